@@ -1,0 +1,92 @@
+//! The two coder traits and the status they report.
+
+use crate::InBuf;
+use crate::OutBuf;
+
+/// Where a coder stands after a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Every input byte offered was consumed (or held internally) and more is
+    /// needed to go on. For [`Encode::flush`], the flush is complete.
+    NeedInput,
+    /// The call stopped because the output space or the per-call batch cap
+    /// ran out. Call again with room; no new input is needed first.
+    OutputFull,
+    /// The stream is complete: everything has been produced and verified.
+    /// Unconsumed input (if any) belongs to whatever follows the stream.
+    StreamEnd,
+}
+
+/// A sans-I/O decoder.
+///
+/// Contract:
+/// * Bytes consumed from `input` are the decoder's; it never asks for them
+///   again. This is what makes async callers cancellation-safe.
+/// * Output and errors do not depend on how the input is split.
+/// * When `input.is_last()` and the stream is incomplete, the decoder
+///   returns its layer's truncation error rather than `NeedInput`.
+/// * After an error the decoder stays failed and returns an error again.
+pub trait Decode {
+    /// The layer's error type.
+    type Error;
+
+    /// Consume from `input`, produce into `output`, report where the stream
+    /// stands.
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error>;
+}
+
+/// A sans-I/O encoder; mirrors [`Decode`].
+pub trait Encode {
+    /// The layer's error type.
+    type Error;
+
+    /// Consume from `input` and produce compressed bytes into `output`.
+    /// Returns [`Progress::NeedInput`] when all input was taken and
+    /// [`Progress::OutputFull`] when output room ran out first.
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error>;
+
+    /// Make every byte given so far decodable from the output. Returns
+    /// [`Progress::OutputFull`] until done, then [`Progress::NeedInput`].
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error>;
+
+    /// End the stream: write everything pending and the trailer. Returns
+    /// [`Progress::OutputFull`] until done, then [`Progress::StreamEnd`];
+    /// calling it again after that produces nothing and returns `StreamEnd`.
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error>;
+}
+
+impl<D: Decode + ?Sized> Decode for Box<D> {
+    type Error = D::Error;
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error> {
+        (**self).decode(input, output)
+    }
+}
+
+impl<E: Encode + ?Sized> Encode for Box<E> {
+    type Error = E::Error;
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error> {
+        (**self).encode(input, output)
+    }
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+        (**self).flush(output)
+    }
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+        (**self).finish(output)
+    }
+}

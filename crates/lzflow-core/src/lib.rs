@@ -1,0 +1,22 @@
+//! Sans-I/O building blocks shared by every lzflow layer.
+//!
+//! Every codec in lzflow is a state machine that is handed byte slices and
+//! reports how far it got: [`InBuf`] and [`OutBuf`] are the cursors, [`Decode`]
+//! and [`Encode`] the two object-safe traits, [`Progress`] the status. No coder
+//! owns a reader, a writer or a runtime; the facade crate drives them.
+//!
+//! Errors are one enum per layer; each implements [`CoderError`], which sorts
+//! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
+#![forbid(unsafe_code)]
+
+mod buf;
+mod coder;
+mod error;
+mod limits;
+mod pool;
+
+pub use buf::{InBuf, OutBuf};
+pub use coder::{Decode, Encode, Progress};
+pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
+pub use limits::Limits;
+pub use pool::{Lease, Pool};

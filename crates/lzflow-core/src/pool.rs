@@ -1,0 +1,194 @@
+//! A bounded, thread-safe pool of buffers so that steady-state decoding and
+//! encoding allocate nothing.
+//!
+//! Coders lease dictionaries, chunk buffers and probability tables from a
+//! [`Pool`]; a [`Lease`] returns its buffer on drop. The pool keeps at most
+//! `max_idle_bytes` of idle capacity and frees the rest, so it never holds
+//! more than that beyond what live coders use.
+
+use std::mem;
+use std::ops::{Deref, DerefMut};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Idle capacity kept by each global pool: enough for a preset-9 dictionary
+/// (64 MiB) plus its chunk buffers.
+pub const DEFAULT_MAX_IDLE_BYTES: usize = 80 << 20;
+
+#[derive(Debug)]
+struct Inner<T> {
+    free: Vec<Vec<T>>,
+    idle_bytes: usize,
+    max_idle_bytes: usize,
+}
+
+/// A pool of `Vec<T>` buffers; cheap to clone (clones share the buffers).
+#[derive(Debug)]
+pub struct Pool<T> {
+    inner: Option<Arc<Mutex<Inner<T>>>>,
+}
+
+impl<T> Clone for Pool<T> {
+    fn clone(&self) -> Self {
+        Pool {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T: Copy> Pool<T> {
+    /// A pool keeping at most `max_idle_bytes` of idle buffers.
+    pub fn new(max_idle_bytes: usize) -> Self {
+        Pool {
+            inner: Some(Arc::new(Mutex::new(Inner {
+                free: Vec::new(),
+                idle_bytes: 0,
+                max_idle_bytes,
+            }))),
+        }
+    }
+
+    /// A pool that keeps nothing: every lease allocates, every drop frees.
+    pub fn disabled() -> Self {
+        Pool { inner: None }
+    }
+
+    /// True for a pool made by [`disabled`](Self::disabled).
+    pub fn is_disabled(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// Leases an empty buffer with at least `capacity` elements of capacity,
+    /// reusing the smallest idle buffer that is large enough.
+    pub fn lease(&self, capacity: usize) -> Lease<T> {
+        let reused = self.inner.as_ref().and_then(|inner| {
+            let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
+            let best = inner
+                .free
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.capacity() >= capacity)
+                .min_by_key(|(_, v)| v.capacity())
+                .map(|(i, _)| i)?;
+            let buf = inner.free.swap_remove(best);
+            inner.idle_bytes -= buf.capacity() * mem::size_of::<T>();
+            Some(buf)
+        });
+        Lease {
+            buf: reused.unwrap_or_else(|| Vec::with_capacity(capacity)),
+            pool: self.clone(),
+        }
+    }
+
+    /// Bytes of idle capacity held right now.
+    pub fn idle_bytes(&self) -> usize {
+        self.inner.as_ref().map_or(0, |inner| {
+            inner.lock().unwrap_or_else(|e| e.into_inner()).idle_bytes
+        })
+    }
+
+    fn give_back(&self, mut buf: Vec<T>) {
+        let Some(inner) = &self.inner else { return };
+        let bytes = buf.capacity() * mem::size_of::<T>();
+        let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
+        if bytes == 0 || bytes > inner.max_idle_bytes {
+            return;
+        }
+        // Evict the smallest idle buffers until the returned one fits.
+        while inner.idle_bytes + bytes > inner.max_idle_bytes && !inner.free.is_empty() {
+            let (i, _) = inner
+                .free
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, v)| v.capacity())
+                .expect("non-empty");
+            let evicted = inner.free.swap_remove(i);
+            inner.idle_bytes -= evicted.capacity() * mem::size_of::<T>();
+        }
+        if inner.idle_bytes + bytes <= inner.max_idle_bytes {
+            buf.clear();
+            inner.idle_bytes += bytes;
+            inner.free.push(buf);
+        }
+    }
+}
+
+static BYTES: OnceLock<Pool<u8>> = OnceLock::new();
+static WORDS: OnceLock<Pool<u16>> = OnceLock::new();
+
+impl Pool<u8> {
+    /// The process-wide byte pool (dictionaries, chunk buffers), keeping at
+    /// most [`DEFAULT_MAX_IDLE_BYTES`] idle.
+    pub fn global() -> Pool<u8> {
+        BYTES
+            .get_or_init(|| Pool::new(DEFAULT_MAX_IDLE_BYTES))
+            .clone()
+    }
+}
+
+impl Pool<u16> {
+    /// The process-wide pool for probability tables.
+    pub fn global() -> Pool<u16> {
+        WORDS.get_or_init(|| Pool::new(4 << 20)).clone()
+    }
+}
+
+/// A buffer leased from a [`Pool`]; it goes back to the pool on drop.
+#[derive(Debug)]
+pub struct Lease<T: Copy> {
+    buf: Vec<T>,
+    pool: Pool<T>,
+}
+
+impl<T: Copy> Lease<T> {
+    /// A lease that belongs to no pool (frees on drop).
+    pub fn unpooled(buf: Vec<T>) -> Self {
+        Lease {
+            buf,
+            pool: Pool::disabled(),
+        }
+    }
+}
+
+impl<T: Copy> Deref for Lease<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.buf
+    }
+}
+
+impl<T: Copy> DerefMut for Lease<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.buf
+    }
+}
+
+impl<T: Copy> Drop for Lease<T> {
+    fn drop(&mut self) {
+        let buf = mem::take(&mut self.buf);
+        self.pool.give_back(buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuses_and_bounds_idle_capacity() {
+        let pool = Pool::<u8>::new(100);
+        let mut a = pool.lease(64);
+        a.extend_from_slice(&[7; 10]);
+        let cap = a.capacity();
+        drop(a);
+        assert_eq!(pool.idle_bytes(), cap);
+        let b = pool.lease(32);
+        assert!(b.is_empty(), "leases come back cleared");
+        assert_eq!(b.capacity(), cap, "the idle buffer was reused");
+        drop(b);
+        drop(pool.lease(1000)); // larger than the bound: freed, not kept
+        assert_eq!(pool.idle_bytes(), cap);
+        let disabled = Pool::<u8>::disabled();
+        drop(disabled.lease(10));
+        assert_eq!(disabled.idle_bytes(), 0);
+    }
+}

@@ -1,0 +1,2 @@
+//! lzflow
+#![forbid(unsafe_code)]
