@@ -1,0 +1,47 @@
+//! Options shared by the LZMA, LZMA2 and .lzma decoders.
+
+use lzflow_core::{Limits, Pool};
+
+/// How a decoder bounds its memory and its work per call.
+#[derive(Debug, Clone)]
+pub struct DecoderOptions {
+    /// Memory and output limits, checked before allocating.
+    pub limits: Limits,
+    /// Most bytes produced per `decode()` call, so that no poll runs long.
+    /// Default 16 KiB; 0 is treated as 1.
+    pub batch_size: usize,
+    /// Pool for the window (dictionary) and chunk buffer.
+    pub pool: Pool<u8>,
+    /// Pool for the literal probability tables.
+    pub prob_pool: Pool<u16>,
+}
+
+impl Default for DecoderOptions {
+    fn default() -> Self {
+        DecoderOptions {
+            limits: Limits::NONE,
+            batch_size: 16 << 10,
+            pool: Pool::<u8>::global(),
+            prob_pool: Pool::<u16>::global(),
+        }
+    }
+}
+
+impl DecoderOptions {
+    /// Sets the limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the per-call batch size.
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size;
+        self
+    }
+
+    /// The batch size with 0 treated as 1.
+    pub(crate) fn batch(&self) -> usize {
+        self.batch_size.max(1)
+    }
+}

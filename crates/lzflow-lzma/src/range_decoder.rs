@@ -1,0 +1,1 @@
+//! The LZMA range decoder.

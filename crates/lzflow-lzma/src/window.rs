@@ -1,0 +1,1 @@
+//! The LZ window (dictionary).
