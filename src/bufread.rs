@@ -1,0 +1,164 @@
+//! Coders over a [`BufRead`]: reading from them decodes (or encodes) what
+//! the inner reader holds.
+//!
+//! The decoder takes exactly the bytes of the compressed stream from the
+//! inner reader, so with [`single_stream`](crate::DecoderBuilder::single_stream)
+//! whatever follows the stream is left there for the caller.
+
+use std::io::{self, BufRead, Read};
+
+use lzflow_core::{Decode, Encode};
+
+use crate::driver::Driver;
+use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::pump::{self, BLOCKING_FILL_BUDGET};
+use crate::std_io::BufReadSource;
+
+/// Decodes the compressed data read from a `BufRead` with any lzflow
+/// decoder `D`; the format-named types ([`LzmaDecoder`] …) are this with a
+/// fixed `D`.
+#[derive(Debug)]
+pub struct Decoder<R, D> {
+    inner: R,
+    driver: Driver<D>,
+    opts: DecodeOptions,
+}
+
+impl<R, D> Decoder<R, D> {
+    /// Decodes `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: D) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::new(coder),
+            opts: DecodeOptions::default(),
+        }
+    }
+
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The inner reader. Reading from it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// The inner reader, positioned after the bytes the decoder consumed.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// The sans-I/O coder (absent if its options were invalid).
+    pub fn coder(&self) -> Option<&D> {
+        self.driver.coder()
+    }
+}
+
+impl<R, D: DecoderFormat> Decoder<R, D> {
+    /// Decodes `inner` with default options (no limits, multi-stream XZ,
+    /// checks verified).
+    pub fn new(inner: R) -> Self {
+        Self::build_decoder(inner, DecodeOptions::default())
+    }
+
+    /// Options beyond the defaults: `Decoder::builder().memlimit(n).build(r)`.
+    pub fn builder() -> DecoderBuilder<Self> {
+        DecoderBuilder::default()
+    }
+
+    /// XZ: whether to decode concatenated streams (default `true`). Takes
+    /// effect only before the first read.
+    pub fn multiple_members(&mut self, enabled: bool) {
+        if self.driver.is_fresh() && self.opts.multi_stream != enabled {
+            self.opts.multi_stream = enabled;
+            self.driver = Driver::from_result(D::from_options(&self.opts));
+        }
+    }
+}
+
+impl<R, D: DecoderFormat> BuildDecoder for Decoder<R, D> {
+    type Inner = R;
+    fn build_decoder(inner: R, opts: DecodeOptions) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::from_result(D::from_options(&opts)),
+            opts,
+        }
+    }
+}
+
+impl<R: BufRead, D: Decode> Read for Decoder<R, D>
+where
+    D::Error: Into<io::Error>,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut src = BufReadSource(&mut self.inner);
+        pump::block_on(|cx| {
+            pump::poll_read_decoded(&mut self.driver, &mut src, cx, buf, BLOCKING_FILL_BUDGET)
+        })
+    }
+}
+
+/// Compresses what is read from a `BufRead` with any lzflow encoder `E`:
+/// reading yields the compressed stream, ending with its trailer once the
+/// inner reader is at its end.
+#[derive(Debug)]
+pub struct Encoder<R, E> {
+    inner: R,
+    driver: Driver<E>,
+}
+
+impl<R, E> Encoder<R, E> {
+    /// Compresses `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: E) -> Self {
+        Encoder {
+            inner,
+            driver: Driver::new(coder),
+        }
+    }
+
+    pub(crate) fn from_result(inner: R, coder: io::Result<E>) -> Self {
+        Encoder {
+            inner,
+            driver: Driver::from_result(coder),
+        }
+    }
+
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The inner reader. Reading from it directly loses data.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// The inner reader.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+impl<R: BufRead, E: Encode> Read for Encoder<R, E>
+where
+    E::Error: Into<io::Error>,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut src = BufReadSource(&mut self.inner);
+        pump::block_on(|cx| {
+            pump::poll_read_encoded(&mut self.driver, &mut src, cx, buf, BLOCKING_FILL_BUDGET)
+        })
+    }
+}
+
+/// Decodes a `.lzma` (LZMA-alone) file.
+pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
+/// Decodes a raw LZMA2 stream (no container); set its dictionary size
+/// with [`DecoderBuilder::dict_size`].
+pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA1 stream (no header); set its properties with the
+/// builder's [`props`](DecoderBuilder::props) and
+/// [`dict_size`](DecoderBuilder::dict_size).
+pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;

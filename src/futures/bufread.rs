@@ -1,0 +1,196 @@
+//! futures-io faces over an [`AsyncBufRead`]: they implement [`AsyncRead`],
+//! yielding the decoded (or compressed) bytes.
+//!
+//! Each poll produces at most one batch (16 KiB by default) and refills the
+//! input a bounded number of times, so a read never monopolises the task.
+//! Dropping a read future loses nothing: consumed input is the coder's.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use lzflow_core::{Decode, Encode};
+use futures_io::{AsyncBufRead, AsyncRead};
+
+use crate::driver::Driver;
+use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::pump::{self, Source, ASYNC_FILL_BUDGET};
+
+/// A pinned futures-io `AsyncBufRead` as a [`Source`].
+struct FuturesSource<'a, R>(Pin<&'a mut R>);
+
+impl<R: AsyncBufRead> Source for FuturesSource<'_, R> {
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        self.0.as_mut().poll_fill_buf(cx)
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.0.as_mut().consume(n);
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Decodes what an `AsyncBufRead` yields with any lzflow decoder `D`;
+    /// the format-named types ([`XzDecoder`] …) are this with a fixed `D`.
+    #[derive(Debug)]
+    pub struct Decoder<R, D> {
+        #[pin]
+        inner: R,
+        driver: Driver<D>,
+        opts: DecodeOptions,
+    }
+}
+
+impl<R, D> Decoder<R, D> {
+    /// Decodes `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: D) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::new(coder),
+            opts: DecodeOptions::default(),
+        }
+    }
+
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The inner reader. Reading from it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// The pinned inner reader.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut R> {
+        self.project().inner
+    }
+
+    /// The inner reader, positioned after the bytes the decoder consumed.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// The sans-I/O coder (absent if its options were invalid).
+    pub fn coder(&self) -> Option<&D> {
+        self.driver.coder()
+    }
+}
+
+impl<R, D: DecoderFormat> Decoder<R, D> {
+    /// Decodes `inner` with default options (no limits, multi-stream XZ,
+    /// checks verified).
+    pub fn new(inner: R) -> Self {
+        Self::build_decoder(inner, DecodeOptions::default())
+    }
+
+    /// Options beyond the defaults: `Decoder::builder().memlimit(n).build(r)`.
+    pub fn builder() -> DecoderBuilder<Self> {
+        DecoderBuilder::default()
+    }
+
+    /// XZ: whether to decode concatenated streams (default `true`, unlike
+    /// async-compression, because `xz` does). Takes effect only before the
+    /// first read.
+    pub fn multiple_members(&mut self, enabled: bool) {
+        if self.driver.is_fresh() && self.opts.multi_stream != enabled {
+            self.opts.multi_stream = enabled;
+            self.driver = Driver::from_result(D::from_options(&self.opts));
+        }
+    }
+}
+
+impl<R, D: DecoderFormat> BuildDecoder for Decoder<R, D> {
+    type Inner = R;
+    fn build_decoder(inner: R, opts: DecodeOptions) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::from_result(D::from_options(&opts)),
+            opts,
+        }
+    }
+}
+
+impl<R: AsyncBufRead, D: Decode> AsyncRead for Decoder<R, D>
+where
+    D::Error: Into<io::Error>,
+{
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        let mut src = FuturesSource(this.inner);
+        pump::poll_read_decoded(this.driver, &mut src, cx, buf, ASYNC_FILL_BUDGET)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// Compresses what an `AsyncBufRead` yields with any lzflow encoder
+    /// `E`: reading yields the compressed stream, ending with its trailer
+    /// once the inner reader is at its end.
+    #[derive(Debug)]
+    pub struct Encoder<R, E> {
+        #[pin]
+        inner: R,
+        driver: Driver<E>,
+    }
+}
+
+impl<R, E> Encoder<R, E> {
+    /// Compresses `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: E) -> Self {
+        Self::from_result(inner, Ok(coder))
+    }
+
+    pub(crate) fn from_result(inner: R, coder: io::Result<E>) -> Self {
+        Encoder {
+            inner,
+            driver: Driver::from_result(coder),
+        }
+    }
+
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        &self.inner
+    }
+
+    /// The inner reader. Reading from it directly loses data.
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
+    /// The pinned inner reader.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut R> {
+        self.project().inner
+    }
+
+    /// The inner reader.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+impl<R: AsyncBufRead, E: Encode> AsyncRead for Encoder<R, E>
+where
+    E::Error: Into<io::Error>,
+{
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        let mut src = FuturesSource(this.inner);
+        pump::poll_read_encoded(this.driver, &mut src, cx, buf, ASYNC_FILL_BUDGET)
+    }
+}
+
+/// Decodes a `.lzma` (LZMA-alone) stream.
+pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
+/// Decodes a raw LZMA2 stream; set its dictionary size with
+/// [`DecoderBuilder::dict_size`].
+pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA1 stream.
+pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;

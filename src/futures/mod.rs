@@ -1,0 +1,7 @@
+//! futures-io faces (feature `futures-io`): [`bufread`] decoders/encoders
+//! implement `AsyncRead` over an `AsyncBufRead`; [`write`]
+//! decoders/encoders implement `AsyncWrite`. Names and constructors follow
+//! async-compression's `futures` module.
+
+pub mod bufread;
+pub mod write;

@@ -1,0 +1,254 @@
+//! futures-io faces over an [`AsyncWrite`]: they implement [`AsyncWrite`];
+//! bytes written are decoded (or compressed) into the inner writer.
+//!
+//! `poll_close` completes the stream (for an encoder: writes the
+//! trailer) and then shuts the inner writer down. It may be cancelled and
+//! called again, or called twice: every output byte is written exactly
+//! once. An unfinished stream is not completed on drop (there is no
+//! runtime to write with); call `close().await`.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use lzflow_core::{Decode, Encode};
+use futures_io::AsyncWrite;
+
+use crate::driver::Driver;
+use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::pump::{self, OutQueue, Sink};
+
+/// A pinned futures-io `AsyncWrite` as a [`Sink`].
+struct FuturesSink<'a, W>(Pin<&'a mut W>);
+
+impl<W: AsyncWrite> Sink for FuturesSink<'_, W> {
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.0.as_mut().poll_write(cx, buf)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.as_mut().poll_flush(cx)
+    }
+
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.0.as_mut().poll_close(cx)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A decoding writer: compressed bytes in, decoded bytes to `W`, with
+    /// any lzflow decoder `D`; the format-named types ([`XzDecoder`] …) are
+    /// this with a fixed `D`.
+    #[derive(Debug)]
+    pub struct Decoder<W, D> {
+        #[pin]
+        inner: W,
+        driver: Driver<D>,
+        queue: OutQueue,
+        opts: DecodeOptions,
+    }
+}
+
+impl<W, D> Decoder<W, D> {
+    /// Decodes into `inner` with an already configured `coder`.
+    pub fn with_coder(inner: W, coder: D) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::new(coder),
+            queue: OutQueue::new(),
+            opts: DecodeOptions::default(),
+        }
+    }
+
+    /// The inner writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// The inner writer. Writing to it directly interleaves with output.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
+
+    /// The pinned inner writer.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut W> {
+        self.project().inner
+    }
+
+    /// The inner writer; decoded bytes not yet written are lost.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+
+    /// The sans-I/O coder (absent if its options were invalid).
+    pub fn coder(&self) -> Option<&D> {
+        self.driver.coder()
+    }
+}
+
+impl<W, D: DecoderFormat> Decoder<W, D> {
+    /// Decodes into `inner` with default options.
+    pub fn new(inner: W) -> Self {
+        Self::build_decoder(inner, DecodeOptions::default())
+    }
+
+    /// Options beyond the defaults: `Decoder::builder().memlimit(n).build(w)`.
+    pub fn builder() -> DecoderBuilder<Self> {
+        DecoderBuilder::default()
+    }
+
+    /// XZ: whether to decode concatenated streams (default `true`). Takes
+    /// effect only before the first write.
+    pub fn multiple_members(&mut self, enabled: bool) {
+        if self.driver.is_fresh() && self.opts.multi_stream != enabled {
+            self.opts.multi_stream = enabled;
+            self.driver = Driver::from_result(D::from_options(&self.opts));
+        }
+    }
+}
+
+impl<W, D: DecoderFormat> BuildDecoder for Decoder<W, D> {
+    type Inner = W;
+    fn build_decoder(inner: W, opts: DecodeOptions) -> Self {
+        Decoder {
+            inner,
+            driver: Driver::from_result(D::from_options(&opts)),
+            queue: OutQueue::new(),
+            opts,
+        }
+    }
+}
+
+impl<W: AsyncWrite, D: Decode> AsyncWrite for Decoder<W, D>
+where
+    D::Error: Into<io::Error>,
+{
+    /// Decodes some of `buf`; `Ready(Ok(0))` for a non-empty `buf` means the
+    /// stream has ended and the rest is not part of it.
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        pump::poll_write_decoded(this.driver, this.queue, &mut sink, cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        pump::poll_flush_decoded(this.driver, this.queue, &mut sink, cx)
+    }
+
+    /// Requires the compressed stream to be complete (else `UnexpectedEof`),
+    /// writes the rest of the output and shuts the inner writer down.
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        ready!(pump::poll_finish_decoded(
+            this.driver,
+            this.queue,
+            &mut sink,
+            cx
+        ))?;
+        sink.poll_close(cx)
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// An encoding writer: bytes in, the compressed stream to `W`, with any
+    /// lzflow encoder `E`.
+    #[derive(Debug)]
+    pub struct Encoder<W, E> {
+        #[pin]
+        inner: W,
+        driver: Driver<E>,
+        queue: OutQueue,
+    }
+}
+
+impl<W, E> Encoder<W, E> {
+    /// Compresses into `inner` with an already configured `coder`.
+    pub fn with_coder(inner: W, coder: E) -> Self {
+        Self::from_result(inner, Ok(coder))
+    }
+
+    pub(crate) fn from_result(inner: W, coder: io::Result<E>) -> Self {
+        Encoder {
+            inner,
+            driver: Driver::from_result(coder),
+            queue: OutQueue::new(),
+        }
+    }
+
+    /// The inner writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// The inner writer. Writing to it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
+
+    /// The pinned inner writer.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut W> {
+        self.project().inner
+    }
+
+    /// The inner writer; call `close().await` first or the stream is
+    /// left incomplete.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+
+    /// The sans-I/O coder (absent if its options were invalid).
+    pub fn coder(&self) -> Option<&E> {
+        self.driver.coder()
+    }
+}
+
+impl<W: AsyncWrite, E: Encode> AsyncWrite for Encoder<W, E>
+where
+    E::Error: Into<io::Error>,
+{
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        pump::poll_write_encoded(this.driver, this.queue, &mut sink, cx, buf)
+    }
+
+    /// Makes everything written so far decodable from the inner writer's
+    /// bytes, then flushes it.
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        pump::poll_flush_encoded(this.driver, this.queue, &mut sink, cx)
+    }
+
+    /// Writes the rest of the stream and its trailer, then shuts the inner
+    /// writer down (closes it).
+    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.project();
+        let mut sink = FuturesSink(this.inner);
+        ready!(pump::poll_finish_encoded(
+            this.driver,
+            this.queue,
+            &mut sink,
+            cx
+        ))?;
+        sink.poll_close(cx)
+    }
+}
+
+/// Decodes a `.lzma` (LZMA-alone) stream written to it.
+pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
+/// Decodes a raw LZMA2 stream written to it.
+pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA1 stream written to it.
+pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;

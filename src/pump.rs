@@ -1,0 +1,348 @@
+//! The poll loops that move bytes between a [`Driver`] and the caller's
+//! reader or writer. They are written once, in `poll` style, and used by
+//! every face: tokio and futures-io wrap their runtime's traits in
+//! [`Source`]/[`Sink`]; the std faces use sources that are never pending.
+//!
+//! Cancellation safety comes from where state lives: input taken by the
+//! coder is the coder's, produced-but-unwritten output waits in an
+//! [`OutQueue`] inside the face, so a dropped future loses nothing.
+
+use std::io;
+use std::task::{ready, Context, Poll};
+
+use lzflow_core::{Decode, Encode, Progress};
+
+use crate::driver::Driver;
+
+/// A buffered byte source (`BufRead`, `AsyncBufRead`).
+pub(crate) trait Source {
+    /// The buffered bytes; empty at end of input.
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>>;
+    /// Marks `n` buffered bytes as used.
+    fn consume(&mut self, n: usize);
+}
+
+/// A byte sink (`Write`, `AsyncWrite`).
+pub(crate) trait Sink {
+    /// Writes some of `buf`.
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>>;
+    /// Flushes the sink.
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// Shuts the sink down (async faces) or flushes it (std).
+    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+}
+
+/// How many times one poll may refill its input without producing output
+/// before it yields. Bounds the work of a single poll on a source that is
+/// always ready (e.g. megabytes of stream padding), so a task never
+/// monopolises its executor thread.
+pub(crate) const ASYNC_FILL_BUDGET: usize = 32;
+
+/// Std faces never yield: they read until output or the end.
+pub(crate) const BLOCKING_FILL_BUDGET: usize = usize::MAX;
+
+/// Size of the queue between a coder and a sink.
+pub(crate) const QUEUE_SIZE: usize = 32 << 10;
+
+/// Decodes from `src` into `out`; `Ready(Ok(0))` means the stream ended
+/// (or `out` is empty).
+pub(crate) fn poll_read_decoded<D, S>(
+    driver: &mut Driver<D>,
+    src: &mut S,
+    cx: &mut Context<'_>,
+    out: &mut [u8],
+    budget: usize,
+) -> Poll<io::Result<usize>>
+where
+    D: Decode,
+    D::Error: Into<io::Error>,
+    S: Source,
+{
+    if out.is_empty() {
+        return Poll::Ready(Ok(0));
+    }
+    for _ in 0..budget {
+        if driver.is_ended() {
+            return Poll::Ready(Ok(0));
+        }
+        let input = ready!(src.poll_fill(cx))?;
+        let last = input.is_empty();
+        let step = driver.decode(input, last, out)?;
+        src.consume(step.consumed);
+        if step.produced > 0 {
+            return Poll::Ready(Ok(step.produced));
+        }
+    }
+    cx.waker().wake_by_ref();
+    Poll::Pending
+}
+
+/// Encodes from `src` into `out`, finishing the stream at end of input;
+/// `Ready(Ok(0))` means the compressed stream is complete.
+pub(crate) fn poll_read_encoded<E, S>(
+    driver: &mut Driver<E>,
+    src: &mut S,
+    cx: &mut Context<'_>,
+    out: &mut [u8],
+    budget: usize,
+) -> Poll<io::Result<usize>>
+where
+    E: Encode,
+    E::Error: Into<io::Error>,
+    S: Source,
+{
+    if out.is_empty() {
+        return Poll::Ready(Ok(0));
+    }
+    for _ in 0..budget {
+        if driver.is_ended() {
+            return Poll::Ready(Ok(0));
+        }
+        let input = ready!(src.poll_fill(cx))?;
+        let step = if input.is_empty() {
+            driver.finish(out)?
+        } else {
+            driver.encode(input, out)?
+        };
+        src.consume(step.consumed);
+        if step.produced > 0 {
+            return Poll::Ready(Ok(step.produced));
+        }
+    }
+    cx.waker().wake_by_ref();
+    Poll::Pending
+}
+
+/// Output a coder produced that the sink has not taken yet.
+#[derive(Debug)]
+pub(crate) struct OutQueue {
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Set when the coder's flush completed and nothing was written since,
+    /// so a repeated or resumed flush does not ask the coder again.
+    flushed: bool,
+}
+
+impl OutQueue {
+    /// An empty queue of [`QUEUE_SIZE`] bytes.
+    pub(crate) fn new() -> Self {
+        OutQueue {
+            buf: vec![0; QUEUE_SIZE].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            flushed: false,
+        }
+    }
+
+    /// Room for the coder; only called when the queue is empty.
+    fn spare(&mut self) -> &mut [u8] {
+        debug_assert_eq!(self.start, self.end);
+        self.start = 0;
+        self.end = 0;
+        &mut self.buf[..]
+    }
+
+    /// Records that the coder wrote `n` bytes into [`spare`](Self::spare).
+    fn filled(&mut self, n: usize) {
+        self.end = n;
+    }
+
+    /// True when nothing waits for the sink.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// Writes queued bytes to `sink` until the queue is empty.
+    fn poll_drain<S: Sink>(&mut self, sink: &mut S, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while self.start < self.end {
+            let n = ready!(sink.poll_write(cx, &self.buf[self.start..self.end]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "the underlying writer accepted no bytes",
+                )));
+            }
+            self.start += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Feeds `data` to a decoder whose output goes to `sink`. Returns how many
+/// bytes of `data` the decoder took; `Ready(Ok(0))` for non-empty `data`
+/// means the stream has ended and takes no more.
+pub(crate) fn poll_write_decoded<D, S>(
+    driver: &mut Driver<D>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+    data: &[u8],
+) -> Poll<io::Result<usize>>
+where
+    D: Decode,
+    D::Error: Into<io::Error>,
+    S: Sink,
+{
+    if data.is_empty() {
+        return Poll::Ready(Ok(0));
+    }
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        if driver.is_ended() {
+            return Poll::Ready(Ok(0));
+        }
+        let step = driver.decode(data, false, queue.spare())?;
+        queue.filled(step.produced);
+        if step.consumed > 0 {
+            // Taken: the output waits in the queue for the next call.
+            return Poll::Ready(Ok(step.consumed));
+        }
+    }
+}
+
+/// Writes out everything the decoder can produce from the input so far,
+/// then flushes `sink`.
+pub(crate) fn poll_flush_decoded<D, S>(
+    driver: &mut Driver<D>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>>
+where
+    D: Decode,
+    D::Error: Into<io::Error>,
+    S: Sink,
+{
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        if driver.is_ended() || driver.is_fresh() {
+            break;
+        }
+        let step = driver.decode(&[], false, queue.spare())?;
+        queue.filled(step.produced);
+        if step.produced == 0 {
+            break;
+        }
+    }
+    sink.poll_flush(cx)
+}
+
+/// Tells the decoder the input is complete, writes the rest of its output
+/// and requires the stream to be complete (a truncated stream is an
+/// `UnexpectedEof` error). Does not touch the sink beyond writing.
+pub(crate) fn poll_finish_decoded<D, S>(
+    driver: &mut Driver<D>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>>
+where
+    D: Decode,
+    D::Error: Into<io::Error>,
+    S: Sink,
+{
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        if driver.is_ended() {
+            return Poll::Ready(Ok(()));
+        }
+        let step = driver.decode(&[], true, queue.spare())?;
+        queue.filled(step.produced);
+    }
+}
+
+/// Feeds `data` to an encoder whose output goes to `sink`; returns how many
+/// bytes the encoder took.
+pub(crate) fn poll_write_encoded<E, S>(
+    driver: &mut Driver<E>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+    data: &[u8],
+) -> Poll<io::Result<usize>>
+where
+    E: Encode,
+    E::Error: Into<io::Error>,
+    S: Sink,
+{
+    if data.is_empty() {
+        return Poll::Ready(Ok(0));
+    }
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        let step = driver.encode(data, queue.spare())?;
+        queue.filled(step.produced);
+        if step.consumed > 0 {
+            queue.flushed = false;
+            return Poll::Ready(Ok(step.consumed));
+        }
+    }
+}
+
+/// Makes all input so far decodable from what reached `sink`, then flushes
+/// `sink`. Resuming after `Pending` (or a dropped future) continues where it
+/// stopped; the coder is flushed once per batch of writes.
+pub(crate) fn poll_flush_encoded<E, S>(
+    driver: &mut Driver<E>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>>
+where
+    E: Encode,
+    E::Error: Into<io::Error>,
+    S: Sink,
+{
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        if queue.flushed || driver.is_ended() {
+            break;
+        }
+        let step = driver.flush(queue.spare())?;
+        queue.filled(step.produced);
+        if step.progress == Progress::NeedInput {
+            queue.flushed = true;
+        }
+    }
+    sink.poll_flush(cx)
+}
+
+/// Ends the compressed stream and writes all of it to `sink` (not closing
+/// the sink). Repeating it, or resuming it after a dropped future, writes
+/// each byte exactly once.
+pub(crate) fn poll_finish_encoded<E, S>(
+    driver: &mut Driver<E>,
+    queue: &mut OutQueue,
+    sink: &mut S,
+    cx: &mut Context<'_>,
+) -> Poll<io::Result<()>>
+where
+    E: Encode,
+    E::Error: Into<io::Error>,
+    S: Sink,
+{
+    loop {
+        ready!(queue.poll_drain(sink, cx))?;
+        if driver.is_ended() {
+            return Poll::Ready(Ok(()));
+        }
+        let step = driver.finish(queue.spare())?;
+        queue.filled(step.produced);
+    }
+}
+
+/// Runs a poll function of a std face to completion. Std sources and sinks
+/// are never pending and std faces use an unbounded budget, so this returns
+/// on the first poll.
+pub(crate) fn block_on<T>(mut f: impl FnMut(&mut Context<'_>) -> Poll<io::Result<T>>) -> io::Result<T> {
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    match f(&mut cx) {
+        Poll::Ready(r) => r,
+        // Not reachable with std sources; reported rather than spun on.
+        Poll::Pending => Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "lzflow: a blocking face was asked to wait",
+        )),
+    }
+}

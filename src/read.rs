@@ -1,0 +1,144 @@
+//! Coders over a [`Read`]: the [`bufread`](crate::bufread) faces over a
+//! [`BufReader`].
+//!
+//! The buffer may read past the end of the compressed stream; use the
+//! `bufread` faces when the bytes after it matter.
+
+use std::io::{self, BufReader, Read};
+
+use lzflow_core::{Decode, Encode};
+
+use crate::bufread;
+use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+
+/// Decodes the compressed data read from a `Read` with any lzflow decoder
+/// `D`; the format-named types ([`LzmaDecoder`] …) are this with a fixed `D`.
+#[derive(Debug)]
+pub struct Decoder<R, D> {
+    inner: bufread::Decoder<BufReader<R>, D>,
+}
+
+impl<R: Read, D> Decoder<R, D> {
+    /// Decodes `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: D) -> Self {
+        Decoder {
+            inner: bufread::Decoder::with_coder(BufReader::new(inner), coder),
+        }
+    }
+}
+
+impl<R, D> Decoder<R, D> {
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        self.inner.get_ref().get_ref()
+    }
+
+    /// The inner reader. Reading from it directly corrupts the stream.
+    pub fn get_mut(&mut self) -> &mut R {
+        self.inner.get_mut().get_mut()
+    }
+
+    /// The inner reader; bytes buffered but not decoded are lost.
+    pub fn into_inner(self) -> R {
+        self.inner.into_inner().into_inner()
+    }
+
+    /// The sans-I/O coder (absent if its options were invalid).
+    pub fn coder(&self) -> Option<&D> {
+        self.inner.coder()
+    }
+}
+
+impl<R: Read, D: DecoderFormat> Decoder<R, D> {
+    /// Decodes `inner` with default options (no limits, multi-stream XZ,
+    /// checks verified).
+    pub fn new(inner: R) -> Self {
+        Self::build_decoder(inner, DecodeOptions::default())
+    }
+
+    /// Options beyond the defaults: `Decoder::builder().memlimit(n).build(r)`.
+    pub fn builder() -> DecoderBuilder<Self> {
+        DecoderBuilder::default()
+    }
+
+    /// XZ: whether to decode concatenated streams (default `true`). Takes
+    /// effect only before the first read.
+    pub fn multiple_members(&mut self, enabled: bool) {
+        self.inner.multiple_members(enabled);
+    }
+}
+
+impl<R: Read, D: DecoderFormat> BuildDecoder for Decoder<R, D> {
+    type Inner = R;
+    fn build_decoder(inner: R, opts: DecodeOptions) -> Self {
+        Decoder {
+            inner: bufread::Decoder::build_decoder(BufReader::new(inner), opts),
+        }
+    }
+}
+
+impl<R: Read, D: Decode> Read for Decoder<R, D>
+where
+    D::Error: Into<io::Error>,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+/// Compresses what is read from a `Read` with any lzflow encoder `E`.
+#[derive(Debug)]
+pub struct Encoder<R, E> {
+    inner: bufread::Encoder<BufReader<R>, E>,
+}
+
+impl<R: Read, E> Encoder<R, E> {
+    /// Compresses `inner` with an already configured `coder`.
+    pub fn with_coder(inner: R, coder: E) -> Self {
+        Encoder {
+            inner: bufread::Encoder::with_coder(BufReader::new(inner), coder),
+        }
+    }
+
+    pub(crate) fn from_result(inner: R, coder: io::Result<E>) -> Self {
+        Encoder {
+            inner: bufread::Encoder::from_result(BufReader::new(inner), coder),
+        }
+    }
+}
+
+impl<R, E> Encoder<R, E> {
+    /// The inner reader.
+    pub fn get_ref(&self) -> &R {
+        self.inner.get_ref().get_ref()
+    }
+
+    /// The inner reader. Reading from it directly loses data.
+    pub fn get_mut(&mut self) -> &mut R {
+        self.inner.get_mut().get_mut()
+    }
+
+    /// The inner reader; bytes buffered but not compressed are lost.
+    pub fn into_inner(self) -> R {
+        self.inner.into_inner().into_inner()
+    }
+}
+
+impl<R: Read, E: Encode> Read for Encoder<R, E>
+where
+    E::Error: Into<io::Error>,
+{
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+/// Decodes a `.lzma` (LZMA-alone) file.
+pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
+/// Decodes a raw LZMA2 stream (no container); set its dictionary size
+/// with [`DecoderBuilder::dict_size`].
+pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA1 stream (no header); set its properties with the
+/// builder's [`props`](DecoderBuilder::props) and
+/// [`dict_size`](DecoderBuilder::dict_size).
+pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;

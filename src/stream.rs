@@ -1,0 +1,152 @@
+//! [`Stream`] adapters for bodies made of [`Bytes`] chunks (hyper, axum,
+//! reqwest): a stream of compressed chunks in, a stream of decoded chunks
+//! out.
+//!
+//! Each item is at most one batch (the decoder's `batch_size`, 16 KiB by
+//! default). After a decoding error the stream yields that error once and
+//! then ends; an error of the inner stream is passed on and polling may go
+//! on.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use bytes::{Buf, Bytes, BytesMut};
+use futures_core::Stream;
+use lzflow_core::Decode;
+
+use crate::driver::Driver;
+use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::pump::ASYNC_FILL_BUDGET;
+
+/// Largest output chunk, whatever the batch size says.
+const MAX_CHUNK: usize = 1 << 20;
+
+pin_project_lite::pin_project! {
+    /// Decodes a stream of compressed `Bytes` into a stream of decoded
+    /// `Bytes` with any lzflow decoder `D`; [`XzDecoderStream`] and
+    /// [`LzmaDecoderStream`] fix `D`.
+    #[derive(Debug)]
+    pub struct DecoderStream<S, D> {
+        #[pin]
+        inner: S,
+        driver: Driver<D>,
+        // The unconsumed rest of the last chunk of input.
+        chunk: Bytes,
+        out: BytesMut,
+        chunk_size: usize,
+        eof: bool,
+        done: bool,
+    }
+}
+
+impl<S, D> DecoderStream<S, D> {
+    fn from_driver(inner: S, driver: Driver<D>, batch: usize) -> Self {
+        DecoderStream {
+            inner,
+            driver,
+            chunk: Bytes::new(),
+            out: BytesMut::new(),
+            chunk_size: batch.clamp(1, MAX_CHUNK),
+            eof: false,
+            done: false,
+        }
+    }
+
+    /// Decodes `inner` with an already configured `coder`, yielding chunks
+    /// of at most 16 KiB.
+    pub fn with_coder(inner: S, coder: D) -> Self {
+        Self::from_driver(inner, Driver::new(coder), 16 << 10)
+    }
+
+    /// The inner stream.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner stream. Polling it directly loses data.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// The pinned inner stream.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut S> {
+        self.project().inner
+    }
+
+    /// The inner stream; input taken from it but not decoded is lost.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, D: DecoderFormat> DecoderStream<S, D> {
+    /// Decodes `inner` with default options (no limits: set them with
+    /// [`builder`](Self::builder) for untrusted bodies).
+    pub fn new(inner: S) -> Self {
+        Self::build_decoder(inner, DecodeOptions::default())
+    }
+
+    /// Options beyond the defaults:
+    /// `XzDecoderStream::builder().memlimit(n).output_limit(m).build(body)`.
+    pub fn builder() -> DecoderBuilder<Self> {
+        DecoderBuilder::default()
+    }
+}
+
+impl<S, D: DecoderFormat> BuildDecoder for DecoderStream<S, D> {
+    type Inner = S;
+    fn build_decoder(inner: S, opts: DecodeOptions) -> Self {
+        let driver = Driver::from_result(D::from_options(&opts));
+        Self::from_driver(inner, driver, opts.lzma.batch_size)
+    }
+}
+
+impl<S, E, D> Stream for DecoderStream<S, D>
+where
+    S: Stream<Item = Result<Bytes, E>>,
+    E: Into<io::Error>,
+    D: Decode,
+    D::Error: Into<io::Error>,
+{
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut this = self.project();
+        if *this.done {
+            return Poll::Ready(None);
+        }
+        for _ in 0..ASYNC_FILL_BUDGET {
+            if this.out.len() < *this.chunk_size {
+                this.out.resize(*this.chunk_size, 0);
+            }
+            let step = match this.driver.decode(&this.chunk[..], *this.eof, &mut this.out[..]) {
+                Ok(step) => step,
+                Err(e) => {
+                    *this.done = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+            };
+            this.chunk.advance(step.consumed);
+            if step.produced > 0 {
+                return Poll::Ready(Some(Ok(this.out.split_to(step.produced).freeze())));
+            }
+            if this.driver.is_ended() {
+                *this.done = true;
+                return Poll::Ready(None);
+            }
+            if this.chunk.is_empty() && !*this.eof {
+                match ready!(this.inner.as_mut().poll_next(cx)) {
+                    Some(Ok(bytes)) => *this.chunk = bytes,
+                    Some(Err(e)) => return Poll::Ready(Some(Err(e.into()))),
+                    None => *this.eof = true,
+                }
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Decodes a stream of `.lzma` (LZMA-alone) chunks.
+pub type LzmaDecoderStream<S> = DecoderStream<S, lzflow_lzma::AloneDecoder>;

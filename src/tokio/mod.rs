@@ -1,0 +1,7 @@
+//! tokio faces (feature `tokio`): [`bufread`] decoders/encoders implement
+//! `AsyncRead` over an `AsyncBufRead`; [`write`] decoders/encoders
+//! implement `AsyncWrite`. Names and constructors follow
+//! async-compression's `tokio` module.
+
+pub mod bufread;
+pub mod write;
