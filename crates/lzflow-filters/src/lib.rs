@@ -1,2 +1,48 @@
-//! placeholder
+//! BCJ branch converters and the Delta filter, for XZ and 7z.
+//!
+//! Filters are the stages between a container and LZMA2 that make data more
+//! compressible: BCJ converters turn relative branch targets in machine code
+//! into absolute ones, Delta stores byte differences. All of them share one
+//! in-place interface, [`Filter`], so a chain is a `Vec<Box<dyn Filter>>`.
+//!
+//! # Organization
+//! * [`FilterKind`] names the filters and maps XZ filter IDs and 7z method
+//!   IDs to them; [`FilterConfig`] holds their options and reads and writes
+//!   their properties.
+//! * [`new_filter`] builds a [`Filter`] for a configuration and a
+//!   [`Direction`].
+//! * [`FilterDecoder`] and [`FilterEncoder`] put a chain in front of (or
+//!   behind) any [`lzflow_core::Decode`] / [`lzflow_core::Encode`], such as
+//!   the LZMA2 coders, keeping their sans-I/O contract: results do not depend
+//!   on how input and output are split.
+//!
+//! ```
+//! use lzflow_filters::{new_filter, Direction, FilterConfig, FilterKind};
+//!
+//! let cfg = FilterConfig::from_xz_props(FilterKind::Delta, &[0]).unwrap();
+//! let mut data = *b"abcd";
+//! let mut enc = new_filter(&cfg, Direction::Encode);
+//! assert_eq!(enc.filter(&mut data), 4);
+//! assert_eq!(data, [b'a', 1, 1, 1]);
+//! let mut dec = new_filter(&cfg, Direction::Decode);
+//! dec.filter(&mut data);
+//! assert_eq!(&data, b"abcd");
+//! ```
 #![forbid(unsafe_code)]
+
+mod bcj;
+mod chain;
+mod config;
+mod delta;
+mod error;
+mod filter;
+mod filter_decoder;
+mod filter_encoder;
+mod kind;
+
+pub use config::FilterConfig;
+pub use error::FilterError;
+pub use filter::{new_chain, new_filter, try_new_filter, Direction, Filter, MAX_TAIL};
+pub use filter_decoder::FilterDecoder;
+pub use filter_encoder::FilterEncoder;
+pub use kind::FilterKind;

@@ -1,0 +1,120 @@
+//! x86 BCJ: the rel32 operand of `CALL` (`E8`) and `JMP` (`E9`) is made
+//! absolute when its top byte is `00` or `FF` (a near target). A small
+//! history of recent `E8`/`E9` bytes (`prev_mask`) skips opcodes that are
+//! more likely operand bytes of an earlier instruction than real branches,
+//! and keeps conversion reversible when converted bytes themselves look like
+//! branch opcodes.
+
+use crate::Filter;
+
+/// Bytes an `E8`/`E9` instruction spans: opcode plus rel32.
+const INSN: usize = 5;
+
+pub(crate) struct X86 {
+    /// Stream position of `buf[0]` on the next call.
+    pos: u32,
+    encode: bool,
+    /// Bit k set: the byte k+1 positions before the last `E8`/`E9` seen was
+    /// also an unconverted `E8`/`E9` (bit 4 and up: its operand top byte
+    /// looked near).
+    prev_mask: u32,
+    /// Stream position of the last `E8`/`E9` seen.
+    prev_pos: u32,
+}
+
+impl X86 {
+    pub(crate) fn new(pos: u32, encode: bool) -> Self {
+        X86 {
+            pos,
+            encode,
+            prev_mask: 0,
+            prev_pos: pos.wrapping_sub(INSN as u32),
+        }
+    }
+}
+
+/// A top operand byte that makes a near target.
+#[inline(always)]
+fn is_near(b: u8) -> bool {
+    b == 0x00 || b == 0xFF
+}
+
+impl Filter for X86 {
+    fn filter(&mut self, buf: &mut [u8]) -> usize {
+        if buf.len() < INSN {
+            return 0;
+        }
+        let now = self.pos;
+        let mut mask = self.prev_mask;
+        let mut prev_pos = self.prev_pos;
+        // Far-away history means nothing; clamping keeps the distance from
+        // wrapping.
+        if now.wrapping_sub(prev_pos) > INSN as u32 {
+            prev_pos = now.wrapping_sub(INSN as u32);
+        }
+        let limit = buf.len() - INSN;
+        let mut i = 0;
+        while i <= limit {
+            if buf[i] & 0xFE != 0xE8 {
+                i += 1;
+                continue;
+            }
+            let here = now.wrapping_add(i as u32);
+            let gap = here.wrapping_sub(prev_pos);
+            prev_pos = here;
+            if gap > INSN as u32 {
+                mask = 0;
+            } else {
+                for _ in 0..gap {
+                    mask = (mask & 0x77) << 1;
+                }
+            }
+            let top = buf[i + 4];
+            let hist = mask >> 1;
+            if !is_near(top) || hist == 3 || hist > 4 {
+                i += 1;
+                mask |= 1;
+                if is_near(top) {
+                    mask |= 0x10;
+                }
+                continue;
+            }
+            let mut src = u32::from_le_bytes([buf[i + 1], buf[i + 2], buf[i + 3], top]);
+            let next = here.wrapping_add(INSN as u32);
+            let dest = loop {
+                let dest = if self.encode {
+                    src.wrapping_add(next)
+                } else {
+                    src.wrapping_sub(next)
+                };
+                if mask == 0 {
+                    break dest;
+                }
+                // hist is 1, 2 or 4 here: the byte of the result that an
+                // earlier E8/E9 would see as its top operand byte.
+                let k = match hist {
+                    1 => 1,
+                    2 => 2,
+                    _ => 3,
+                };
+                if !is_near((dest >> (24 - 8 * k)) as u8) {
+                    break dest;
+                }
+                src = dest ^ ((1u32 << (32 - 8 * k)) - 1);
+            };
+            // Store the target sign-extended from 25 bits.
+            let top_out = if dest & (1 << 24) != 0 { 0xFF } else { 0x00 };
+            let b = dest.to_le_bytes();
+            buf[i + 1] = b[0];
+            buf[i + 2] = b[1];
+            buf[i + 3] = b[2];
+            buf[i + 4] = top_out;
+            i += INSN;
+            mask = 0;
+        }
+        self.prev_mask = mask;
+        self.prev_pos = prev_pos;
+        self.pos = now.wrapping_add(i as u32);
+        i
+    }
+}

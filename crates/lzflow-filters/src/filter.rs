@@ -1,0 +1,71 @@
+//! The in-place filter interface and the constructor that picks an
+//! implementation for a [`FilterConfig`].
+
+use crate::{bcj, delta::Delta, FilterConfig, FilterError, FilterKind};
+
+/// Which way a filter converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Undo the filter (turn stored bytes back into the original data).
+    Decode,
+    /// Apply the filter (turn original data into the bytes to compress).
+    Encode,
+}
+
+/// A stateful in-place byte converter, such as a BCJ branch converter or
+/// Delta.
+///
+/// Each call transforms as many leading bytes of `buf` as can be decided now
+/// and returns how many. The rest (a tail shorter than [`MAX_TAIL`] bytes)
+/// must be offered again, followed by more data, on the next call. At the end
+/// of the stream the caller passes the remaining tail through unchanged. The
+/// filter tracks the stream position (start offset plus bytes returned) and
+/// any other state itself, so the result does not depend on how the data is
+/// split between calls.
+pub trait Filter: Send {
+    /// Transforms the decidable prefix of `buf` in place; returns its length.
+    fn filter(&mut self, buf: &mut [u8]) -> usize;
+}
+
+/// The most bytes any filter leaves undecided at the end of a call.
+pub const MAX_TAIL: usize = 16;
+
+/// Builds the filter described by `cfg`.
+///
+/// # Panics
+/// If `cfg` fails [`FilterConfig::validate`] (a caller-built configuration
+/// out of range). Configurations parsed from files are always valid; use
+/// [`try_new_filter`] for configurations from elsewhere.
+pub fn new_filter(cfg: &FilterConfig, dir: Direction) -> Box<dyn Filter> {
+    match try_new_filter(cfg, dir) {
+        Ok(f) => f,
+        Err(e) => panic!("new_filter: {e}"),
+    }
+}
+
+/// Builds the filter described by `cfg`, or says why the options are out of
+/// range.
+pub fn try_new_filter(cfg: &FilterConfig, dir: Direction) -> Result<Box<dyn Filter>, FilterError> {
+    cfg.validate()?;
+    let enc = dir == Direction::Encode;
+    let pos = cfg.start_offset;
+    Ok(match cfg.kind {
+        FilterKind::Delta => Box::new(Delta::new(cfg.distance as usize, enc)),
+        FilterKind::X86 => Box::new(bcj::x86::X86::new(pos, enc)),
+        FilterKind::PowerPc => Box::new(bcj::powerpc::PowerPc::new(pos, enc)),
+        FilterKind::Ia64 => Box::new(bcj::ia64::Ia64::new(pos, enc)),
+        FilterKind::Arm => Box::new(bcj::arm::Arm::new(pos, enc)),
+        FilterKind::ArmThumb => Box::new(bcj::armthumb::ArmThumb::new(pos, enc)),
+        FilterKind::Sparc => Box::new(bcj::sparc::Sparc::new(pos, enc)),
+        FilterKind::Arm64 => Box::new(bcj::arm64::Arm64::new(pos, enc)),
+        FilterKind::RiscV => Box::new(bcj::riscv::RiscV::new(pos, enc)),
+    })
+}
+
+/// Builds a whole chain, in the order given.
+pub fn new_chain(
+    cfgs: &[FilterConfig],
+    dir: Direction,
+) -> Result<Vec<Box<dyn Filter>>, FilterError> {
+    cfgs.iter().map(|c| try_new_filter(c, dir)).collect()
+}
