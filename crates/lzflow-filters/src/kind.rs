@@ -65,13 +65,17 @@ impl FilterKind {
     }
 
     /// The filter with this 7z method ID (the method ID bytes read as a
-    /// big-endian number), if it is one of ours.
+    /// big-endian number), if it is one of ours. Both the 4-byte branch
+    /// codec IDs 7-Zip writes (`03 03 01 03` for x86, ...) and the 1-byte
+    /// aliases shared with XZ (`04` for x86, ...) are accepted.
     pub fn from_7z_id(id: u64) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.sevenz_id() == id)
+        Self::ALL
+            .into_iter()
+            .find(|k| k.sevenz_id() == id || k.xz_id() == id)
     }
 
-    /// The 7z method ID, as a big-endian number of the ID bytes
-    /// (e.g. x86 BCJ is `03 03 01 03` = `0x0303_0103`).
+    /// The 7z method ID 7-Zip writes, as a big-endian number of the ID bytes
+    /// (e.g. x86 BCJ is `03 03 01 03` = `0x0303_0103`; ARM64 is `0A`).
     pub fn sevenz_id(self) -> u64 {
         match self {
             FilterKind::Delta => 0x03,
