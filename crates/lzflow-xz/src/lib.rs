@@ -1,2 +1,52 @@
-//! placeholder
+//! The `.xz` container for lzflow: streams, Blocks, Index and integrity
+//! checks, as a sans-I/O decoder and encoder.
+//!
+//! # Organization
+//! Files follow the sections of the XZ file format specification:
+//! * [`vli`](crate::vli) — variable-length integers (1.2);
+//! * `stream_flags` — Stream Header and Footer (2.1);
+//! * `block_header` — Block Header and Filter Flags (3.1);
+//! * `block_decoder` — Compressed Data, Block Padding and Check (3.2–3.4);
+//! * `check` — [`Check`] and the running CRC32 / CRC64 / SHA-256;
+//! * `index` — the Index and its Records (4);
+//! * `stream_decoder`, `decoder` — one stream, then [`XzDecoder`] over
+//!   concatenated streams with Stream Padding (2.2);
+//! * `encoder` — [`XzEncoder`];
+//! * [`info`] — reading the Index from the end of a seekable file, as
+//!   `xz --list` does, without decoding any data.
+//!
+//! ```no_run
+//! use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+//! use lzflow_xz::XzDecoder;
+//!
+//! let file = std::fs::read("data.xz").unwrap();
+//! let mut dec = XzDecoder::default();
+//! let mut input = InBuf::last(&file);
+//! let mut decoded = Vec::new();
+//! let mut buf = vec![0; 64 << 10];
+//! loop {
+//!     let mut out = OutBuf::new(&mut buf);
+//!     let progress = dec.decode(&mut input, &mut out).unwrap();
+//!     decoded.extend_from_slice(out.written());
+//!     if progress == Progress::StreamEnd {
+//!         break;
+//!     }
+//! }
+//! ```
 #![forbid(unsafe_code)]
+
+mod block_decoder;
+mod block_header;
+mod check;
+mod decoder;
+mod error;
+mod index;
+pub mod info;
+mod stream_decoder;
+mod stream_flags;
+pub mod vli;
+
+pub use check::{size_of_id as check_size_of_id, Check};
+pub use decoder::{XzDecoder, XzDecoderOptions};
+pub use error::XzError;
+pub use stream_flags::{FOOTER_MAGIC, HEADER_MAGIC};

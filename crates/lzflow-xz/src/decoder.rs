@@ -1,0 +1,248 @@
+//! `XzDecoder`: a whole `.xz` file, that is one or more streams with Stream
+//! Padding (spec section 2.2) between and after them.
+
+use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_lzma::DecoderOptions;
+
+use crate::block_decoder::Coder;
+use crate::stream_decoder::StreamDecoder;
+use crate::{Check, XzError};
+
+/// Options for [`XzDecoder`].
+#[derive(Debug, Clone)]
+pub struct XzDecoderOptions {
+    /// Limits, batch size and buffer pools for the LZMA2 decoder. The
+    /// memory limit is checked against each Block's dictionary before it is
+    /// allocated; the output limit caps the total decoded size.
+    pub lzma: DecoderOptions,
+    /// Decode concatenated streams (with Stream Padding) until the input
+    /// ends, as `xz -d` does. When false, decoding stops after the first
+    /// stream's footer and leaves whatever follows unconsumed.
+    pub multi_stream: bool,
+    /// Verify each Block's CRC32 / CRC64 / SHA-256. Turning this off skips
+    /// computing them (faster, but corruption may go unnoticed).
+    pub verify_check: bool,
+}
+
+impl Default for XzDecoderOptions {
+    fn default() -> Self {
+        XzDecoderOptions {
+            lzma: DecoderOptions::default(),
+            multi_stream: true,
+            verify_check: true,
+        }
+    }
+}
+
+impl XzDecoderOptions {
+    /// Sets the LZMA2 decoder options (limits, batch size, pools).
+    pub fn with_lzma(mut self, lzma: DecoderOptions) -> Self {
+        self.lzma = lzma;
+        self
+    }
+
+    /// Sets whether concatenated streams are decoded.
+    pub fn with_multi_stream(mut self, multi_stream: bool) -> Self {
+        self.multi_stream = multi_stream;
+        self
+    }
+
+    /// Sets whether integrity checks are verified.
+    pub fn with_verify_check(mut self, verify_check: bool) -> Self {
+        self.verify_check = verify_check;
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Stream,
+    /// Zero bytes after a stream; `len` so far.
+    Padding {
+        len: u64,
+    },
+    Done,
+}
+
+/// Sans-I/O `.xz` decoder.
+///
+/// LZMA2 writes straight into the caller's output buffer; the integrity
+/// check is computed over what was written. Every cross-check the format
+/// defines is made: header and footer flags and CRCs, Block Header sizes
+/// against the data, Block Padding, the check, every Index Record against
+/// its Block, the Backward Size, and Stream Padding.
+///
+/// Streams whose check ID is reserved (not None, CRC32, CRC64 or SHA-256)
+/// are decoded without verifying the check, as `xz` does (it warns);
+/// [`unverified_check_id`](Self::unverified_check_id) tells when that
+/// happened.
+pub struct XzDecoder {
+    opts: XzDecoderOptions,
+    coder: Option<Coder>,
+    stream: StreamDecoder,
+    state: State,
+    /// Input consumed so far.
+    total_in: u64,
+    /// Output the limit still allows.
+    out_left: u64,
+    streams: u64,
+    unverified: Option<u8>,
+    last_check: Option<Check>,
+    /// A fatal error; returned again by every later call.
+    error: Option<XzError>,
+}
+
+impl Default for XzDecoder {
+    fn default() -> Self {
+        Self::new(XzDecoderOptions::default())
+    }
+}
+
+impl std::fmt::Debug for XzDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XzDecoder")
+            .field("state", &self.state)
+            .field("total_in", &self.total_in)
+            .field("streams", &self.streams)
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl XzDecoder {
+    /// A decoder with these options. Nothing is allocated until the first
+    /// Block Header names its dictionary size.
+    pub fn new(opts: XzDecoderOptions) -> Self {
+        XzDecoder {
+            out_left: opts.lzma.limits.output,
+            stream: StreamDecoder::new(true, 0, opts.verify_check),
+            opts,
+            coder: None,
+            state: State::Stream,
+            total_in: 0,
+            streams: 0,
+            unverified: None,
+            last_check: None,
+            error: None,
+        }
+    }
+
+    /// Bytes of input consumed so far.
+    pub fn total_in(&self) -> u64 {
+        self.total_in
+    }
+
+    /// Bytes of output produced so far.
+    pub fn total_out(&self) -> u64 {
+        self.opts.lzma.limits.output - self.out_left
+    }
+
+    /// Number of streams completely decoded so far.
+    pub fn streams(&self) -> u64 {
+        self.streams
+    }
+
+    /// The check of the stream being decoded (or of the last one), when it
+    /// is one lzflow knows.
+    pub fn check(&self) -> Option<Check> {
+        self.stream
+            .check_id()
+            .and_then(|id| Check::from_id(id).ok())
+            .or(self.last_check)
+    }
+
+    /// The reserved check ID of a stream whose check could not be verified,
+    /// if there was one.
+    pub fn unverified_check_id(&self) -> Option<u8> {
+        self.unverified
+    }
+
+    /// `in_start` is where `input` stood at the start of the call, when
+    /// `total_in` bytes had been consumed.
+    fn run(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+        in_start: usize,
+    ) -> Result<Progress, XzError> {
+        loop {
+            match &mut self.state {
+                State::Stream => {
+                    let progress = self.stream.decode(
+                        &mut self.coder,
+                        &self.opts.lzma,
+                        input,
+                        output,
+                        &mut self.out_left,
+                    );
+                    if let Some(id) = self.stream.check_id() {
+                        if Check::from_id(id).is_err() {
+                            self.unverified = Some(id);
+                        }
+                    }
+                    let progress = progress?;
+                    if progress != Progress::StreamEnd {
+                        return Ok(progress);
+                    }
+                    self.streams += 1;
+                    self.last_check = self.check();
+                    if !self.opts.multi_stream {
+                        self.state = State::Done;
+                        return Ok(Progress::StreamEnd);
+                    }
+                    self.state = State::Padding { len: 0 };
+                }
+                State::Padding { len } => {
+                    let rem = input.remaining();
+                    let zeros = rem.iter().take_while(|&&b| b == 0).count();
+                    input.advance(zeros);
+                    *len += zeros as u64;
+                    if zeros < rem.len() {
+                        // Something else: it must be the next stream.
+                        if *len % 4 != 0 {
+                            return Err(XzError::StreamPadding { len: *len });
+                        }
+                        let offset = self.total_in + (input.pos() - in_start) as u64;
+                        self.stream.reset(false, offset);
+                        self.state = State::Stream;
+                    } else if input.is_last() {
+                        if *len % 4 != 0 {
+                            return Err(XzError::StreamPadding { len: *len });
+                        }
+                        self.state = State::Done;
+                    } else {
+                        return Ok(Progress::NeedInput);
+                    }
+                }
+                State::Done => return Ok(Progress::StreamEnd),
+            }
+        }
+    }
+}
+
+impl Decode for XzDecoder {
+    type Error = XzError;
+
+    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, XzError> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let in_start = input.pos();
+        let out_start = output.pos();
+        let res = self.run(input, output, in_start);
+        self.total_in += (input.pos() - in_start) as u64;
+        match res {
+            Ok(p) => Ok(p),
+            Err(e) => {
+                self.error = Some(e.clone());
+                if output.pos() > out_start {
+                    // Deliver what was produced first; the error follows on
+                    // the next call.
+                    Ok(Progress::OutputFull)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! One XZ stream (spec section 2.1): Stream Header, Blocks, Index, Stream
+//! Footer, each cross-checked against the others.
+
+use lzflow_core::{InBuf, OutBuf, Progress};
+use lzflow_lzma::DecoderOptions;
+
+use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
+use crate::block_header::{header_size, BlockHeader, BLOCK_HEADER_SIZE_MAX};
+use crate::check::Checker;
+use crate::index::{IndexDecoder, IndexEvent, IndexRecord};
+use crate::stream_flags::{
+    decode_footer, decode_header, StreamFlags, HEADER_MAGIC, STREAM_HEADER_SIZE,
+};
+use crate::XzError;
+
+enum State {
+    Header,
+    BlockStart,
+    BlockHeader { size: usize },
+    Block(Box<BlockDecoder>),
+    Index(IndexDecoder),
+    Footer { index_size: u64 },
+    Done,
+}
+
+/// Decoder for a single stream; the caller handles Stream Padding and
+/// what follows.
+pub(crate) struct StreamDecoder {
+    state: State,
+    /// Header, Block Header or Footer bytes collected so far.
+    buf: Box<[u8; BLOCK_HEADER_SIZE_MAX]>,
+    have: usize,
+    /// True for the first stream of the input: a bad magic then means "not
+    /// XZ" rather than trailing garbage.
+    first: bool,
+    /// Input offset of the stream's first byte, for error messages.
+    offset: u64,
+    flags: StreamFlags,
+    verify: bool,
+    /// Checker reused across Blocks (its state lives in the Block while one
+    /// is being decoded).
+    checker: Option<Checker>,
+    /// What each decoded Block's Index Record must be.
+    records: Vec<IndexRecord>,
+    /// Records of the Index checked so far.
+    checked: u64,
+}
+
+impl StreamDecoder {
+    pub(crate) fn new(first: bool, offset: u64, verify: bool) -> Self {
+        StreamDecoder {
+            state: State::Header,
+            buf: Box::new([0; BLOCK_HEADER_SIZE_MAX]),
+            have: 0,
+            first,
+            offset,
+            flags: StreamFlags { check_id: 0 },
+            verify,
+            checker: None,
+            records: Vec::new(),
+            checked: 0,
+        }
+    }
+
+    /// Starts a new stream, keeping the buffers.
+    pub(crate) fn reset(&mut self, first: bool, offset: u64) {
+        self.state = State::Header;
+        self.have = 0;
+        self.first = first;
+        self.offset = offset;
+        self.records.clear();
+        self.checked = 0;
+        // The next stream may use another check.
+        self.checker = None;
+    }
+
+    /// The stream's check ID, once the Stream Header has been read.
+    pub(crate) fn check_id(&self) -> Option<u8> {
+        match self.state {
+            State::Header => None,
+            _ => Some(self.flags.check_id),
+        }
+    }
+
+    /// Collects up to `need` bytes into `buf`; true once complete.
+    fn fill(&mut self, input: &mut InBuf<'_>, need: usize) -> bool {
+        let got = input.take(need - self.have);
+        self.buf[self.have..self.have + got.len()].copy_from_slice(got);
+        self.have += got.len();
+        self.have == need
+    }
+
+    fn need_input(input: &InBuf<'_>, during: &'static str) -> Result<Progress, XzError> {
+        if input.is_last() {
+            Err(XzError::Truncated { during })
+        } else {
+            Ok(Progress::NeedInput)
+        }
+    }
+
+    /// Decodes until the stream ends (`StreamEnd`, the Footer verified),
+    /// input runs out or output is full.
+    pub(crate) fn decode(
+        &mut self,
+        coder: &mut Option<Coder>,
+        opts: &DecoderOptions,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+        out_left: &mut u64,
+    ) -> Result<Progress, XzError> {
+        loop {
+            match &mut self.state {
+                State::Header => {
+                    // Compare the magic bytes as they arrive so that garbage
+                    // is reported at once, however the input is split.
+                    while self.have < HEADER_MAGIC.len() {
+                        let Some(b) = input.take_byte() else {
+                            return Self::need_input(input, "stream header");
+                        };
+                        if b != HEADER_MAGIC[self.have] {
+                            return Err(if self.first {
+                                XzError::NotXz
+                            } else {
+                                XzError::TrailingGarbage {
+                                    offset: self.offset,
+                                }
+                            });
+                        }
+                        self.buf[self.have] = b;
+                        self.have += 1;
+                    }
+                    if !self.fill(input, STREAM_HEADER_SIZE) {
+                        return Self::need_input(input, "stream header");
+                    }
+                    let header: &[u8; STREAM_HEADER_SIZE] =
+                        self.buf[..STREAM_HEADER_SIZE].try_into().expect("12 bytes");
+                    self.flags = decode_header(header)?;
+                    self.have = 0;
+                    self.state = State::BlockStart;
+                }
+                State::BlockStart => {
+                    let Some(b) = input.take_byte() else {
+                        return Self::need_input(input, "block header or index");
+                    };
+                    if b == 0 {
+                        self.state = State::Index(IndexDecoder::default());
+                    } else {
+                        self.buf[0] = b;
+                        self.have = 1;
+                        self.state = State::BlockHeader {
+                            size: header_size(b),
+                        };
+                    }
+                }
+                State::BlockHeader { size } => {
+                    let size = *size;
+                    if !self.fill(input, size) {
+                        return Self::need_input(input, "block header");
+                    }
+                    self.have = 0;
+                    let check_size = self.flags.check_size();
+                    let header = BlockHeader::decode(&self.buf[..size], check_size)?;
+                    prepare_coder(coder, &header, opts)?;
+                    let check = self.flags.check().filter(|_| self.verify);
+                    let checker = match self.checker.take() {
+                        Some(c) if check.is_some() => c,
+                        _ => check.map_or(Checker::Skip, Checker::new),
+                    };
+                    let number = self.records.len() as u64 + 1;
+                    self.state = State::Block(Box::new(BlockDecoder::new(
+                        &header, check, check_size, checker, number,
+                    )));
+                }
+                State::Block(block) => {
+                    let c = coder.as_mut().expect("prepared with the header");
+                    let limit = opts.limits.output;
+                    match block.decode(c, input, output, out_left, limit)? {
+                        Progress::StreamEnd => {}
+                        p => return Ok(p),
+                    }
+                    self.records.push(block.record());
+                    let State::Block(block) = std::mem::replace(&mut self.state, State::BlockStart)
+                    else {
+                        unreachable!()
+                    };
+                    self.checker = Some(block.into_checker());
+                }
+                State::Index(index) => match index.decode(input)? {
+                    IndexEvent::NeedInput => return Self::need_input(input, "index"),
+                    IndexEvent::Count(found) => {
+                        let expected = self.records.len() as u64;
+                        if found != expected {
+                            return Err(XzError::IndexRecordCount { expected, found });
+                        }
+                    }
+                    IndexEvent::Record(r) => {
+                        let block = self.records[self.checked as usize];
+                        self.checked += 1;
+                        let record = self.checked;
+                        if r.unpadded_size != block.unpadded_size {
+                            return Err(XzError::IndexRecordMismatch {
+                                record,
+                                field: "unpadded size",
+                                expected: block.unpadded_size,
+                                found: r.unpadded_size,
+                            });
+                        }
+                        if r.uncompressed_size != block.uncompressed_size {
+                            return Err(XzError::IndexRecordMismatch {
+                                record,
+                                field: "uncompressed size",
+                                expected: block.uncompressed_size,
+                                found: r.uncompressed_size,
+                            });
+                        }
+                    }
+                    IndexEvent::End => {
+                        let index_size = index.size();
+                        self.state = State::Footer { index_size };
+                    }
+                },
+                State::Footer { index_size } => {
+                    let index_size = *index_size;
+                    if !self.fill(input, STREAM_HEADER_SIZE) {
+                        return Self::need_input(input, "stream footer");
+                    }
+                    let footer: &[u8; STREAM_HEADER_SIZE] =
+                        self.buf[..STREAM_HEADER_SIZE].try_into().expect("12 bytes");
+                    let (flags, backward) = decode_footer(footer)?;
+                    if backward != index_size {
+                        return Err(XzError::BackwardSizeMismatch {
+                            footer: backward,
+                            index: index_size,
+                        });
+                    }
+                    if flags != self.flags {
+                        return Err(XzError::StreamFlagsMismatch {
+                            header_check: self.flags.check_id,
+                            footer_check: flags.check_id,
+                        });
+                    }
+                    self.have = 0;
+                    self.state = State::Done;
+                }
+                State::Done => return Ok(Progress::StreamEnd),
+            }
+        }
+    }
+}
