@@ -153,6 +153,9 @@ where
     }
 }
 
+/// Decodes a `.xz` file (concatenated streams too, unless
+/// [`single_stream`](DecoderBuilder::single_stream)).
+pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) file.
 pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
 /// Decodes a raw LZMA2 stream (no container); set its dictionary size

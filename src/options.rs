@@ -52,6 +52,16 @@ pub trait DecoderFormat: lzflow_core::Decode + Sized {
     fn from_options(opts: &DecodeOptions) -> io::Result<Self>;
 }
 
+impl DecoderFormat for lzflow_xz::XzDecoder {
+    fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
+        Ok(lzflow_xz::XzDecoder::new(lzflow_xz::XzDecoderOptions {
+            lzma: opts.lzma.clone(),
+            multi_stream: opts.multi_stream,
+            verify_check: opts.verify_check,
+        }))
+    }
+}
+
 impl DecoderFormat for lzflow_lzma::AloneDecoder {
     fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
         Ok(lzflow_lzma::AloneDecoder::new(&opts.lzma))

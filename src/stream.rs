@@ -148,5 +148,7 @@ where
     }
 }
 
+/// Decodes a stream of `.xz` chunks.
+pub type XzDecoderStream<S> = DecoderStream<S, lzflow_xz::XzDecoder>;
 /// Decodes a stream of `.lzma` (LZMA-alone) chunks.
 pub type LzmaDecoderStream<S> = DecoderStream<S, lzflow_lzma::AloneDecoder>;

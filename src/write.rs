@@ -251,6 +251,9 @@ where
     }
 }
 
+/// Decodes a `.xz` stream written to it (concatenated streams too, unless
+/// [`single_stream`](DecoderBuilder::single_stream)).
+pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream written to it.
 pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
 /// Decodes a raw LZMA2 stream written to it; set its dictionary size with

@@ -205,6 +205,9 @@ where
     }
 }
 
+/// Decodes a `.xz` stream (concatenated streams too, unless
+/// [`single_stream`](DecoderBuilder::single_stream)).
+pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream.
 pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
 /// Decodes a raw LZMA2 stream; set its dictionary size with
