@@ -1,2 +1,49 @@
-//! placeholder
+//! 7z archive reading for lzflow.
+//!
+//! # Organization
+//! * Format records, one file each, named after 7zFormat.txt:
+//!   [`signature_header`], `property_id`, `pack_info`, `folder`,
+//!   `substreams`, `files_info`, and `header` (the model, including the
+//!   encoded-header indirection).
+//! * `coder_graph`: a folder's coders as one sans-I/O decoder
+//!   ([`FolderDecoder`]) that asks for packed bytes by offset
+//!   ([`PackRequest`]); coders are Copy, LZMA, LZMA2 (lzflow-lzma), the BCJ
+//!   filters and Delta (lzflow-filters), BCJ2 (`bcj2`), AES-256 (`aes`),
+//!   Deflate and BZip2.
+//! * [`IndexBuilder`] / [`ArchiveIndex`]: opening without I/O.
+//! * [`Archive`]: the `Read + Seek` face; [`Archive::extract_to`] writes to
+//!   disk and refuses paths that escape the target.
+//!
+//! Every CRC is verified; a wrong password is reported as
+//! [`SevenZError::WrongPassword`], a missing one as
+//! [`SevenZError::PasswordRequired`].
 #![forbid(unsafe_code)]
+
+mod aes;
+mod archive;
+mod archive_index;
+mod bcj2;
+mod byte_reader;
+mod coder_graph;
+mod coders;
+mod entry;
+mod error;
+mod extract;
+mod files_info;
+mod folder;
+mod header;
+mod method_id;
+mod pack_info;
+mod property_id;
+pub mod signature_header;
+mod substreams;
+
+pub use archive::{Archive, EntryReader};
+pub use archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
+pub use coder_graph::{FolderDecoder, FolderStep, PackRequest};
+pub use entry::{
+    filetime_to_system_time, Entry, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
+};
+pub use error::SevenZError;
+pub use lzflow_core::Limits;
+pub use signature_header::SignatureHeader;

@@ -1,0 +1,302 @@
+//! 7-Zip's AES-256 coder: key derivation from the password (SHA-256
+//! stretching), properties (salt, IV) and CBC decryption without padding.
+
+use std::sync::Mutex;
+
+use aes::Aes256;
+use cbc::cipher::generic_array::GenericArray;
+use cbc::cipher::{BlockDecryptMut, KeyIvInit};
+use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use sha2::{Digest, Sha256};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::SevenZError;
+
+/// `NumCyclesPower` value meaning "no stretching": the key is salt and
+/// password bytes placed side by side.
+const RAW_KEY_CYCLES: u8 = 0x3F;
+/// 7-Zip refuses more than 2^24 rounds; so do we (a hostile archive could
+/// otherwise ask for 2^62 rounds).
+const MAX_CYCLES: u8 = 24;
+
+/// The parsed coder properties.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AesProps {
+    pub(crate) cycles: u8,
+    pub(crate) salt: Vec<u8>,
+    pub(crate) iv: [u8; 16],
+}
+
+impl AesProps {
+    /// Byte 0: bits 0-5 cycles power, bit 7 / bit 6 add one to the salt / IV
+    /// size; byte 1 (present when either bit is set): high nibble more salt
+    /// bytes, low nibble more IV bytes; then the salt and the IV.
+    pub(crate) fn parse(p: &[u8]) -> Result<Self, SevenZError> {
+        let bad = || SevenZError::corrupt("malformed AES coder properties");
+        let &b0 = p.first().ok_or_else(bad)?;
+        let cycles = b0 & 0x3F;
+        let mut props = AesProps {
+            cycles,
+            salt: Vec::new(),
+            iv: [0; 16],
+        };
+        if b0 & 0xC0 != 0 {
+            let &b1 = p.get(1).ok_or_else(bad)?;
+            let salt_size = usize::from((b0 >> 7) & 1) + usize::from(b1 >> 4);
+            let iv_size = usize::from((b0 >> 6) & 1) + usize::from(b1 & 0x0F);
+            if p.len() != 2 + salt_size + iv_size {
+                return Err(bad());
+            }
+            props.salt = p[2..2 + salt_size].to_vec();
+            props.iv[..iv_size].copy_from_slice(&p[2 + salt_size..]);
+        } else if p.len() != 1 {
+            return Err(bad());
+        }
+        if cycles > MAX_CYCLES && cycles != RAW_KEY_CYCLES {
+            return Err(SevenZError::UnsupportedFeature(
+                "AES key derivation with more than 2^24 rounds",
+            ));
+        }
+        Ok(props)
+    }
+}
+
+/// Derives the AES-256 key from the UTF-16LE password.
+pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<[u8; 32]> {
+    let mut key = Zeroizing::new([0u8; 32]);
+    if cycles == RAW_KEY_CYCLES {
+        let joined = salt.iter().chain(password).take(32);
+        for (k, b) in key.iter_mut().zip(joined) {
+            *k = *b;
+        }
+        return key;
+    }
+    // One buffer of salt ‖ password ‖ counter, the counter rewritten in
+    // place each round.
+    let mut block = Zeroizing::new(Vec::with_capacity(salt.len() + password.len() + 8));
+    block.extend_from_slice(salt);
+    block.extend_from_slice(password);
+    let at = block.len();
+    block.extend_from_slice(&[0; 8]);
+    let mut sha = Sha256::new();
+    for round in 0u64..(1u64 << cycles) {
+        block[at..].copy_from_slice(&round.to_le_bytes());
+        sha.update(&block[..]);
+    }
+    key.copy_from_slice(&sha.finalize());
+    key
+}
+
+/// The password and the keys derived from it, one per (salt, cycles), kept
+/// for the life of an archive so each is derived once.
+#[derive(Default)]
+pub(crate) struct KeyCache {
+    password: Option<Zeroizing<Vec<u8>>>,
+    keys: Mutex<Vec<(Vec<u8>, u8, Zeroizing<[u8; 32]>)>>,
+}
+
+impl std::fmt::Debug for KeyCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyCache")
+            .field("password", &self.password.as_ref().map(|_| "<set>"))
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeyCache {
+    pub(crate) fn new(password: Option<&str>) -> Self {
+        KeyCache {
+            password: password.map(|p| {
+                Zeroizing::new(p.encode_utf16().flat_map(u16::to_le_bytes).collect())
+            }),
+            keys: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub(crate) fn has_password(&self) -> bool {
+        self.password.is_some()
+    }
+
+    pub(crate) fn key(&self, props: &AesProps) -> Result<Zeroizing<[u8; 32]>, SevenZError> {
+        let password = self
+            .password
+            .as_ref()
+            .ok_or(SevenZError::PasswordRequired)?;
+        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, k)) = keys
+            .iter()
+            .find(|(s, c, _)| *s == props.salt && *c == props.cycles)
+        {
+            return Ok(k.clone());
+        }
+        let k = derive_key(password, &props.salt, props.cycles);
+        keys.push((props.salt.clone(), props.cycles, k.clone()));
+        Ok(k)
+    }
+}
+
+type Cbc = cbc::Decryptor<Aes256>;
+
+/// AES-256-CBC decryption of a whole number of 16-byte blocks; the folder
+/// cuts the output at the coder's unpack size, dropping the padding.
+pub(crate) struct AesDecoder {
+    cipher: Cbc,
+    /// Ciphertext of a block that arrived in pieces.
+    stage: [u8; 16],
+    stage_len: usize,
+    /// Plaintext of a block that did not fit the output.
+    plain: [u8; 16],
+    plain_pos: usize,
+}
+
+impl AesDecoder {
+    pub(crate) fn new(key: &[u8; 32], iv: &[u8; 16]) -> Self {
+        AesDecoder {
+            cipher: Cbc::new(key.into(), iv.into()),
+            stage: [0; 16],
+            stage_len: 0,
+            plain: [0; 16],
+            plain_pos: 16,
+        }
+    }
+
+    fn decrypt_in_place(&mut self, blocks: &mut [u8]) {
+        for block in blocks.chunks_exact_mut(16) {
+            self.cipher
+                .decrypt_block_mut(GenericArray::from_mut_slice(block));
+        }
+    }
+}
+
+impl Drop for AesDecoder {
+    fn drop(&mut self) {
+        self.stage.zeroize();
+        self.plain.zeroize();
+    }
+}
+
+impl Decode for AesDecoder {
+    type Error = SevenZError;
+
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, SevenZError> {
+        loop {
+            if self.plain_pos < 16 {
+                self.plain_pos += output.push(&self.plain[self.plain_pos..]);
+                if self.plain_pos < 16 {
+                    return Ok(Progress::OutputFull);
+                }
+            }
+            if output.is_full() {
+                return Ok(Progress::OutputFull);
+            }
+            if self.stage_len == 0 && input.len() >= 16 && output.available() >= 16 {
+                let n = input.len().min(output.available()) / 16 * 16;
+                let src = input.take(n);
+                let dst = &mut output.spare_mut()[..n];
+                dst.copy_from_slice(src);
+                self.decrypt_in_place(dst);
+                output.advance(n);
+                continue;
+            }
+            let got = input.take(16 - self.stage_len);
+            self.stage[self.stage_len..self.stage_len + got.len()].copy_from_slice(got);
+            self.stage_len += got.len();
+            if self.stage_len == 16 {
+                let mut block = self.stage;
+                self.decrypt_in_place(&mut block);
+                self.plain = block;
+                block.zeroize();
+                self.plain_pos = 0;
+                self.stage_len = 0;
+                continue;
+            }
+            if input.is_last() {
+                if self.stage_len != 0 {
+                    return Err(SevenZError::corrupt(
+                        "encrypted data is not a multiple of 16 bytes",
+                    ));
+                }
+                return Ok(Progress::StreamEnd);
+            }
+            return Ok(Progress::NeedInput);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cbc::cipher::BlockEncryptMut;
+
+    #[test]
+    fn props_parse_salt_and_iv() {
+        // cycles 19, IV present (bit 6), 16-byte IV: b1 low nibble 15.
+        let mut p = vec![0x40 | 19, 0x0F];
+        p.extend(1..=16u8);
+        let props = AesProps::parse(&p).unwrap();
+        assert_eq!(props.cycles, 19);
+        assert!(props.salt.is_empty());
+        assert_eq!(props.iv[15], 16);
+        assert!(AesProps::parse(&p[..10]).is_err());
+        assert!(AesProps::parse(&[]).is_err());
+        assert!(matches!(
+            AesProps::parse(&[40]),
+            Err(SevenZError::UnsupportedFeature(_))
+        ));
+    }
+
+    #[test]
+    fn raw_key_is_salt_then_password_padded() {
+        let k = derive_key(&[1, 2, 3], &[9], RAW_KEY_CYCLES);
+        assert_eq!(&k[..5], &[9, 1, 2, 3, 0]);
+    }
+
+    #[test]
+    fn stretched_key_matches_a_direct_sha256() {
+        let pw = [b'a', 0];
+        let k = derive_key(&pw, &[], 1);
+        let mut sha = Sha256::new();
+        sha.update([b'a', 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        sha.update([b'a', 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(&k[..], &sha.finalize()[..]);
+    }
+
+    #[test]
+    fn decrypts_split_input_into_tiny_output() {
+        let key = [7u8; 32];
+        let iv = [3u8; 16];
+        let plain: Vec<u8> = (0..64u8).collect();
+        let mut enc = cbc::Encryptor::<Aes256>::new(&key.into(), &iv.into());
+        let mut ct = plain.clone();
+        for b in ct.chunks_exact_mut(16) {
+            enc.encrypt_block_mut(GenericArray::from_mut_slice(b));
+        }
+        for (in_step, out_step) in [(64, 64), (1, 1), (7, 5), (16, 3)] {
+            let mut dec = AesDecoder::new(&key, &iv);
+            let mut out = Vec::new();
+            let mut pos = 0;
+            loop {
+                let end = (pos + in_step).min(ct.len());
+                let mut input = InBuf::new(&ct[pos..end]).with_last(end == ct.len());
+                let mut space = vec![0u8; out_step];
+                let mut o = OutBuf::new(&mut space);
+                let p = dec.decode(&mut input, &mut o).unwrap();
+                pos += input.pos();
+                out.extend_from_slice(o.written());
+                if p == Progress::StreamEnd {
+                    break;
+                }
+            }
+            assert_eq!(out, plain, "in {in_step} out {out_step}");
+        }
+        let mut dec = AesDecoder::new(&key, &iv);
+        let mut space = [0u8; 64];
+        assert!(dec
+            .decode(&mut InBuf::last(&ct[..20]), &mut OutBuf::new(&mut space))
+            .is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! The std face: [`Archive`] over any `Read + Seek`.
+
+use std::io::{self, Read, Seek, SeekFrom};
+
+use crate::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
+use crate::coder_graph::{FolderDecoder, FolderStep};
+use crate::entry::Entry;
+use crate::signature_header::SIGNATURE;
+use crate::SevenZError;
+
+/// A 7z archive opened for reading.
+#[derive(Debug)]
+pub struct Archive<R> {
+    reader: R,
+    index: ArchiveIndex,
+}
+
+impl<R: Read + Seek> Archive<R> {
+    /// Opens an archive with default options (no password, no limits).
+    pub fn open(reader: R) -> Result<Self, SevenZError> {
+        Self::open_with(reader, ArchiveOptions::default())
+    }
+
+    /// Opens an archive: reads and verifies the signature header and the
+    /// header (decoding and decrypting it when packed).
+    pub fn open_with(mut reader: R, options: ArchiveOptions) -> Result<Self, SevenZError> {
+        let len = reader.seek(SeekFrom::End(0))?;
+        reader.seek(SeekFrom::Start(0))?;
+        let mut sig = [0u8; 32];
+        let got = read_full(&mut reader, &mut sig)?;
+        if got < sig.len() {
+            let n = got.min(SIGNATURE.len());
+            return Err(if sig[..n] == SIGNATURE[..n] && got > 0 {
+                SevenZError::Truncated
+            } else {
+                SevenZError::NotSevenZ
+            });
+        }
+        let mut builder = IndexBuilder::new(options);
+        let start = builder.start(&sig, Some(len))?;
+        let mut header = vec![0u8; start.next_header_size as usize];
+        reader.seek(SeekFrom::Start(start.header_position()?))?;
+        if read_full(&mut reader, &mut header)? < header.len() {
+            return Err(SevenZError::Truncated);
+        }
+        let mut step = builder.header(&start, &header)?;
+        let index = loop {
+            match step {
+                HeaderStep::Index(index) => break index,
+                HeaderStep::Encoded(folders) => {
+                    let mut bytes = Vec::new();
+                    for dec in folders {
+                        let mut stream = FolderStream::new(&mut reader, dec);
+                        stream.read_to_end(&mut bytes)?;
+                    }
+                    step = builder.decoded_header(&bytes)?;
+                }
+            }
+        };
+        Ok(Archive { reader, index })
+    }
+
+    /// Every entry, in archive order.
+    pub fn entries(&self) -> &[Entry] {
+        self.index.entries()
+    }
+
+    /// The parsed header (folders, options).
+    pub fn index(&self) -> &ArchiveIndex {
+        &self.index
+    }
+
+    /// Gives back the reader.
+    pub fn into_inner(self) -> R {
+        self.reader
+    }
+
+    /// Calls `f` for every entry in archive order with a reader of its data.
+    ///
+    /// Each folder is decoded once, front to back: entries of a solid block
+    /// stream out of the same decoder pass. `f` may read all, part or none
+    /// of the data; the rest is decoded and its CRC verified before the
+    /// next entry. An error from `f` stops the walk and is returned (a
+    /// `SevenZError` that travelled through `io::Error` comes back typed).
+    pub fn for_each_entry<F>(&mut self, mut f: F) -> Result<(), SevenZError>
+    where
+        F: FnMut(&Entry, &mut dyn Read) -> io::Result<()>,
+    {
+        let limit = self.index.options().limits;
+        let mut total: u64 = 0;
+        let mut current: Option<(usize, FolderStream<'_, R>)> = None;
+        let index = &self.index;
+        let reader = &mut self.reader;
+        for entry in index.entries() {
+            total = total.saturating_add(entry.size);
+            limit.check_output(total)?;
+            let Some(fi) = entry.folder else {
+                f(entry, &mut io::empty())?;
+                continue;
+            };
+            if current.as_ref().is_none_or(|(c, _)| *c != fi) {
+                if let Some((_, mut done)) = current.take() {
+                    done.finish()?;
+                }
+                let dec = index.folder_decoder(fi)?;
+                // Safety of the reborrow: only one folder stream is alive.
+                current = Some((fi, FolderStream::new(&mut *reader, dec)));
+            }
+            let (_, stream) = current.as_mut().expect("set above");
+            stream.skip_to(entry.offset_in_folder)?;
+            let mut state = EntryState::new(entry, stream.dec.is_encrypted());
+            let mut r = EntryRead {
+                stream,
+                state: &mut state,
+            };
+            f(entry, &mut r)?;
+            r.drain()?;
+        }
+        if let Some((_, mut done)) = current.take() {
+            done.finish()?;
+        }
+        Ok(())
+    }
+
+    /// A reader of entry `index`'s data. In a solid folder the entries
+    /// before it are decoded and discarded.
+    pub fn reader(&mut self, index: usize) -> Result<EntryReader<'_, R>, SevenZError> {
+        let entry = self
+            .index
+            .entries()
+            .get(index)
+            .ok_or(SevenZError::NoSuchEntry(index))?
+            .clone();
+        let limits = self.index.options().limits;
+        limits.check_output(entry.offset_in_folder.saturating_add(entry.size))?;
+        let stream = match entry.folder {
+            Some(fi) => {
+                let dec = self.index.folder_decoder(fi)?;
+                let mut s = FolderStream::new(&mut self.reader, dec);
+                s.skip_to(entry.offset_in_folder)?;
+                Some(s)
+            }
+            None => None,
+        };
+        let encrypted = stream.as_ref().is_some_and(|s| s.dec.is_encrypted());
+        let state = EntryState::new(&entry, encrypted);
+        Ok(EntryReader { stream, state })
+    }
+}
+
+/// Reads until `buf` is full or the reader ends; returns the bytes read.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// A folder decoder driven by blocking reads.
+struct FolderStream<'r, R> {
+    reader: &'r mut R,
+    dec: FolderDecoder,
+    /// Where the reader stands, to skip needless seeks.
+    pos: Option<u64>,
+    produced: u64,
+}
+
+impl<'r, R: Read + Seek> FolderStream<'r, R> {
+    fn new(reader: &'r mut R, dec: FolderDecoder) -> Self {
+        FolderStream {
+            reader,
+            dec,
+            pos: None,
+            produced: 0,
+        }
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize, SevenZError> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            match self.dec.read(buf)? {
+                FolderStep::Data(n) => {
+                    self.produced += n as u64;
+                    return Ok(n);
+                }
+                FolderStep::End => return Ok(0),
+                FolderStep::NeedPack(req) => {
+                    if self.pos != Some(req.offset) {
+                        self.reader.seek(SeekFrom::Start(req.offset))?;
+                    }
+                    let space = self.dec.pack_space(req.stream);
+                    let n = loop {
+                        match self.reader.read(space) {
+                            Ok(n) => break n,
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            Err(e) => return Err(e.into()),
+                        }
+                    };
+                    if n == 0 {
+                        return Err(SevenZError::Truncated);
+                    }
+                    self.pos = Some(req.offset + n as u64);
+                    self.dec.pack_filled(req.stream, n);
+                }
+            }
+        }
+    }
+
+    fn read_to_end(&mut self, out: &mut Vec<u8>) -> Result<(), SevenZError> {
+        let want = self.dec.unpack_size();
+        let start = out.len();
+        // The size was checked against max_header_size by the builder.
+        out.resize(start + want as usize, 0);
+        let mut pos = start;
+        while pos < out.len() {
+            let n = self.read(&mut out[pos..])?;
+            if n == 0 {
+                return Err(SevenZError::corrupt("header folder output is short"));
+            }
+            pos += n;
+        }
+        self.finish()
+    }
+
+    /// Decodes and drops output up to folder position `offset`.
+    fn skip_to(&mut self, offset: u64) -> Result<(), SevenZError> {
+        let mut scratch = [0u8; 8192];
+        while self.produced < offset {
+            let n = (offset - self.produced).min(scratch.len() as u64) as usize;
+            if self.read(&mut scratch[..n])? == 0 {
+                return Err(SevenZError::corrupt("folder ends before an entry"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Drives the folder to its end so that its CRC is verified.
+    fn finish(&mut self) -> Result<(), SevenZError> {
+        let mut probe = [0u8; 1];
+        if self.read(&mut probe)? != 0 {
+            return Err(SevenZError::corrupt("folder holds more data than its entries"));
+        }
+        Ok(())
+    }
+}
+
+/// Progress through one entry's data and its CRC.
+#[derive(Debug)]
+struct EntryState {
+    name: String,
+    left: u64,
+    hasher: crc32fast::Hasher,
+    crc: Option<u32>,
+    encrypted: bool,
+}
+
+impl EntryState {
+    fn new(entry: &Entry, encrypted: bool) -> Self {
+        EntryState {
+            name: entry.name.clone(),
+            left: if entry.has_stream { entry.size } else { 0 },
+            hasher: crc32fast::Hasher::new(),
+            crc: entry.crc,
+            encrypted,
+        }
+    }
+
+    fn read<R: Read + Seek>(
+        &mut self,
+        stream: Option<&mut FolderStream<'_, R>>,
+        buf: &mut [u8],
+    ) -> Result<usize, SevenZError> {
+        if self.left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let Some(stream) = stream else { return Ok(0) };
+        let want = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = stream.read(&mut buf[..want])?;
+        if n == 0 {
+            return Err(stream.dec.password_or(SevenZError::corrupt(format!(
+                "the data of {} ends early",
+                self.name
+            ))));
+        }
+        self.hasher.update(&buf[..n]);
+        self.left -= n as u64;
+        if self.left == 0 {
+            let got = std::mem::take(&mut self.hasher).finalize();
+            if let Some(want) = self.crc {
+                if got != want {
+                    return Err(if self.encrypted {
+                        SevenZError::WrongPassword
+                    } else {
+                        SevenZError::DataCrc {
+                            entry: self.name.clone(),
+                        }
+                    });
+                }
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The reader handed to [`Archive::for_each_entry`]'s callback.
+struct EntryRead<'a, 'r, R> {
+    stream: &'a mut FolderStream<'r, R>,
+    state: &'a mut EntryState,
+}
+
+impl<R: Read + Seek> EntryRead<'_, '_, R> {
+    fn drain(&mut self) -> Result<(), SevenZError> {
+        let mut scratch = [0u8; 8192];
+        while self.state.left > 0 {
+            self.state.read(Some(self.stream), &mut scratch)?;
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read + Seek> Read for EntryRead<'_, '_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Ok(self.state.read(Some(self.stream), buf)?)
+    }
+}
+
+/// A reader of one entry's data, from [`Archive::reader`]. It ends with an
+/// error if the data does not match the entry's CRC.
+pub struct EntryReader<'a, R> {
+    stream: Option<FolderStream<'a, R>>,
+    state: EntryState,
+}
+
+impl<R> std::fmt::Debug for EntryReader<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryReader")
+            .field("entry", &self.state.name)
+            .field("left", &self.state.left)
+            .finish()
+    }
+}
+
+impl<R: Read + Seek> Read for EntryReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Ok(self.state.read(self.stream.as_mut(), buf)?)
+    }
+}

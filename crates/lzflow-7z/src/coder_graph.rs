@@ -1,0 +1,618 @@
+//! Turns a folder into a sans-I/O decoder: a tree of coders whose leaves are
+//! the folder's packed streams.
+//!
+//! The folder decoder never reads anything itself. When a leaf runs dry it
+//! reports which packed stream it needs and at which file offset; the caller
+//! (the std or async face) reads those bytes into [`FolderDecoder::pack_space`]
+//! and calls [`FolderDecoder::pack_filled`]. Every coder output is capped at
+//! its declared unpack size, so a hostile stream cannot produce more.
+
+use lzflow_core::{CoderError, Culprit, Decode, InBuf, Limits, OutBuf, Progress};
+use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
+use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaDecoder, LzmaProps};
+
+use crate::aes::{AesDecoder, AesProps, KeyCache};
+use crate::bcj2::{Bcj2Decoder, Bcj2Need};
+use crate::coders::{
+    BoxedDecode, Bzip2Decoder, CopyDecoder, DeflateDecoder, FilterDecoder, Mapped,
+};
+use crate::folder::{Coder, Folder};
+use crate::method_id as m;
+use crate::SevenZError;
+
+/// Largest buffer between two coders or behind a packed stream.
+const STREAM_BUF: usize = 64 << 10;
+
+/// What a folder decoder needs or produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderStep {
+    /// This many bytes were written to the start of the output slice.
+    Data(usize),
+    /// Bytes of a packed stream are needed before going on.
+    NeedPack(PackRequest),
+    /// The folder's whole output has been produced (and its CRC verified).
+    End,
+}
+
+/// A read the caller must perform for the folder decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PackRequest {
+    /// Index of the packed stream within the folder.
+    pub stream: usize,
+    /// Absolute file offset to read from.
+    pub offset: u64,
+    /// Most bytes to read (the size of [`FolderDecoder::pack_space`]).
+    pub len: usize,
+}
+
+/// Settings shared by every coder of an archive.
+#[derive(Debug, Clone)]
+pub(crate) struct CoderSettings {
+    pub(crate) limits: Limits,
+}
+
+/// Bytes between a producer and its consumer.
+struct StreamBuf {
+    data: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// No more bytes will arrive.
+    eof: bool,
+    /// Pack leaves: bytes of the packed stream not fed yet.
+    remaining: u64,
+}
+
+impl StreamBuf {
+    fn new(capacity_hint: u64) -> Self {
+        let cap = capacity_hint.clamp(1, STREAM_BUF as u64) as usize;
+        StreamBuf {
+            data: vec![0; cap],
+            start: 0,
+            end: 0,
+            eof: false,
+            remaining: 0,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    fn compact(&mut self) {
+        if self.start > 0 {
+            self.data.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+    }
+}
+
+enum Source {
+    Pack(usize),
+    Coder(Box<Node>),
+}
+
+struct Slot {
+    buf: StreamBuf,
+    source: Source,
+}
+
+/// Result of pulling from a node.
+enum Pull {
+    Data(usize),
+    Need(usize),
+    End,
+}
+
+impl Slot {
+    /// Refills an empty slot from its source; `Some(k)` when packed stream
+    /// `k` must be fed first.
+    fn refill(&mut self) -> Result<Option<usize>, SevenZError> {
+        if !self.buf.is_empty() || self.buf.eof {
+            return Ok(None);
+        }
+        self.buf.start = 0;
+        self.buf.end = 0;
+        match &mut self.source {
+            Source::Pack(k) => Ok(Some(*k)),
+            Source::Coder(child) => match child.pull(&mut self.buf.data)? {
+                Pull::Data(n) => {
+                    self.buf.end = n;
+                    Ok(None)
+                }
+                Pull::Need(k) => Ok(Some(k)),
+                Pull::End => {
+                    self.buf.eof = true;
+                    Ok(None)
+                }
+            },
+        }
+    }
+}
+
+enum Kind {
+    Single(BoxedDecode),
+    Bcj2(Box<Bcj2Decoder>),
+}
+
+struct Node {
+    kind: Kind,
+    inputs: Vec<Slot>,
+    out_size: u64,
+    produced: u64,
+}
+
+fn view(s: &Slot) -> InBuf<'_> {
+    InBuf::new(&s.buf.data[s.buf.start..s.buf.end]).with_last(s.buf.eof)
+}
+
+fn stalled() -> SevenZError {
+    SevenZError::corrupt("a coder stopped making progress")
+}
+
+impl Node {
+    fn pull(&mut self, out: &mut [u8]) -> Result<Pull, SevenZError> {
+        let left = self.out_size - self.produced;
+        if left == 0 {
+            return Ok(Pull::End);
+        }
+        let want = out.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let out = &mut out[..want];
+        let mut stalls = 0;
+        loop {
+            let made = match &mut self.kind {
+                Kind::Single(dec) => {
+                    let slot = &mut self.inputs[0];
+                    if let Some(k) = slot.refill()? {
+                        return Ok(Pull::Need(k));
+                    }
+                    let buf = &mut slot.buf;
+                    let mut input = InBuf::new(&buf.data[buf.start..buf.end]).with_last(buf.eof);
+                    let mut output = OutBuf::new(out);
+                    let progress = dec.decode(&mut input, &mut output)?;
+                    let (used, made) = (input.pos(), output.pos());
+                    buf.start += used;
+                    if made == 0 && progress == Progress::StreamEnd {
+                        return Err(SevenZError::corrupt(format!(
+                            "a coder's stream ended {left} bytes before its declared size"
+                        )));
+                    }
+                    if used == 0 && made == 0 {
+                        stalls += 1;
+                    }
+                    made
+                }
+                Kind::Bcj2(dec) => {
+                    let (need, used, made) = {
+                        let [a, b, c, d] = &mut self.inputs[..] else {
+                            return Err(SevenZError::corrupt("BCJ2 needs four inputs"));
+                        };
+                        let mut ins = [view(a), view(b), view(c), view(d)];
+                        let mut output = OutBuf::new(out);
+                        let need = dec.decode(&mut ins, &mut output)?;
+                        (need, ins.map(|i| i.pos()), output.pos())
+                    };
+                    for (slot, u) in self.inputs.iter_mut().zip(used) {
+                        slot.buf.start += u;
+                    }
+                    if made == 0 {
+                        match need {
+                            Bcj2Need::Input(i) => {
+                                let slot = &mut self.inputs[i];
+                                if slot.buf.is_empty() && slot.buf.eof {
+                                    return Err(SevenZError::corrupt(format!(
+                                        "BCJ2 input stream {i} ends early"
+                                    )));
+                                }
+                                if let Some(k) = slot.refill()? {
+                                    return Ok(Pull::Need(k));
+                                }
+                            }
+                            Bcj2Need::Output => stalls += 1,
+                        }
+                    }
+                    made
+                }
+            };
+            if made > 0 {
+                self.produced += made as u64;
+                return Ok(Pull::Data(made));
+            }
+            if stalls > 3 {
+                return Err(stalled());
+            }
+        }
+    }
+
+    fn pack_slot(&mut self, k: usize) -> Option<&mut StreamBuf> {
+        for slot in self.inputs.iter_mut() {
+            match &mut slot.source {
+                Source::Pack(p) if *p == k => return Some(&mut slot.buf),
+                Source::Pack(_) => {}
+                Source::Coder(child) => {
+                    if let Some(b) = child.pack_slot(k) {
+                        return Some(b);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// A folder's decode chain, driven by the caller's reads.
+pub struct FolderDecoder {
+    root: Node,
+    pack_offsets: Vec<u64>,
+    pack_sizes: Vec<u64>,
+    encrypted: bool,
+    crc: Option<(u32, crc32fast::Hasher)>,
+    label: String,
+    failed: bool,
+}
+
+impl std::fmt::Debug for FolderDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FolderDecoder")
+            .field("label", &self.label)
+            .field("encrypted", &self.encrypted)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FolderDecoder {
+    /// Builds the decoder of `folder`, whose packed streams start at the
+    /// absolute file offsets `pack_offsets` with sizes `pack_sizes`.
+    pub(crate) fn new(
+        folder: &Folder,
+        pack_offsets: &[u64],
+        pack_sizes: &[u64],
+        keys: &KeyCache,
+        settings: &CoderSettings,
+        label: String,
+    ) -> Result<Self, SevenZError> {
+        if pack_offsets.len() != folder.packed_streams.len()
+            || pack_sizes.len() != folder.packed_streams.len()
+        {
+            return Err(SevenZError::corrupt("folder packed stream count mismatch"));
+        }
+        check_memory(folder, settings)?;
+        let main = folder
+            .main_out_index()
+            .ok_or_else(|| SevenZError::corrupt("folder has no final output"))?;
+        let mut builder = Builder {
+            folder,
+            pack_sizes,
+            keys,
+            settings,
+            visited: vec![false; folder.coders.len()],
+            in_base: Vec::new(),
+        };
+        let mut at = 0;
+        for c in &folder.coders {
+            if c.num_out_streams != 1 {
+                return Err(SevenZError::Unsupported {
+                    method: m::describe(&c.method),
+                });
+            }
+            builder.in_base.push(at);
+            at += c.num_in_streams;
+        }
+        let root = builder.node(main)?;
+        Ok(FolderDecoder {
+            root,
+            pack_offsets: pack_offsets.to_vec(),
+            pack_sizes: pack_sizes.to_vec(),
+            encrypted: folder.is_encrypted(),
+            crc: folder.crc.map(|c| (c, crc32fast::Hasher::new())),
+            label,
+            failed: false,
+        })
+    }
+
+    /// True when the folder decrypts with AES.
+    pub fn is_encrypted(&self) -> bool {
+        self.encrypted
+    }
+
+    /// Size of the folder's whole output.
+    pub fn unpack_size(&self) -> u64 {
+        self.root.out_size
+    }
+
+    /// Produces output into `out`, or says which packed bytes to read.
+    pub fn read(&mut self, out: &mut [u8]) -> Result<FolderStep, SevenZError> {
+        if self.failed {
+            return Err(SevenZError::corrupt(format!(
+                "{} failed earlier and cannot go on",
+                self.label
+            )));
+        }
+        if out.is_empty() {
+            return Ok(FolderStep::Data(0));
+        }
+        match self.root.pull(out) {
+            Ok(Pull::Data(n)) => {
+                if let Some((_, h)) = &mut self.crc {
+                    h.update(&out[..n]);
+                }
+                Ok(FolderStep::Data(n))
+            }
+            Ok(Pull::Need(k)) => Ok(FolderStep::NeedPack(self.request(k))),
+            Ok(Pull::End) => {
+                if let Some((want, h)) = self.crc.take() {
+                    if h.finalize() != want {
+                        self.failed = true;
+                        return Err(self.password_or(SevenZError::DataCrc {
+                            entry: self.label.clone(),
+                        }));
+                    }
+                }
+                Ok(FolderStep::End)
+            }
+            Err(e) => {
+                self.failed = true;
+                Err(self.password_or(e))
+            }
+        }
+    }
+
+    /// Inside an encrypted folder, garbage means the key was wrong.
+    pub(crate) fn password_or(&self, e: SevenZError) -> SevenZError {
+        let garbage = matches!(e.culprit(), Culprit::Corrupt | Culprit::Truncated)
+            && !matches!(e, SevenZError::Truncated | SevenZError::Io(_));
+        if self.encrypted && garbage {
+            SevenZError::WrongPassword
+        } else {
+            e
+        }
+    }
+
+    fn request(&mut self, k: usize) -> PackRequest {
+        let offset = self.pack_offsets[k];
+        let size = self.pack_sizes[k];
+        let buf = self.root.pack_slot(k).expect("every packed stream has a leaf");
+        PackRequest {
+            stream: k,
+            offset: offset + (size - buf.remaining),
+            len: (buf.data.len() - buf.end).min(buf.remaining as usize),
+        }
+    }
+
+    /// Where to put the bytes of a [`PackRequest`] for `stream`.
+    pub fn pack_space(&mut self, stream: usize) -> &mut [u8] {
+        match self.root.pack_slot(stream) {
+            Some(buf) => {
+                buf.compact();
+                let n = (buf.data.len() - buf.end).min(usize::try_from(buf.remaining).unwrap_or(usize::MAX));
+                &mut buf.data[buf.end..buf.end + n]
+            }
+            None => &mut [],
+        }
+    }
+
+    /// Records that `n` bytes were written into [`pack_space`](Self::pack_space).
+    pub fn pack_filled(&mut self, stream: usize, n: usize) {
+        if let Some(buf) = self.root.pack_slot(stream) {
+            let n = n.min(buf.data.len() - buf.end).min(buf.remaining as usize);
+            buf.end += n;
+            buf.remaining -= n as u64;
+            buf.eof = buf.remaining == 0;
+        }
+    }
+}
+
+struct Builder<'a> {
+    folder: &'a Folder,
+    pack_sizes: &'a [u64],
+    keys: &'a KeyCache,
+    settings: &'a CoderSettings,
+    visited: Vec<bool>,
+    in_base: Vec<usize>,
+}
+
+impl Builder<'_> {
+    /// The node producing coder output `out` (one output per coder, so the
+    /// output index is the coder index).
+    fn node(&mut self, out: usize) -> Result<Node, SevenZError> {
+        let coder = self
+            .folder
+            .coders
+            .get(out)
+            .ok_or_else(|| SevenZError::corrupt("bind pair names a missing coder"))?;
+        if std::mem::replace(&mut self.visited[out], true) {
+            return Err(SevenZError::corrupt("folder coders bind in a cycle"));
+        }
+        let out_size = *self
+            .folder
+            .unpack_sizes
+            .get(out)
+            .ok_or_else(|| SevenZError::corrupt("missing coder unpack size"))?;
+        let mut inputs = Vec::with_capacity(coder.num_in_streams);
+        for i in 0..coder.num_in_streams {
+            let in_index = self.in_base[out] + i;
+            let bound = self
+                .folder
+                .bind_pairs
+                .iter()
+                .find(|b| b.in_index == in_index)
+                .map(|b| b.out_index);
+            let slot = if let Some(src) = bound {
+                let child = self.node(src)?;
+                Slot {
+                    buf: StreamBuf::new(child.out_size),
+                    source: Source::Coder(Box::new(child)),
+                }
+            } else {
+                let k = self
+                    .folder
+                    .packed_streams
+                    .iter()
+                    .position(|&p| p == in_index)
+                    .ok_or_else(|| SevenZError::corrupt("a coder input is not connected"))?;
+                let size = self.pack_sizes[k];
+                let mut buf = StreamBuf::new(size);
+                buf.remaining = size;
+                buf.eof = size == 0;
+                Slot {
+                    buf,
+                    source: Source::Pack(k),
+                }
+            };
+            inputs.push(slot);
+        }
+        let kind = make_coder(coder, out_size, self.keys, self.settings)?;
+        let want_inputs = if matches!(kind, Kind::Bcj2(_)) { 4 } else { 1 };
+        if inputs.len() != want_inputs {
+            return Err(SevenZError::corrupt(format!(
+                "coder {} has {} inputs, expected {want_inputs}",
+                m::describe(&coder.method),
+                inputs.len()
+            )));
+        }
+        Ok(Node {
+            kind,
+            inputs,
+            out_size,
+            produced: 0,
+        })
+    }
+}
+
+/// Dictionary size an LZMA / LZMA2 coder declares.
+fn declared_dict(coder: &Coder) -> Result<Option<u32>, SevenZError> {
+    let p = &coder.properties;
+    Ok(match coder.method.as_slice() {
+        m::LZMA => {
+            if p.len() < 5 {
+                return Err(SevenZError::corrupt("LZMA properties are too short"));
+            }
+            Some(u32::from_le_bytes([p[1], p[2], p[3], p[4]]))
+        }
+        m::LZMA2 => {
+            let &[b] = p.as_slice() else {
+                return Err(SevenZError::corrupt("LZMA2 properties must be one byte"));
+            };
+            Some(lzma2_dict_size(b)?)
+        }
+        _ => None,
+    })
+}
+
+/// A window larger than everything the coder will produce is never read,
+/// so it is not allocated either.
+fn window_size(dict: u32, out_size: u64) -> u32 {
+    let cap = out_size.max(4096).min(u64::from(u32::MAX)) as u32;
+    dict.min(cap).max(4096)
+}
+
+fn check_memory(folder: &Folder, settings: &CoderSettings) -> Result<(), SevenZError> {
+    let mut total: u64 = 0;
+    for (c, &size) in folder.coders.iter().zip(&folder.unpack_sizes) {
+        if let Some(dict) = declared_dict(c)? {
+            total = total.saturating_add(u64::from(window_size(dict, size)));
+        }
+    }
+    settings.limits.check_memory(total)?;
+    Ok(())
+}
+
+fn filter_kind(method: &[u8]) -> Option<FilterKind> {
+    Some(match method {
+        m::DELTA => FilterKind::Delta,
+        m::BCJ_X86 | [0x04] => FilterKind::X86,
+        m::BCJ_PPC | [0x05] => FilterKind::PowerPc,
+        m::BCJ_IA64 | [0x06] => FilterKind::Ia64,
+        m::BCJ_ARM | [0x07] => FilterKind::Arm,
+        m::BCJ_ARMT | [0x08] => FilterKind::ArmThumb,
+        m::BCJ_SPARC | [0x09] => FilterKind::Sparc,
+        m::BCJ_ARM64 => FilterKind::Arm64,
+        m::BCJ_RISCV => FilterKind::RiscV,
+        _ => return None,
+    })
+}
+
+fn make_coder(
+    coder: &Coder,
+    out_size: u64,
+    keys: &KeyCache,
+    settings: &CoderSettings,
+) -> Result<Kind, SevenZError> {
+    let p = coder.properties.as_slice();
+    let opts = DecoderOptions::default().with_limits(Limits {
+        memory: u64::MAX,
+        output: settings.limits.output,
+    });
+    let single = |d: BoxedDecode| Ok(Kind::Single(d));
+    match coder.method.as_slice() {
+        m::COPY => single(Box::new(CopyDecoder)),
+        m::LZMA => {
+            let dict = declared_dict(coder)?.unwrap_or(0);
+            let props = LzmaProps::from_byte(p[0])?;
+            let dec = LzmaDecoder::new(props, window_size(dict, out_size), Some(out_size), &opts)?;
+            single(Box::new(Mapped(dec)))
+        }
+        m::LZMA2 => {
+            let dict = declared_dict(coder)?.unwrap_or(0);
+            let dec = Lzma2Decoder::new(window_size(dict, out_size), &opts)?;
+            single(Box::new(Mapped(dec)))
+        }
+        m::BCJ2 => Ok(Kind::Bcj2(Box::new(Bcj2Decoder::new()))),
+        m::AES => {
+            let props = AesProps::parse(p)?;
+            let key = keys.key(&props)?;
+            single(Box::new(AesDecoder::new(&key, &props.iv)))
+        }
+        m::DEFLATE => single(Box::new(DeflateDecoder::new())),
+        m::BZIP2 => single(Box::new(Bzip2Decoder::new())),
+        method => match filter_kind(method) {
+            Some(kind) => {
+                let cfg = FilterConfig::from_7z_props(kind, p)?;
+                let filter = try_new_filter(&cfg, Direction::Decode)?;
+                single(Box::new(FilterDecoder::new(filter)))
+            }
+            None => Err(SevenZError::Unsupported {
+                method: m::describe(method),
+            }),
+        },
+    }
+}
+
+impl Decode for FolderDecoder {
+    type Error = SevenZError;
+    /// Decodes a folder with exactly one packed stream as a plain stream
+    /// coder: the input is that packed stream.
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, SevenZError> {
+        if self.pack_sizes.len() != 1 {
+            return Err(SevenZError::UnsupportedFeature(
+                "streaming a folder with several packed streams",
+            ));
+        }
+        loop {
+            match self.read(output.spare_mut())? {
+                FolderStep::Data(0) => return Ok(Progress::OutputFull),
+                FolderStep::Data(n) => {
+                    output.advance(n);
+                    return Ok(Progress::OutputFull);
+                }
+                FolderStep::End => return Ok(Progress::StreamEnd),
+                FolderStep::NeedPack(req) => {
+                    if input.is_empty() {
+                        if input.is_last() {
+                            return Err(SevenZError::Truncated);
+                        }
+                        return Ok(Progress::NeedInput);
+                    }
+                    let space = self.pack_space(req.stream);
+                    let n = space.len().min(input.len());
+                    space[..n].copy_from_slice(input.take(n));
+                    self.pack_filled(req.stream, n);
+                }
+            }
+        }
+    }
+}

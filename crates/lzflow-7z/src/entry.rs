@@ -1,0 +1,107 @@
+//! An archive entry: a file record joined with its data stream.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
+const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
+
+/// Windows directory attribute bit.
+pub const ATTR_DIRECTORY: u32 = 0x10;
+/// Windows read-only attribute bit.
+pub const ATTR_READONLY: u32 = 0x01;
+/// 7-Zip's marker that the high 16 bits of the attributes hold a unix mode.
+pub const ATTR_UNIX_EXTENSION: u32 = 0x8000;
+
+/// One entry of a 7z archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Entry {
+    /// The stored path, `/`-separated as 7-Zip writes it.
+    pub name: String,
+    /// Decoded size in bytes (0 for directories).
+    pub size: u64,
+    /// True for a directory.
+    pub is_dir: bool,
+    /// True when the entry has a data stream (a non-empty file).
+    pub has_stream: bool,
+    /// True for an anti-item (a deletion marker in update archives).
+    pub is_anti: bool,
+    /// CRC32 of the data, when stored.
+    pub crc: Option<u32>,
+    /// Modification time as a FILETIME (100 ns ticks since 1601 UTC).
+    pub mtime_filetime: Option<u64>,
+    /// Access time as a FILETIME.
+    pub atime_filetime: Option<u64>,
+    /// Creation time as a FILETIME.
+    pub ctime_filetime: Option<u64>,
+    /// Windows attributes, with a unix mode in the high 16 bits when
+    /// [`ATTR_UNIX_EXTENSION`] is set.
+    pub attributes: Option<u32>,
+    /// Folder holding the data, and the entry's position in it.
+    pub(crate) folder: Option<usize>,
+    pub(crate) offset_in_folder: u64,
+}
+
+/// Converts a FILETIME to a `SystemTime`.
+pub fn filetime_to_system_time(ft: u64) -> SystemTime {
+    if ft >= FILETIME_UNIX_EPOCH {
+        let t = ft - FILETIME_UNIX_EPOCH;
+        UNIX_EPOCH + Duration::new(t / 10_000_000, (t % 10_000_000) as u32 * 100)
+    } else {
+        let t = FILETIME_UNIX_EPOCH - ft;
+        UNIX_EPOCH - Duration::new(t / 10_000_000, (t % 10_000_000) as u32 * 100)
+    }
+}
+
+impl Entry {
+    /// Modification time, when stored.
+    pub fn mtime(&self) -> Option<SystemTime> {
+        self.mtime_filetime.map(filetime_to_system_time)
+    }
+
+    /// Access time, when stored.
+    pub fn atime(&self) -> Option<SystemTime> {
+        self.atime_filetime.map(filetime_to_system_time)
+    }
+
+    /// Creation time, when stored.
+    pub fn ctime(&self) -> Option<SystemTime> {
+        self.ctime_filetime.map(filetime_to_system_time)
+    }
+
+    /// The unix mode (type and permission bits, e.g. `0o100644`), when the
+    /// archive stores one.
+    pub fn unix_mode(&self) -> Option<u32> {
+        let a = self.attributes?;
+        (a & ATTR_UNIX_EXTENSION != 0).then_some(a >> 16)
+    }
+
+    /// True when the stored unix mode marks a symbolic link (its data is
+    /// the link target).
+    pub fn is_symlink(&self) -> bool {
+        self.unix_mode().is_some_and(|m| m & 0o170000 == 0o120000)
+    }
+
+    /// Index of the folder holding the data (`None` without data).
+    pub fn folder(&self) -> Option<usize> {
+        self.folder
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filetime_converts_both_sides_of_1970() {
+        assert_eq!(filetime_to_system_time(FILETIME_UNIX_EPOCH), UNIX_EPOCH);
+        assert_eq!(
+            filetime_to_system_time(FILETIME_UNIX_EPOCH + 10_000_001),
+            UNIX_EPOCH + Duration::new(1, 100)
+        );
+        assert_eq!(
+            filetime_to_system_time(FILETIME_UNIX_EPOCH - 10_000_000),
+            UNIX_EPOCH - Duration::from_secs(1)
+        );
+    }
+}

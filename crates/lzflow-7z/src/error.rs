@@ -1,0 +1,179 @@
+//! The 7z layer's error type.
+
+use std::fmt;
+use std::io;
+
+use lzflow_core::{into_io_error, CoderError, Culprit, LimitExceeded};
+
+/// Everything that can go wrong reading a 7z archive.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SevenZError {
+    /// The file does not start with the 7z signature.
+    NotSevenZ,
+    /// The archive's format version is newer than this reader knows.
+    UnsupportedVersion {
+        /// Major version byte.
+        major: u8,
+        /// Minor version byte.
+        minor: u8,
+    },
+    /// The start header or the header has a CRC mismatch.
+    HeaderCrc,
+    /// The archive is malformed; the text says where.
+    Corrupt(String),
+    /// The archive ends before the data it describes.
+    Truncated,
+    /// A coder (compression method) lzflow does not implement.
+    Unsupported {
+        /// The method ID in hex and its name when known, e.g. `030401 (PPMd)`.
+        method: String,
+    },
+    /// A format feature lzflow does not implement (e.g. external headers).
+    UnsupportedFeature(&'static str),
+    /// The data or header is encrypted and no password was given.
+    PasswordRequired,
+    /// The password given does not decrypt the data.
+    WrongPassword,
+    /// A configured limit would be exceeded.
+    Limit(LimitExceeded),
+    /// An entry's data does not match its stored CRC.
+    DataCrc {
+        /// The entry's path (or `folder N` for data outside entries).
+        entry: String,
+    },
+    /// The LZMA or LZMA2 data is corrupt.
+    Lzma(lzflow_lzma::LzmaError),
+    /// A filter (BCJ, Delta) rejected its data or properties.
+    Filter(lzflow_filters::FilterError),
+    /// Extraction refused a path that would escape the target directory.
+    UnsafePath {
+        /// The entry's stored path.
+        path: String,
+    },
+    /// The caller asked for an entry index that does not exist.
+    NoSuchEntry(usize),
+    /// Reading or writing failed.
+    Io(io::Error),
+}
+
+impl SevenZError {
+    pub(crate) fn corrupt(what: impl Into<String>) -> Self {
+        SevenZError::Corrupt(what.into())
+    }
+}
+
+impl fmt::Display for SevenZError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SevenZError::NotSevenZ => f.write_str("not a 7z archive (bad signature)"),
+            SevenZError::UnsupportedVersion { major, minor } => {
+                write!(f, "unsupported 7z format version {major}.{minor}")
+            }
+            SevenZError::HeaderCrc => f.write_str("7z header CRC mismatch: the archive is corrupt"),
+            SevenZError::Corrupt(what) => write!(f, "corrupt 7z archive: {what}"),
+            SevenZError::Truncated => f.write_str("7z archive is truncated"),
+            SevenZError::Unsupported { method } => {
+                write!(f, "unsupported 7z compression method {method}")
+            }
+            SevenZError::UnsupportedFeature(what) => write!(f, "unsupported 7z feature: {what}"),
+            SevenZError::PasswordRequired => {
+                f.write_str("the 7z archive is encrypted: a password is required")
+            }
+            SevenZError::WrongPassword => f.write_str("wrong password for the 7z archive"),
+            SevenZError::Limit(e) => write!(f, "{e}"),
+            SevenZError::DataCrc { entry } => {
+                write!(f, "CRC mismatch in {entry}: the data is corrupt")
+            }
+            SevenZError::Lzma(e) => write!(f, "7z LZMA data: {e}"),
+            SevenZError::Filter(e) => write!(f, "7z filter: {e}"),
+            SevenZError::UnsafePath { path } => write!(
+                f,
+                "refusing to extract {path:?}: it would be written outside the target directory"
+            ),
+            SevenZError::NoSuchEntry(i) => write!(f, "no entry with index {i} in the 7z archive"),
+            SevenZError::Io(e) => write!(f, "I/O error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SevenZError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SevenZError::Limit(e) => Some(e),
+            SevenZError::Lzma(e) => Some(e),
+            SevenZError::Filter(e) => Some(e),
+            SevenZError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl CoderError for SevenZError {
+    fn culprit(&self) -> Culprit {
+        match self {
+            SevenZError::NotSevenZ
+            | SevenZError::HeaderCrc
+            | SevenZError::Corrupt(_)
+            | SevenZError::DataCrc { .. }
+            | SevenZError::UnsafePath { .. } => Culprit::Corrupt,
+            SevenZError::Truncated => Culprit::Truncated,
+            SevenZError::UnsupportedVersion { .. }
+            | SevenZError::Unsupported { .. }
+            | SevenZError::UnsupportedFeature(_) => Culprit::Unsupported,
+            SevenZError::PasswordRequired | SevenZError::WrongPassword => Culprit::Password,
+            SevenZError::Limit(_) => Culprit::Limit,
+            SevenZError::Lzma(e) => e.culprit(),
+            SevenZError::Filter(e) => e.culprit(),
+            SevenZError::NoSuchEntry(_) => Culprit::Usage,
+            SevenZError::Io(_) => Culprit::Io,
+        }
+    }
+}
+
+impl From<LimitExceeded> for SevenZError {
+    fn from(e: LimitExceeded) -> Self {
+        SevenZError::Limit(e)
+    }
+}
+
+impl From<lzflow_lzma::LzmaError> for SevenZError {
+    fn from(e: lzflow_lzma::LzmaError) -> Self {
+        SevenZError::Lzma(e)
+    }
+}
+
+impl From<lzflow_filters::FilterError> for SevenZError {
+    fn from(e: lzflow_filters::FilterError) -> Self {
+        SevenZError::Filter(e)
+    }
+}
+
+impl From<io::Error> for SevenZError {
+    /// Recovers a `SevenZError` that travelled through `io::Error` (from an
+    /// entry reader); wraps any other I/O error.
+    fn from(e: io::Error) -> Self {
+        let kind = e.kind();
+        if !e.get_ref().is_some_and(|inner| inner.is::<SevenZError>()) {
+            return if kind == io::ErrorKind::UnexpectedEof {
+                SevenZError::Truncated
+            } else {
+                SevenZError::Io(e)
+            };
+        }
+        match e.into_inner().map(|b| b.downcast::<SevenZError>()) {
+            Some(Ok(inner)) => *inner,
+            Some(Err(other)) => SevenZError::Io(io::Error::new(kind, other)),
+            None => SevenZError::Io(io::Error::from(kind)),
+        }
+    }
+}
+
+impl From<SevenZError> for io::Error {
+    fn from(e: SevenZError) -> Self {
+        match e {
+            SevenZError::Io(inner) => inner,
+            other => into_io_error(other),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! PackInfo: where the packed streams lie and how long they are.
+
+use crate::byte_reader::ByteReader;
+use crate::property_id as id;
+use crate::SevenZError;
+
+/// The packed streams of a streams info.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackInfo {
+    /// Offset of the first packed stream after the signature header.
+    pub pack_pos: u64,
+    /// Size of each packed stream, in order.
+    pub sizes: Vec<u64>,
+    /// Optional CRC32 of each packed stream.
+    pub crcs: Vec<Option<u32>>,
+}
+
+impl PackInfo {
+    /// Parses the record after its `kPackInfo` ID.
+    pub(crate) fn parse(r: &mut ByteReader<'_>) -> Result<Self, SevenZError> {
+        let pack_pos = r.number()?;
+        let n = r.count("pack stream")?;
+        let mut info = PackInfo {
+            pack_pos,
+            sizes: vec![0; n],
+            crcs: vec![None; n],
+        };
+        loop {
+            match r.byte()? {
+                id::END => break,
+                id::SIZE => {
+                    for size in info.sizes.iter_mut() {
+                        *size = r.number()?;
+                    }
+                }
+                id::CRC => info.crcs = r.digests(n)?,
+                other => {
+                    return Err(SevenZError::corrupt(format!(
+                        "unexpected property 0x{other:02x} in pack info"
+                    )))
+                }
+            }
+        }
+        // The streams must fit in a file: their end cannot overflow.
+        let mut end = pack_pos;
+        for &s in &info.sizes {
+            end = end
+                .checked_add(s)
+                .ok_or_else(|| SevenZError::corrupt("pack sizes overflow"))?;
+        }
+        Ok(info)
+    }
+
+    /// Offset (after the signature header) of each packed stream.
+    pub fn offsets(&self) -> Vec<u64> {
+        let mut pos = self.pack_pos;
+        self.sizes
+            .iter()
+            .map(|s| {
+                let at = pos;
+                pos += s;
+                at
+            })
+            .collect()
+    }
+}
