@@ -52,7 +52,9 @@ fn run(mut s: Stream, input: &[u8], expect_len: usize) -> Vec<u8> {
     let mut pos = 0;
     loop {
         let before = s.total_in() as usize;
-        let status = s.process_vec(&input[pos..], &mut out, Action::Finish).unwrap();
+        let status = s
+            .process_vec(&input[pos..], &mut out, Action::Finish)
+            .unwrap();
         pos += s.total_in() as usize - before;
         if status == Status::StreamEnd {
             return out;
@@ -65,14 +67,30 @@ fn run(mut s: Stream, input: &[u8], expect_len: usize) -> Vec<u8> {
 
 /// liblzma's encoding of `data` by the filter chain `cfgs`.
 fn liblzma_encode(cfgs: &[FilterConfig], data: &[u8]) -> Vec<u8> {
-    let packed = run(Stream::new_raw_encoder(&chain(cfgs)).unwrap(), data, data.len());
-    run(Stream::new_raw_decoder(&chain(&[])).unwrap(), &packed, data.len())
+    let packed = run(
+        Stream::new_raw_encoder(&chain(cfgs)).unwrap(),
+        data,
+        data.len(),
+    );
+    run(
+        Stream::new_raw_decoder(&chain(&[])).unwrap(),
+        &packed,
+        data.len(),
+    )
 }
 
 /// liblzma's decoding of `data` by the filter chain `cfgs`.
 fn liblzma_decode(cfgs: &[FilterConfig], data: &[u8]) -> Vec<u8> {
-    let packed = run(Stream::new_raw_encoder(&chain(&[])).unwrap(), data, data.len());
-    run(Stream::new_raw_decoder(&chain(cfgs)).unwrap(), &packed, data.len())
+    let packed = run(
+        Stream::new_raw_encoder(&chain(&[])).unwrap(),
+        data,
+        data.len(),
+    );
+    run(
+        Stream::new_raw_decoder(&chain(cfgs)).unwrap(),
+        &packed,
+        data.len(),
+    )
 }
 
 /// Our chain in the decode direction: filters applied in reverse order.
@@ -87,12 +105,22 @@ fn check(cfgs: &[FilterConfig], data: &[u8], what: &str) {
     assert_eq!(ours.len(), data.len());
     if ours != theirs {
         let at = ours.iter().zip(&theirs).position(|(a, b)| a != b);
-        panic!("{what}: encode differs from liblzma at {at:?} (len {})", data.len());
+        panic!(
+            "{what}: encode differs from liblzma at {at:?} (len {})",
+            data.len()
+        );
     }
     if data.len() >= 1000 {
-        assert_ne!(ours, data, "{what}: the test data should contain convertible code");
+        assert_ne!(
+            ours, data,
+            "{what}: the test data should contain convertible code"
+        );
     }
-    assert_eq!(our_decode(cfgs, &ours), data, "{what}: decode(encode(x)) != x");
+    assert_eq!(
+        our_decode(cfgs, &ours),
+        data,
+        "{what}: decode(encode(x)) != x"
+    );
     // Decoding arbitrary bytes (including code that was never encoded).
     for (name, input) in [("code", data), ("encoded", &ours[..])] {
         let theirs = liblzma_decode(cfgs, input);
@@ -109,7 +137,11 @@ fn every_bcj_filter_matches_liblzma_on_code() {
     for kind in BCJ {
         for (seed, len) in [(1u64, 65536usize), (2, 10_007), (3, 4099), (4, 23)] {
             let data = code_like(kind, len, seed * 100 + kind.xz_id());
-            check(&[FilterConfig::new(kind)], &data, &format!("{kind} seed {seed} len {len}"));
+            check(
+                &[FilterConfig::new(kind)],
+                &data,
+                &format!("{kind} seed {seed} len {len}"),
+            );
         }
     }
 }
@@ -133,7 +165,11 @@ fn bcj_filters_match_liblzma_on_random_bytes() {
         let data = random(50_000, 7 + kind.xz_id());
         let cfg = FilterConfig::new(kind);
         let ours = whole(std::slice::from_ref(&cfg), Direction::Encode, &data);
-        assert_eq!(ours, liblzma_encode(std::slice::from_ref(&cfg), &data), "{kind}");
+        assert_eq!(
+            ours,
+            liblzma_encode(std::slice::from_ref(&cfg), &data),
+            "{kind}"
+        );
         assert_eq!(
             our_decode(std::slice::from_ref(&cfg), &data),
             liblzma_decode(std::slice::from_ref(&cfg), &data),
@@ -150,8 +186,16 @@ fn delta_matches_liblzma_for_several_distances() {
             let cfg = FilterConfig::new(FilterKind::Delta).with_distance(distance);
             let ours = whole(std::slice::from_ref(&cfg), Direction::Encode, &data);
             let what = format!("delta {distance} len {len}");
-            assert_eq!(ours, liblzma_encode(std::slice::from_ref(&cfg), &data), "{what}");
-            assert_eq!(our_decode(std::slice::from_ref(&cfg), &ours), data, "{what}");
+            assert_eq!(
+                ours,
+                liblzma_encode(std::slice::from_ref(&cfg), &data),
+                "{what}"
+            );
+            assert_eq!(
+                our_decode(std::slice::from_ref(&cfg), &ours),
+                data,
+                "{what}"
+            );
             let noise = random(len, len as u64);
             assert_eq!(
                 our_decode(std::slice::from_ref(&cfg), &noise),
@@ -173,5 +217,9 @@ fn chains_match_liblzma() {
     let data = code_like(FilterKind::Arm, 30_001, 12);
     check(&[arm, delta2, x86], &data, "arm+delta+x86");
     let data = code_like(FilterKind::RiscV, 30_001, 13);
-    check(&[riscv, FilterConfig::new(FilterKind::Ia64)], &data, "riscv+ia64");
+    check(
+        &[riscv, FilterConfig::new(FilterKind::Ia64)],
+        &data,
+        "riscv+ia64",
+    );
 }

@@ -57,7 +57,12 @@ pub fn code_like(kind: FilterKind, len: usize, seed: u64) -> Vec<u8> {
             },
             FilterKind::PowerPc => {
                 let w = match r.below(3) {
-                    0 => [0x48 | (r.byte() & 3), r.byte(), r.byte(), (r.byte() & 0xFC) | 1],
+                    0 => [
+                        0x48 | (r.byte() & 3),
+                        r.byte(),
+                        r.byte(),
+                        (r.byte() & 0xFC) | 1,
+                    ],
                     1 => [0x48 | (r.byte() & 3), r.byte(), r.byte(), r.byte()],
                     _ => r.u32().to_be_bytes(),
                 };
@@ -78,7 +83,11 @@ pub fn code_like(kind: FilterKind, len: usize, seed: u64) -> Vec<u8> {
                     1 => {
                         // ADRP with a small page count (converted).
                         let pages = r.u32() & 0x3FFFF;
-                        let pages = if r.below(2) == 0 { pages } else { pages | 0x1C_0000 };
+                        let pages = if r.below(2) == 0 {
+                            pages
+                        } else {
+                            pages | 0x1C_0000
+                        };
                         0x9000_0000 | ((pages & 3) << 29) | ((pages >> 2) << 5) | (r.u32() & 0x1F)
                     }
                     2 => 0x9000_0000 | (r.u32() & 0x60FF_FFFF),
@@ -120,7 +129,11 @@ fn x86_token(r: &mut Rng, v: &mut Vec<u8>) {
 }
 
 fn ia64_bundle(r: &mut Rng, v: &mut Vec<u8>) {
-    let template = if r.below(4) == 0 { r.below(32) } else { 16 + r.below(16) };
+    let template = if r.below(4) == 0 {
+        r.below(32)
+    } else {
+        16 + r.below(16)
+    };
     let mut bundle = u128::from(template);
     for slot in 0..3 {
         let mut s = u128::from(r.next()) & ((1u128 << 41) - 1);
@@ -198,12 +211,20 @@ pub struct CopyDecoder {
 
 impl Decode for CopyDecoder {
     type Error = std::io::Error;
-    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error> {
         let take = input.len().min(self.batch);
         let n = output.push(&input.remaining()[..take]);
         input.advance(n);
         if input.is_empty() {
-            Ok(if input.is_last() { Progress::StreamEnd } else { Progress::NeedInput })
+            Ok(if input.is_last() {
+                Progress::StreamEnd
+            } else {
+                Progress::NeedInput
+            })
         } else {
             Ok(Progress::OutputFull)
         }
@@ -219,11 +240,19 @@ pub struct CopyEncoder {
 
 impl Encode for CopyEncoder {
     type Error = std::io::Error;
-    fn encode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error> {
         assert!(!self.finished, "encode after finish");
         let n = output.push(input.remaining());
         input.advance(n);
-        Ok(if input.is_empty() { Progress::NeedInput } else { Progress::OutputFull })
+        Ok(if input.is_empty() {
+            Progress::NeedInput
+        } else {
+            Progress::OutputFull
+        })
     }
     fn flush(&mut self, _output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
         self.flushes += 1;
