@@ -119,9 +119,23 @@ pub(crate) struct OutQueue {
     buf: Box<[u8]>,
     start: usize,
     end: usize,
-    /// Set when the coder's flush completed and nothing was written since,
-    /// so a repeated or resumed flush does not ask the coder again.
-    flushed: bool,
+    phase: Phase,
+}
+
+/// Where an encoder behind a writer face stands. A flush or finish that
+/// was started is carried on to its end before anything else, because an
+/// encoder must not be handed new input halfway through either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Taking input.
+    Writing,
+    /// A flush was started and has not completed.
+    Flushing,
+    /// The last flush completed and nothing was written since, so a
+    /// repeated or resumed flush does not ask the coder again.
+    Flushed,
+    /// The end of the stream was requested; no more input is accepted.
+    Finishing,
 }
 
 impl OutQueue {
@@ -131,7 +145,7 @@ impl OutQueue {
             buf: vec![0; QUEUE_SIZE].into_boxed_slice(),
             start: 0,
             end: 0,
-            flushed: false,
+            phase: Phase::Writing,
         }
     }
 
@@ -146,11 +160,6 @@ impl OutQueue {
     /// Records that the coder wrote `n` bytes into [`spare`](Self::spare).
     fn filled(&mut self, n: usize) {
         self.end = n;
-    }
-
-    /// True when nothing waits for the sink.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.start == self.end
     }
 
     /// Writes queued bytes to `sink` until the queue is empty.
@@ -271,13 +280,39 @@ where
     }
     loop {
         ready!(queue.poll_drain(sink, cx))?;
-        let step = driver.encode(data, queue.spare())?;
-        queue.filled(step.produced);
-        if step.consumed > 0 {
-            queue.flushed = false;
-            return Poll::Ready(Ok(step.consumed));
+        match queue.phase {
+            Phase::Finishing => {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "cannot write to an encoder after shutting it down",
+                )))
+            }
+            Phase::Flushing => flush_step(driver, queue)?,
+            Phase::Writing | Phase::Flushed => {
+                let step = driver.encode(data, queue.spare())?;
+                queue.filled(step.produced);
+                if step.consumed > 0 {
+                    queue.phase = Phase::Writing;
+                    return Poll::Ready(Ok(step.consumed));
+                }
+            }
         }
     }
+}
+
+/// One call of the encoder's flush into the empty queue.
+fn flush_step<E>(driver: &mut Driver<E>, queue: &mut OutQueue) -> io::Result<()>
+where
+    E: Encode,
+    E::Error: Into<io::Error>,
+{
+    queue.phase = Phase::Flushing;
+    let step = driver.flush(queue.spare())?;
+    queue.filled(step.produced);
+    if step.progress == Progress::NeedInput {
+        queue.phase = Phase::Flushed;
+    }
+    Ok(())
 }
 
 /// Makes all input so far decodable from what reached `sink`, then flushes
@@ -296,14 +331,10 @@ where
 {
     loop {
         ready!(queue.poll_drain(sink, cx))?;
-        if queue.flushed || driver.is_ended() {
+        if matches!(queue.phase, Phase::Flushed | Phase::Finishing) || driver.is_ended() {
             break;
         }
-        let step = driver.flush(queue.spare())?;
-        queue.filled(step.produced);
-        if step.progress == Progress::NeedInput {
-            queue.flushed = true;
-        }
+        flush_step(driver, queue)?;
     }
     sink.poll_flush(cx)
 }
@@ -327,6 +358,11 @@ where
         if driver.is_ended() {
             return Poll::Ready(Ok(()));
         }
+        if queue.phase == Phase::Flushing {
+            flush_step(driver, queue)?;
+            continue;
+        }
+        queue.phase = Phase::Finishing;
         let step = driver.finish(queue.spare())?;
         queue.filled(step.produced);
     }

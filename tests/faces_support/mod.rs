@@ -201,6 +201,8 @@ pub struct PendingIo {
     max: usize,
     rng: Rng,
     pend: bool,
+    /// Never return `Pending` (an always-ready source).
+    pub always_ready: bool,
     pub written: Vec<u8>,
     pub shutdowns: usize,
     pub flushes: usize,
@@ -215,16 +217,23 @@ impl PendingIo {
             max,
             rng: Rng::new(seed),
             pend: true,
+            always_ready: false,
             written: Vec::new(),
             shutdowns: 0,
             flushes: 0,
         }
+    }
+    pub fn position(&self) -> usize {
+        self.pos
     }
     pub fn writer(max: usize, seed: u64) -> Self {
         Self::reader(Vec::new(), max, seed)
     }
     /// Alternates: `true` means this poll must return `Pending`.
     fn delay(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.always_ready {
+            return false;
+        }
         self.pend = !self.pend;
         if !self.pend {
             cx.waker().wake_by_ref();
