@@ -1,47 +1,404 @@
-//! LZMA2 chunk decoder.
+//! The LZMA2 chunk layer: control bytes, chunk headers, uncompressed chunks,
+//! and LZMA chunks decoded in place or from a chunk buffer.
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
-use crate::{DecoderOptions, LzmaError};
+use crate::lzma_decoder::{need_input, LzmaCore, Stop};
+use crate::range_decoder::RangeDecoder;
+use crate::window::{Window, MIN_DICT};
+use crate::{DecoderOptions, LzmaError, LzmaProps};
+
+/// Largest compressed size of one LZMA chunk.
+const CHUNK_MAX: usize = 1 << 16;
+
+/// Where the LZMA2 stream stands.
+#[derive(Debug)]
+enum Phase {
+    /// Expecting a control byte.
+    Control,
+    /// Gathering the rest of a chunk header (`need` bytes in total).
+    Header { control: u8, have: usize, need: usize },
+    /// Copying an uncompressed chunk.
+    Uncompressed { left: usize },
+    /// Decoding an LZMA chunk.
+    Lzma {
+        /// Uncompressed bytes still to produce.
+        unpacked_left: usize,
+        /// Compressed bytes not yet taken from the input.
+        packed_left: usize,
+        /// False until the range coder has read its first bytes.
+        started: bool,
+    },
+    /// After the end byte 0x00.
+    End,
+    /// A sticky error.
+    Failed(LzmaError),
+}
 
 /// Decoder for a raw LZMA2 stream (the XZ LZMA2 filter, 7z's LZMA2 coder).
+///
+/// Window, probability tables and chunk buffer come from the pools in
+/// [`DecoderOptions`] and are reused across chunks and [`reset`](Self::reset).
 #[derive(Debug)]
 pub struct Lzma2Decoder {
-    _p: (),
+    core: LzmaCore,
+    window: Window,
+    phase: Phase,
+    header: [u8; 6],
+    need_dict_reset: bool,
+    need_props: bool,
+    range: u32,
+    code: u32,
+    /// Compressed bytes of the current chunk when it arrived in pieces.
+    chunk: Option<Lease<u8>>,
+    chunk_pos: usize,
+    dict_size: u32,
+    produced: u64,
+    limits: Limits,
+    batch: usize,
+    pool: Pool<u8>,
 }
 
 impl Lzma2Decoder {
-    /// A decoder for a dictionary of `dict_size` bytes; checks the memory
-    /// limit before allocating anything.
+    /// A decoder for a dictionary of `dict_size` bytes; checks
+    /// `opts.limits.memory` against [`memory_usage`](Self::memory_usage)
+    /// before allocating anything.
     pub fn new(dict_size: u32, opts: &DecoderOptions) -> Result<Self, LzmaError> {
-        let _ = (dict_size, opts);
-        todo!()
+        opts.limits.check_memory(Self::memory_usage(dict_size))?;
+        Ok(Lzma2Decoder {
+            core: LzmaCore::new(LzmaProps::default(), 4, &opts.prob_pool),
+            window: Window::new(dict_size, opts.pool.clone()),
+            phase: Phase::Control,
+            header: [0; 6],
+            need_dict_reset: true,
+            need_props: true,
+            range: 0,
+            code: 0,
+            chunk: None,
+            chunk_pos: 0,
+            dict_size,
+            produced: 0,
+            limits: opts.limits,
+            batch: opts.batch(),
+            pool: opts.pool.clone(),
+        })
     }
 
-    /// Bytes of memory a decoder with this dictionary may use.
+    /// Bytes of memory a decoder with this dictionary may use: the
+    /// dictionary (at least 4 KiB), the probability tables and the chunk
+    /// buffer.
     pub fn memory_usage(dict_size: u32) -> u64 {
-        let _ = dict_size;
-        todo!()
+        u64::from(dict_size).max(MIN_DICT as u64)
+            + LzmaCore::memory_usage(4)
+            + CHUNK_MAX as u64
+            + std::mem::size_of::<Self>() as u64
     }
 
-    /// Starts a new, independent LZMA2 stream, reusing the buffers.
+    /// Starts a new, independent LZMA2 stream (the next XZ block) with a
+    /// dictionary of `dict_size` bytes, reusing window, probability tables
+    /// and chunk buffer. Clears any [`set_uncompressed_size`] hint and any
+    /// sticky error; the output limit counts from zero again.
+    ///
+    /// [`set_uncompressed_size`]: Self::set_uncompressed_size
     pub fn reset(&mut self, dict_size: u32) -> Result<(), LzmaError> {
-        let _ = dict_size;
-        todo!()
+        self.limits.check_memory(Self::memory_usage(dict_size))?;
+        self.window.set_dict(dict_size);
+        self.dict_size = dict_size;
+        self.phase = Phase::Control;
+        self.need_dict_reset = true;
+        self.need_props = true;
+        self.chunk_pos = 0;
+        if let Some(c) = &mut self.chunk {
+            c.clear();
+        }
+        self.produced = 0;
+        Ok(())
     }
 
-    /// Hint: the stream decodes to `size` bytes, so the window need not be
-    /// larger.
+    /// Hint that the stream decodes to `size` bytes, so the window need not
+    /// grow larger. Call it before decoding (after [`reset`](Self::reset)).
     pub fn set_uncompressed_size(&mut self, size: Option<u64>) {
-        let _ = size;
-        todo!()
+        self.window.set_hint(size);
+    }
+
+    /// The dictionary size this decoder was set up for.
+    pub fn dict_size(&self) -> u32 {
+        self.dict_size
+    }
+
+    /// Total bytes produced since creation or the last reset.
+    pub fn total_out(&self) -> u64 {
+        self.produced
+    }
+
+    fn step(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        let mut budget = self.batch.min(output.available());
+        loop {
+            match self.phase {
+                Phase::End => return Ok(Progress::StreamEnd),
+                Phase::Failed(ref e) => return Err(e.clone()),
+                Phase::Control => {
+                    let Some(control) = input.take_byte() else {
+                        return need_input(input);
+                    };
+                    self.control(control)?;
+                }
+                Phase::Header {
+                    control,
+                    mut have,
+                    need,
+                } => {
+                    let got = input.take(need - have);
+                    self.header[have..have + got.len()].copy_from_slice(got);
+                    have += got.len();
+                    if have < need {
+                        self.phase = Phase::Header {
+                            control,
+                            have,
+                            need,
+                        };
+                        return need_input(input);
+                    }
+                    self.start_chunk(control)?;
+                }
+                Phase::Uncompressed { left } => {
+                    if left == 0 {
+                        self.phase = Phase::Control;
+                        continue;
+                    }
+                    let n = self.budget(budget, left)?;
+                    if n == 0 {
+                        return Ok(Progress::OutputFull);
+                    }
+                    let n = n.min(input.len());
+                    if n == 0 {
+                        return need_input(input);
+                    }
+                    let data = input.take(n);
+                    self.window.write(data);
+                    output.push(data);
+                    budget -= n;
+                    self.produced += n as u64;
+                    self.phase = Phase::Uncompressed { left: left - n };
+                }
+                Phase::Lzma {
+                    unpacked_left,
+                    packed_left,
+                    started,
+                } => {
+                    if unpacked_left == 0 {
+                        self.finish_chunk(packed_left)?;
+                        self.phase = Phase::Control;
+                        continue;
+                    }
+                    // Make the rest of the chunk contiguous in memory.
+                    let buffered = self.chunk.as_ref().map_or(0, |c| c.len() - self.chunk_pos);
+                    if buffered > 0 || input.len() < packed_left {
+                        if packed_left > 0 {
+                            let chunk = self
+                                .chunk
+                                .get_or_insert_with(|| self.pool.lease(CHUNK_MAX));
+                            if self.chunk_pos > 0 {
+                                chunk.drain(..self.chunk_pos);
+                                self.chunk_pos = 0;
+                            }
+                            let got = input.take(packed_left);
+                            chunk.extend_from_slice(got);
+                            let packed_left = packed_left - got.len();
+                            self.phase = Phase::Lzma {
+                                unpacked_left,
+                                packed_left,
+                                started,
+                            };
+                            if packed_left > 0 {
+                                return need_input(input);
+                            }
+                        }
+                    }
+                    let n = self.budget(budget, unpacked_left)?;
+                    if n == 0 {
+                        return Ok(Progress::OutputFull);
+                    }
+                    let Phase::Lzma { packed_left, .. } = self.phase else {
+                        unreachable!("phase set above")
+                    };
+                    let n = self.lzma_run(input, output, n, packed_left, started)?;
+                    budget -= n;
+                }
+            }
+        }
+    }
+
+    /// Bytes that may be produced next: the batch, the output space, the
+    /// window's contiguous room, the chunk and the output limit allow.
+    fn budget(&mut self, budget: usize, left: usize) -> Result<usize, LzmaError> {
+        if budget == 0 {
+            return Ok(0);
+        }
+        if self.produced >= self.limits.output {
+            self.limits.check_output(self.produced + 1)?;
+        }
+        let limit_left = usize::try_from(self.limits.output - self.produced).unwrap_or(usize::MAX);
+        Ok(budget.min(left).min(limit_left).min(self.window.room()))
+    }
+
+    /// Decodes up to `n` bytes of the current LZMA chunk, whose remaining
+    /// compressed bytes are either all buffered or all in `input`.
+    fn lzma_run(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+        n: usize,
+        packed_left: usize,
+        started: bool,
+    ) -> Result<usize, LzmaError> {
+        let Phase::Lzma { unpacked_left, .. } = self.phase else {
+            unreachable!("only called for LZMA chunks")
+        };
+        let from_buffer = self.chunk.as_ref().is_some_and(|c| c.len() > self.chunk_pos);
+        let data: &[u8] = if from_buffer {
+            &self.chunk.as_ref().expect("checked")[self.chunk_pos..]
+        } else {
+            &input.remaining()[..packed_left]
+        };
+        let mut rc = if started {
+            RangeDecoder::resume(self.range, self.code, data)
+        } else {
+            RangeDecoder::init(data).ok_or(LzmaError::BadRangeCoderInit)?
+        };
+        let start = self.window.pos;
+        let stop = self
+            .core
+            .run(&mut rc, &mut self.window, start + n, data.len(), usize::MAX)?;
+        let overran = rc.pos > data.len();
+        let used = rc.pos.min(data.len());
+        self.range = rc.range;
+        self.code = rc.code;
+        match stop {
+            Stop::EndMarker => return Err(LzmaError::UnexpectedEndMarker),
+            Stop::Input => return Err(LzmaError::ChunkSizeMismatch),
+            Stop::Limit if overran => return Err(LzmaError::ChunkSizeMismatch),
+            Stop::Limit => {}
+        }
+        let produced = self.window.since(start);
+        output.push(produced);
+        let k = produced.len();
+        self.produced += k as u64;
+        if from_buffer {
+            self.chunk_pos += used;
+            if let Some(c) = &mut self.chunk {
+                if self.chunk_pos == c.len() {
+                    c.clear();
+                    self.chunk_pos = 0;
+                }
+            }
+        } else {
+            input.advance(used);
+        }
+        self.phase = Phase::Lzma {
+            unpacked_left: unpacked_left - k,
+            packed_left: if from_buffer { 0 } else { packed_left - used },
+            started: true,
+        };
+        Ok(k)
+    }
+
+    /// Checks that a finished LZMA chunk used exactly its compressed bytes
+    /// and left the range coder finished.
+    fn finish_chunk(&mut self, packed_left: usize) -> Result<(), LzmaError> {
+        let buffered = self.chunk.as_ref().map_or(0, |c| c.len() - self.chunk_pos);
+        if packed_left != 0 || buffered != 0 || self.core.pending != 0 || self.code != 0 {
+            return Err(LzmaError::ChunkSizeMismatch);
+        }
+        Ok(())
+    }
+
+    /// Interprets a control byte.
+    fn control(&mut self, control: u8) -> Result<(), LzmaError> {
+        match control {
+            0x00 => {
+                self.phase = Phase::End;
+                return Ok(());
+            }
+            0x01 | 0x02 => {
+                self.phase = Phase::Header {
+                    control,
+                    have: 0,
+                    need: 2,
+                }
+            }
+            0x03..=0x7F => return Err(LzmaError::InvalidControlByte(control)),
+            _ => {
+                let need = if control >= 0xC0 { 5 } else { 4 };
+                self.phase = Phase::Header {
+                    control,
+                    have: 0,
+                    need,
+                };
+            }
+        }
+        // A dictionary reset (0x01, 0xE0..) must come first.
+        if control == 0x01 || control >= 0xE0 {
+            self.need_dict_reset = false;
+            // After a dictionary reset the next LZMA chunk must set new
+            // properties (as xz requires).
+            self.need_props = true;
+            self.window.reset();
+        } else if self.need_dict_reset {
+            return Err(LzmaError::MissingDictReset);
+        }
+        Ok(())
+    }
+
+    /// Sets up a chunk once its header is complete.
+    fn start_chunk(&mut self, control: u8) -> Result<(), LzmaError> {
+        let h = &self.header;
+        if control < 0x80 {
+            let size = usize::from(u16::from_be_bytes([h[0], h[1]])) + 1;
+            self.phase = Phase::Uncompressed { left: size };
+            return Ok(());
+        }
+        let unpacked = (usize::from(control & 0x1F) << 16)
+            + usize::from(u16::from_be_bytes([h[0], h[1]]))
+            + 1;
+        let packed = usize::from(u16::from_be_bytes([h[2], h[3]])) + 1;
+        if control >= 0xC0 {
+            let props = LzmaProps::from_byte(h[4])?.check_lzma2()?;
+            self.need_props = false;
+            self.core.reset(props);
+        } else if self.need_props {
+            return Err(LzmaError::MissingProps);
+        } else if control >= 0xA0 {
+            let props = self.core.props();
+            self.core.reset(props);
+        }
+        self.phase = Phase::Lzma {
+            unpacked_left: unpacked,
+            packed_left: packed,
+            started: false,
+        };
+        Ok(())
     }
 }
 
 impl Decode for Lzma2Decoder {
     type Error = LzmaError;
-    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        let _ = (input, output);
-        todo!()
+
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        let r = self.step(input, output);
+        if let Err(e) = &r {
+            if !matches!(self.phase, Phase::Failed(_)) {
+                self.phase = Phase::Failed(e.clone());
+            }
+        }
+        r
     }
 }

@@ -1,39 +1,724 @@
-//! Raw LZMA1 decoder.
+//! The LZMA decoder: probability model, symbol decoding and the match copy
+//! loop shared by LZMA1 and LZMA2, plus the raw LZMA1 stream decoder.
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
+use crate::range_decoder::{RangeDecoder, INIT_BYTES, PROB_INIT};
+use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
+// Layout of the probability table (one pooled `Vec<u16>`).
+const STATES: usize = 12;
+const POS_STATES_MAX: usize = 16;
+const IS_MATCH: usize = 0;
+const IS_REP: usize = IS_MATCH + STATES * POS_STATES_MAX;
+const IS_REP0: usize = IS_REP + STATES;
+const IS_REP1: usize = IS_REP0 + STATES;
+const IS_REP2: usize = IS_REP1 + STATES;
+const IS_REP0_LONG: usize = IS_REP2 + STATES;
+const POS_SLOT: usize = IS_REP0_LONG + STATES * POS_STATES_MAX;
+/// Distance slots 4..14 use reverse bit trees indexed from `dist - slot`.
+const POS_SPECIAL: usize = POS_SLOT + 4 * 64;
+const ALIGN: usize = POS_SPECIAL + 115;
+const LEN_MATCH: usize = ALIGN + 16;
+const LEN_REP: usize = LEN_MATCH + LEN_PROBS;
+const LITERAL: usize = LEN_REP + LEN_PROBS;
+// Inside a length coder.
+const LEN_CHOICE: usize = 0;
+const LEN_CHOICE2: usize = 1;
+const LEN_LOW: usize = 2;
+const LEN_MID: usize = LEN_LOW + POS_STATES_MAX * 8;
+const LEN_HIGH: usize = LEN_MID + POS_STATES_MAX * 8;
+const LEN_PROBS: usize = LEN_HIGH + 256;
+/// Probabilities per literal coder.
+const LITERAL_CODER: usize = 0x300;
+/// Shortest match.
+const MATCH_LEN_MIN: usize = 2;
+/// States below this follow a literal.
+const LIT_STATES: usize = 7;
+
+/// Input bytes one symbol can consume at most is 49 (one per decoded bit of
+/// the longest match); with this many bytes left a symbol always fits.
+pub(crate) const SYMBOL_MARGIN: usize = 64;
+
+/// Number of probabilities for given lc + lp.
+fn prob_count(lc_lp: u32) -> usize {
+    LITERAL + (LITERAL_CODER << lc_lp)
+}
+
+/// Why a decoding run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The output limit of the run was reached.
+    Limit,
+    /// The input limit (or symbol count) of the run was reached.
+    Input,
+    /// An end-of-payload marker was decoded.
+    EndMarker,
+}
+
+/// A decoded symbol, before it touches the window.
+enum Symbol {
+    Literal(u8),
+    /// A match of this length at distance `reps[0] + 1`.
+    Match(usize),
+    EndMarker,
+}
+
+/// LZMA model state: probabilities, state machine, repeat distances and an
+/// unfinished match. Shared by the LZMA1 and LZMA2 decoders.
+#[derive(Debug)]
+pub(crate) struct LzmaCore {
+    probs: Lease<u16>,
+    props: LzmaProps,
+    lc: u32,
+    lp_mask: usize,
+    pb_mask: usize,
+    state: usize,
+    reps: [u32; 4],
+    /// Bytes of the last match not yet copied (output limit hit mid-match).
+    pub pending: usize,
+}
+
+impl LzmaCore {
+    /// A model for `props`; the table has room for up to `max_lc_lp`.
+    pub fn new(props: LzmaProps, max_lc_lp: u32, pool: &Pool<u16>) -> Self {
+        let mut probs = pool.lease(prob_count(max_lc_lp));
+        probs.resize(prob_count(props.lc + props.lp), PROB_INIT);
+        let mut core = LzmaCore {
+            probs,
+            props,
+            lc: 0,
+            lp_mask: 0,
+            pb_mask: 0,
+            state: 0,
+            reps: [0; 4],
+            pending: 0,
+        };
+        core.reset(props);
+        core
+    }
+
+    /// Resets the state and probabilities and sets `props` (the table must
+    /// have been sized for them).
+    pub fn reset(&mut self, props: LzmaProps) {
+        self.props = props;
+        self.lc = props.lc;
+        self.lp_mask = (1 << props.lp) - 1;
+        self.pb_mask = (1 << props.pb) - 1;
+        let n = prob_count(props.lc + props.lp);
+        self.probs.clear();
+        self.probs.resize(n, PROB_INIT);
+        self.state = 0;
+        self.reps = [0; 4];
+        self.pending = 0;
+    }
+
+    /// The current properties.
+    pub fn props(&self) -> LzmaProps {
+        self.props
+    }
+
+    /// Bytes of memory the model needs for these properties.
+    pub fn memory_usage(lc_lp: u32) -> u64 {
+        (prob_count(lc_lp) * 2) as u64
+    }
+
+    /// Decodes one symbol. With `UPDATE` false nothing in `self` changes
+    /// (state and reps are passed in), which gives a dry run that tells how
+    /// many input bytes the symbol needs.
+    #[inline(always)]
+    fn symbol<const UPDATE: bool>(
+        probs: &mut [u16],
+        rc: &mut RangeDecoder<'_>,
+        state: &mut usize,
+        reps: &mut [u32; 4],
+        ctx: &SymbolCtx<'_>,
+    ) -> Symbol {
+        let pos_state = ctx.position & ctx.pb_mask;
+        let s = *state;
+        if rc.bit::<UPDATE>(&mut probs[IS_MATCH + (s << 4) + pos_state]) == 0 {
+            let lit_state =
+                ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
+            let base = LITERAL + LITERAL_CODER * lit_state;
+            let probs = &mut probs[base..base + LITERAL_CODER];
+            let mut sym = 1usize;
+            if s < LIT_STATES {
+                while sym < 0x100 {
+                    sym = (sym << 1) | rc.bit::<UPDATE>(&mut probs[sym]) as usize;
+                }
+            } else {
+                // Matched literal: the byte at rep0 steers the tree until the
+                // first bit that differs from it.
+                let mut match_byte = usize::from(ctx.match_byte(reps[0]));
+                let mut offset = 0x100usize;
+                while sym < 0x100 {
+                    match_byte <<= 1;
+                    let match_bit = match_byte & offset;
+                    let bit = rc.bit::<UPDATE>(&mut probs[offset + match_bit + sym]) as usize;
+                    sym = (sym << 1) | bit;
+                    offset &= match_bit ^ bit.wrapping_sub(1);
+                }
+            }
+            *state = if s < 4 {
+                0
+            } else if s < 10 {
+                s - 3
+            } else {
+                s - 6
+            };
+            return Symbol::Literal(sym as u8);
+        }
+        let len_base;
+        if rc.bit::<UPDATE>(&mut probs[IS_REP + s]) == 0 {
+            // A new distance.
+            *state = if s < LIT_STATES { 7 } else { 10 };
+            let len = Self::length::<UPDATE>(probs, rc, LEN_MATCH, pos_state);
+            let len_state = (len - MATCH_LEN_MIN).min(3);
+            let slot = rc.bittree::<UPDATE>(&mut probs[POS_SLOT + (len_state << 6)..][..64], 6);
+            let dist = if slot < 4 {
+                slot
+            } else {
+                let direct = (slot >> 1) - 1;
+                let mut dist = (2 | (slot & 1)) << direct;
+                if slot < 14 {
+                    let base = POS_SPECIAL + (dist - slot) as usize;
+                    dist += rc.bittree_reverse::<UPDATE>(&mut probs[base..], direct);
+                } else {
+                    dist += rc.direct(direct - 4) << 4;
+                    dist += rc.bittree_reverse::<UPDATE>(&mut probs[ALIGN..ALIGN + 16], 4);
+                }
+                dist
+            };
+            reps[3] = reps[2];
+            reps[2] = reps[1];
+            reps[1] = reps[0];
+            reps[0] = dist;
+            if dist == u32::MAX {
+                return Symbol::EndMarker;
+            }
+            return Symbol::Match(len);
+        }
+        if rc.bit::<UPDATE>(&mut probs[IS_REP0 + s]) == 0 {
+            if rc.bit::<UPDATE>(&mut probs[IS_REP0_LONG + (s << 4) + pos_state]) == 0 {
+                // Short rep: one byte at rep0.
+                *state = if s < LIT_STATES { 9 } else { 11 };
+                return Symbol::Match(1);
+            }
+        } else {
+            let dist;
+            if rc.bit::<UPDATE>(&mut probs[IS_REP1 + s]) == 0 {
+                dist = reps[1];
+            } else {
+                if rc.bit::<UPDATE>(&mut probs[IS_REP2 + s]) == 0 {
+                    dist = reps[2];
+                } else {
+                    dist = reps[3];
+                    reps[3] = reps[2];
+                }
+                reps[2] = reps[1];
+            }
+            reps[1] = reps[0];
+            reps[0] = dist;
+        }
+        len_base = LEN_REP;
+        *state = if s < LIT_STATES { 8 } else { 11 };
+        Symbol::Match(Self::length::<UPDATE>(probs, rc, len_base, pos_state))
+    }
+
+    #[inline(always)]
+    fn length<const UPDATE: bool>(
+        probs: &mut [u16],
+        rc: &mut RangeDecoder<'_>,
+        base: usize,
+        pos_state: usize,
+    ) -> usize {
+        let probs = &mut probs[base..base + LEN_PROBS];
+        if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE]) == 0 {
+            let o = LEN_LOW + (pos_state << 3);
+            MATCH_LEN_MIN + rc.bittree::<UPDATE>(&mut probs[o..o + 8], 3) as usize
+        } else if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE2]) == 0 {
+            let o = LEN_MID + (pos_state << 3);
+            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE>(&mut probs[o..o + 8], 3) as usize
+        } else {
+            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE>(&mut probs[LEN_HIGH..], 8) as usize
+        }
+    }
+
+    /// True when the next symbol can be decoded from the bytes `rc` has
+    /// (a dry run: nothing changes).
+    pub fn fits(&mut self, rc: &RangeDecoder<'_>, win: &Window) -> bool {
+        let mut rc = rc.clone();
+        let mut state = self.state;
+        let mut reps = self.reps;
+        let ctx = SymbolCtx::new(self, win, win.pos);
+        let _ = Self::symbol::<false>(&mut self.probs, &mut rc, &mut state, &mut reps, &ctx);
+        rc.pos <= rc.buf.len()
+    }
+
+    /// Decodes into `win` until `win.pos` reaches `out_limit`, `rc.pos`
+    /// passes `in_limit` (checked before each symbol), `max_symbols` symbols
+    /// are done, or an end marker appears. An unfinished match is kept in
+    /// `pending` and finished first next time. `out_limit` must not exceed
+    /// the window's contiguous room.
+    pub fn run(
+        &mut self,
+        rc: &mut RangeDecoder<'_>,
+        win: &mut Window,
+        out_limit: usize,
+        in_limit: usize,
+        mut max_symbols: usize,
+    ) -> Result<Stop, LzmaError> {
+        let start = win.pos;
+        let full0 = win.full;
+        let dict_max = win.dict_max.min(win.buf.len());
+        // position (for lp/pb) = pos + offset, modulo a power of two.
+        let offset = (win.total as usize).wrapping_sub(start);
+        let buf: &mut [u8] = &mut win.buf[..];
+        let mut pos = start;
+        let mut state = self.state;
+        let mut reps = self.reps;
+        let probs: &mut [u16] = &mut self.probs[..];
+
+        let result = 'outer: {
+            if self.pending > 0 {
+                let n = self.pending.min(out_limit - pos);
+                copy_match(buf, pos, reps[0] as usize + 1, n);
+                pos += n;
+                self.pending -= n;
+                if self.pending > 0 {
+                    break 'outer Ok(Stop::Limit);
+                }
+            }
+            loop {
+                if pos >= out_limit {
+                    break Ok(Stop::Limit);
+                }
+                if rc.pos > in_limit || max_symbols == 0 {
+                    break Ok(Stop::Input);
+                }
+                max_symbols -= 1;
+                let ctx = SymbolCtx {
+                    buf,
+                    pos,
+                    full: (full0 + (pos - start)).min(dict_max),
+                    position: pos.wrapping_add(offset),
+                    lc: self.lc,
+                    lp_mask: self.lp_mask,
+                    pb_mask: self.pb_mask,
+                    prev: if pos > 0 {
+                        buf[pos - 1]
+                    } else if full0 > 0 {
+                        buf[buf.len() - 1]
+                    } else {
+                        0
+                    },
+                };
+                match Self::symbol::<true>(probs, rc, &mut state, &mut reps, &ctx) {
+                    Symbol::Literal(b) => {
+                        buf[pos] = b;
+                        pos += 1;
+                    }
+                    Symbol::Match(len) => {
+                        let dist = reps[0] as usize + 1;
+                        let avail = (full0 + (pos - start)).min(dict_max);
+                        if dist > avail {
+                            break Err(LzmaError::DistanceTooFar {
+                                distance: dist as u64,
+                                available: avail as u64,
+                            });
+                        }
+                        let n = len.min(out_limit - pos);
+                        copy_match(buf, pos, dist, n);
+                        pos += n;
+                        if n < len {
+                            self.pending = len - n;
+                            break Ok(Stop::Limit);
+                        }
+                    }
+                    Symbol::EndMarker => break Ok(Stop::EndMarker),
+                }
+            }
+        };
+        self.state = state;
+        self.reps = reps;
+        win.advance(pos - start);
+        result
+    }
+}
+
+/// What a symbol needs to know about the window.
+struct SymbolCtx<'b> {
+    buf: &'b [u8],
+    pos: usize,
+    full: usize,
+    position: usize,
+    lc: u32,
+    lp_mask: usize,
+    pb_mask: usize,
+    prev: u8,
+}
+
+impl<'b> SymbolCtx<'b> {
+    fn new(core: &LzmaCore, win: &'b Window, pos: usize) -> Self {
+        let buf = &win.buf[..];
+        SymbolCtx {
+            buf,
+            pos,
+            full: win.full,
+            position: win.total as usize,
+            lc: core.lc,
+            lp_mask: core.lp_mask,
+            pb_mask: core.pb_mask,
+            prev: if pos > 0 {
+                buf[pos - 1]
+            } else if win.full > 0 {
+                buf[buf.len() - 1]
+            } else {
+                0
+            },
+        }
+    }
+
+    /// The byte at distance `rep0 + 1`; 0 if that is outside the history
+    /// (only possible on corrupt data, which fails at the next match).
+    #[inline(always)]
+    fn match_byte(&self, rep0: u32) -> u8 {
+        let dist = rep0 as usize + 1;
+        if dist > self.full {
+            return 0;
+        }
+        let idx = if dist <= self.pos {
+            self.pos - dist
+        } else {
+            self.pos + self.buf.len() - dist
+        };
+        self.buf[idx]
+    }
+}
+
+/// Copies `n` bytes from `dist` back to `pos` (the source may wrap around
+/// the circular buffer and may overlap the destination).
+#[inline(always)]
+fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
+    if dist <= pos {
+        let src = pos - dist;
+        if dist >= n {
+            buf.copy_within(src..src + n, pos);
+        } else if dist == 1 {
+            let b = buf[src];
+            buf[pos..pos + n].fill(b);
+        } else {
+            // The copied region is periodic with period `dist`, so each step
+            // may copy everything written so far.
+            let mut done = 0;
+            while done < n {
+                let chunk = (dist + done).min(n - done);
+                buf.copy_within(src..src + chunk, pos + done);
+                done += chunk;
+            }
+        }
+    } else {
+        let len = buf.len();
+        let mut src = pos + len - dist;
+        if src + n <= len && pos + n <= src {
+            buf.copy_within(src..src + n, pos);
+        } else {
+            for i in 0..n {
+                buf[pos + i] = buf[src];
+                src += 1;
+                if src == len {
+                    src = 0;
+                }
+            }
+        }
+    }
+}
+
+/// Where an LZMA1 stream stands.
+#[derive(Debug)]
+enum Phase {
+    /// Gathering the range coder's first five bytes.
+    Init,
+    /// Decoding symbols.
+    Run,
+    /// The stream ended (marker or known size).
+    End,
+    /// A sticky error.
+    Failed(LzmaError),
+}
+
 /// Decoder for a raw LZMA1 stream (7z's LZMA coder, raw `.lzma1` data).
+///
+/// With a known uncompressed size the stream ends after exactly that many
+/// bytes (an end marker right there is accepted too); without one, the end
+/// marker is required.
 #[derive(Debug)]
 pub struct LzmaDecoder {
-    _p: (),
+    core: LzmaCore,
+    window: Window,
+    phase: Phase,
+    range: u32,
+    code: u32,
+    /// Range coder start bytes, or bytes held across calls when a symbol
+    /// straddles two input slices.
+    tail: [u8; SYMBOL_MARGIN],
+    tail_len: usize,
+    size: Option<u64>,
+    produced: u64,
+    limits: Limits,
+    batch: usize,
 }
 
 impl LzmaDecoder {
     /// A decoder for a stream with the given properties and dictionary size;
     /// `uncompressed_size` is the known size (`None`: an end marker ends it).
+    /// Checks `opts.limits.memory` against [`memory_usage`](Self::memory_usage)
+    /// before allocating.
     pub fn new(
         props: LzmaProps,
         dict_size: u32,
         uncompressed_size: Option<u64>,
         opts: &DecoderOptions,
     ) -> Result<Self, LzmaError> {
-        let _ = (props, dict_size, uncompressed_size, opts);
-        todo!()
+        let props = LzmaProps::new(props.lc, props.lp, props.pb)?;
+        opts.limits
+            .check_memory(Self::memory_usage(props, dict_size))?;
+        let mut window = Window::new(dict_size, opts.pool.clone());
+        window.set_hint(uncompressed_size);
+        Ok(LzmaDecoder {
+            core: LzmaCore::new(props, props.lc + props.lp, &opts.prob_pool),
+            window,
+            phase: Phase::Init,
+            range: 0,
+            code: 0,
+            tail: [0; SYMBOL_MARGIN],
+            tail_len: 0,
+            size: uncompressed_size,
+            produced: 0,
+            limits: opts.limits,
+            batch: opts.batch(),
+        })
     }
 
-    /// Bytes of memory a decoder with these parameters may use.
+    /// Bytes of memory a decoder with these parameters may use: the
+    /// dictionary (at least 4 KiB) plus the probability tables.
     pub fn memory_usage(props: LzmaProps, dict_size: u32) -> u64 {
-        let _ = (props, dict_size);
-        todo!()
+        u64::from(dict_size).max(MIN_DICT as u64)
+            + LzmaCore::memory_usage(props.lc + props.lp)
+            + std::mem::size_of::<Self>() as u64
+    }
+
+    /// Total bytes produced so far.
+    pub fn total_out(&self) -> u64 {
+        self.produced
+    }
+
+    fn step(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        let mut budget = self.batch.min(output.available());
+        loop {
+            match self.phase {
+                Phase::End => return Ok(Progress::StreamEnd),
+                Phase::Failed(ref e) => return Err(e.clone()),
+                Phase::Init => {
+                    let want = INIT_BYTES - self.tail_len;
+                    let got = input.take(want);
+                    self.tail[self.tail_len..self.tail_len + got.len()].copy_from_slice(got);
+                    self.tail_len += got.len();
+                    if self.tail_len < INIT_BYTES {
+                        return need_input(input);
+                    }
+                    let mut bytes = [0; INIT_BYTES];
+                    bytes.copy_from_slice(&self.tail[..INIT_BYTES]);
+                    self.tail_len = 0;
+                    let (range, code) =
+                        RangeDecoder::init_state(bytes).ok_or(LzmaError::BadRangeCoderInit)?;
+                    self.range = range;
+                    self.code = code;
+                    self.phase = Phase::Run;
+                }
+                Phase::Run => {
+                    let size_left = self.size.map_or(u64::MAX, |s| s - self.produced);
+                    let marker_only = size_left == 0;
+                    if marker_only {
+                        if self.core.pending > 0 {
+                            return Err(self.size_mismatch());
+                        }
+                        if self.code == 0 {
+                            self.phase = Phase::End;
+                            continue;
+                        }
+                    } else {
+                        if budget == 0 {
+                            return Ok(Progress::OutputFull);
+                        }
+                        if self.produced >= self.limits.output {
+                            self.limits.check_output(self.produced + 1)?;
+                        }
+                    }
+                    let room = self.window.room();
+                    let mut n = room.min(budget);
+                    n = n.min(usize::try_from(size_left).unwrap_or(usize::MAX));
+                    n = n.min(
+                        usize::try_from(self.limits.output - self.produced).unwrap_or(usize::MAX),
+                    );
+                    // At the known size only an end marker may follow: give
+                    // the run one byte of room and fail if it is used.
+                    let n = if marker_only { 1 } else { n };
+                    let start = self.window.pos;
+                    let out_limit = start + n;
+                    let (stop, starved) = self.run_input(input, out_limit)?;
+                    if marker_only {
+                        if stop != Stop::EndMarker {
+                            if starved {
+                                return need_input(input);
+                            }
+                            return Err(self.size_mismatch());
+                        }
+                    } else {
+                        let produced = self.window.since(start);
+                        output.push(produced);
+                        budget -= produced.len();
+                        self.produced += produced.len() as u64;
+                    }
+                    match stop {
+                        Stop::EndMarker => {
+                            if self.size.is_some_and(|s| s != self.produced) {
+                                return Err(self.size_mismatch());
+                            }
+                            if self.code != 0 {
+                                return Err(LzmaError::Corrupt);
+                            }
+                            self.phase = Phase::End;
+                        }
+                        Stop::Limit => {}
+                        Stop::Input => {
+                            if starved {
+                                return need_input(input);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn size_mismatch(&self) -> LzmaError {
+        LzmaError::SizeMismatch {
+            expected: self.size.unwrap_or(0),
+        }
+    }
+
+    /// One decoding run over the input, fast when at least a margin of
+    /// bytes is present, otherwise symbol by symbol with a dry run first.
+    /// Returns the stop reason and whether more input is needed.
+    fn run_input(
+        &mut self,
+        input: &mut InBuf<'_>,
+        out_limit: usize,
+    ) -> Result<(Stop, bool), LzmaError> {
+        if self.tail_len == 0 && input.len() >= SYMBOL_MARGIN {
+            let data = input.remaining();
+            let mut rc = RangeDecoder::resume(self.range, self.code, data);
+            let stop = self.core.run(
+                &mut rc,
+                &mut self.window,
+                out_limit,
+                data.len() - SYMBOL_MARGIN,
+                usize::MAX,
+            );
+            self.range = rc.range;
+            self.code = rc.code;
+            input.advance(rc.pos);
+            return Ok((stop?, false));
+        }
+        // Slow path: the held tail plus a little of the input.
+        let mut scratch = [0u8; 2 * SYMBOL_MARGIN];
+        let t = self.tail_len;
+        scratch[..t].copy_from_slice(&self.tail[..t]);
+        let k = input.len().min(scratch.len() - t);
+        scratch[t..t + k].copy_from_slice(&input.remaining()[..k]);
+        let n = t + k;
+        let more_beyond = input.len() > k;
+        let mut rc = RangeDecoder::resume(self.range, self.code, &scratch[..n]);
+        let mut starved = false;
+        let result = loop {
+            if self.core.pending > 0 {
+                match self.core.run(&mut rc, &mut self.window, out_limit, 0, 0) {
+                    Ok(Stop::Input) => continue,
+                    other => break other,
+                }
+            }
+            if self.window.pos >= out_limit {
+                break Ok(Stop::Limit);
+            }
+            if n - rc.pos >= SYMBOL_MARGIN {
+                let in_limit = n - SYMBOL_MARGIN;
+                match self.core.run(&mut rc, &mut self.window, out_limit, in_limit, usize::MAX) {
+                    Ok(Stop::Input) => continue,
+                    other => break other,
+                }
+            }
+            if more_beyond {
+                // Refill the scratch from the input first.
+                break Ok(Stop::Input);
+            }
+            if !self.core.fits(&rc, &self.window) {
+                starved = true;
+                break Ok(Stop::Input);
+            }
+            match self.core.run(&mut rc, &mut self.window, out_limit, usize::MAX, 1) {
+                Ok(Stop::Input) => continue,
+                other => break other,
+            }
+        };
+        self.range = rc.range;
+        self.code = rc.code;
+        let used = rc.pos;
+        if starved {
+            // Everything offered is in the scratch: hold the unused rest.
+            let rest = &scratch[used..n];
+            self.tail[..rest.len()].copy_from_slice(rest);
+            self.tail_len = rest.len();
+            input.advance(k);
+        } else if used >= t {
+            input.advance(used - t);
+            self.tail_len = 0;
+        } else {
+            self.tail.copy_within(used..t, 0);
+            self.tail_len = t - used;
+        }
+        Ok((result?, starved))
+    }
+}
+
+/// `NeedInput`, or the truncation error when no more input will come.
+pub(crate) fn need_input(input: &InBuf<'_>) -> Result<Progress, LzmaError> {
+    if input.is_last() {
+        Err(LzmaError::Truncated)
+    } else {
+        Ok(Progress::NeedInput)
     }
 }
 
 impl Decode for LzmaDecoder {
     type Error = LzmaError;
-    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        let _ = (input, output);
-        todo!()
+
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        let r = self.step(input, output);
+        if let Err(e) = &r {
+            if !matches!(self.phase, Phase::Failed(_)) {
+                self.phase = Phase::Failed(e.clone());
+            }
+        }
+        r
     }
 }

@@ -1,1 +1,171 @@
-//! The LZMA range decoder.
+//! The LZMA range decoder over an in-memory slice.
+//!
+//! Reads past the end of the slice yield zero bytes while the position keeps
+//! counting, so the bit decoders need no "is there more input" branch: the
+//! caller checks `pos` once per symbol and treats an overrun as corrupt data
+//! (LZMA2) or never lets it happen (LZMA1 keeps a margin of real bytes).
+
+/// Probabilities are 11-bit fixed point.
+const BIT_MODEL_TOTAL: u32 = 1 << 11;
+/// Adaptation speed of a probability.
+const MOVE_BITS: u32 = 5;
+/// Range below which the decoder shifts in another byte.
+const TOP: u32 = 1 << 24;
+
+/// A probability of "bit is 0" halfway between certain and impossible.
+pub(crate) const PROB_INIT: u16 = (BIT_MODEL_TOTAL / 2) as u16;
+
+/// Bytes the range decoder reads before the first bit.
+pub(crate) const INIT_BYTES: usize = 5;
+
+/// Range decoder state plus the slice it reads from.
+#[derive(Debug, Clone)]
+pub(crate) struct RangeDecoder<'a> {
+    /// Width of the current interval.
+    pub range: u32,
+    /// Offset of the coded value inside the interval.
+    pub code: u32,
+    /// Input bytes.
+    pub buf: &'a [u8],
+    /// Bytes consumed from `buf` (may pass `buf.len()` on corrupt data).
+    pub pos: usize,
+}
+
+impl<'a> RangeDecoder<'a> {
+    /// Resumes a decoder whose `range` and `code` were saved earlier.
+    #[inline(always)]
+    pub fn resume(range: u32, code: u32, buf: &'a [u8]) -> Self {
+        RangeDecoder {
+            range,
+            code,
+            buf,
+            pos: 0,
+        }
+    }
+
+    /// Initialises from the first five bytes of `buf`; `None` if the first
+    /// byte is not zero (every encoder writes a zero there).
+    pub fn init(buf: &'a [u8]) -> Option<Self> {
+        let mut rc = RangeDecoder::resume(u32::MAX, 0, buf);
+        if rc.next_byte() != 0 {
+            return None;
+        }
+        for _ in 1..INIT_BYTES {
+            rc.code = (rc.code << 8) | rc.next_byte();
+        }
+        Some(rc)
+    }
+
+    /// Initial state from five separately gathered bytes.
+    pub fn init_state(bytes: [u8; INIT_BYTES]) -> Option<(u32, u32)> {
+        let rc = RangeDecoder::init(&bytes)?;
+        Some((rc.range, rc.code))
+    }
+
+    #[inline(always)]
+    fn next_byte(&mut self) -> u32 {
+        let b = match self.buf.get(self.pos) {
+            Some(&b) => b,
+            None => 0,
+        };
+        self.pos += 1;
+        u32::from(b)
+    }
+
+    #[inline(always)]
+    fn normalize(&mut self) {
+        if self.range < TOP {
+            self.range <<= 8;
+            self.code = (self.code << 8) | self.next_byte();
+        }
+    }
+
+    /// Decodes one bit with probability `*p`; adapts `*p` when `UPDATE`
+    /// (a dry run to count input bytes passes false).
+    #[inline(always)]
+    pub fn bit<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
+        let prob = u32::from(*p);
+        let bound = (self.range >> 11) * prob;
+        let bit;
+        if self.code < bound {
+            self.range = bound;
+            if UPDATE {
+                *p = (prob + ((BIT_MODEL_TOTAL - prob) >> MOVE_BITS)) as u16;
+            }
+            bit = 0;
+        } else {
+            self.range -= bound;
+            self.code -= bound;
+            if UPDATE {
+                *p = (prob - (prob >> MOVE_BITS)) as u16;
+            }
+            bit = 1;
+        }
+        self.normalize();
+        bit
+    }
+
+    /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`.
+    #[inline(always)]
+    pub fn bittree<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
+        let mut m = 1usize;
+        for _ in 0..bits {
+            let b = self.bit::<UPDATE>(&mut probs[m]);
+            m = (m << 1) | b as usize;
+        }
+        m as u32 - (1 << bits)
+    }
+
+    /// Decodes `bits` bits LSB first through the binary tree `probs[1..]`.
+    #[inline(always)]
+    pub fn bittree_reverse<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
+        let mut m = 1usize;
+        let mut sym = 0;
+        for i in 0..bits {
+            let b = self.bit::<UPDATE>(&mut probs[m]);
+            m = (m << 1) | b as usize;
+            sym |= b << i;
+        }
+        sym
+    }
+
+    /// Decodes `count` bits of probability one half.
+    #[inline(always)]
+    pub fn direct(&mut self, count: u32) -> u32 {
+        let mut res = 0u32;
+        for _ in 0..count {
+            self.range >>= 1;
+            // Branch-free: subtract, then add back if that went negative.
+            self.code = self.code.wrapping_sub(self.range);
+            let t = 0u32.wrapping_sub(self.code >> 31);
+            self.code = self.code.wrapping_add(self.range & t);
+            res = (res << 1).wrapping_add(t.wrapping_add(1));
+            self.normalize();
+        }
+        res
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_needs_zero_first_byte() {
+        assert!(RangeDecoder::init(&[1, 0, 0, 0, 0]).is_none());
+        let rc = RangeDecoder::init(&[0, 0x12, 0x34, 0x56, 0x78]).unwrap();
+        assert_eq!((rc.range, rc.code, rc.pos), (u32::MAX, 0x1234_5678, 5));
+    }
+
+    #[test]
+    fn reads_past_the_end_are_zero_and_counted() {
+        let mut rc = RangeDecoder::init(&[0, 0, 0, 0]).unwrap();
+        assert_eq!(rc.pos, 5);
+        assert_eq!(rc.code, 0);
+        let mut p = PROB_INIT;
+        for _ in 0..64 {
+            assert_eq!(rc.bit::<true>(&mut p), 0);
+        }
+        assert!(rc.pos > 5);
+    }
+}

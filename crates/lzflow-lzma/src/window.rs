@@ -1,1 +1,146 @@
-//! The LZ window (dictionary).
+//! The LZ window (dictionary): a circular buffer of recent output that
+//! matches copy from.
+//!
+//! The buffer grows lazily (doubling, up to the dictionary size, or to the
+//! known uncompressed size) so a header declaring a huge dictionary costs
+//! nothing until the data is actually there. Decoders write at most up to
+//! the end of the buffer in one go and hand every written byte to the caller
+//! before writing more, so the window never holds undelivered bytes.
+
+use lzflow_core::{Lease, Pool};
+
+/// The smallest dictionary a decoder honours (as xz does).
+pub(crate) const MIN_DICT: usize = 4096;
+
+/// First allocation: small, so tiny streams stay cheap.
+const FIRST_ALLOC: usize = 64 << 10;
+
+/// The decoder's history buffer.
+#[derive(Debug)]
+pub(crate) struct Window {
+    /// The circular buffer; its length is the current circle size.
+    pub buf: Lease<u8>,
+    /// Where the next byte goes.
+    pub pos: usize,
+    /// Bytes of valid history (capped at `dict_max` and the buffer size).
+    pub full: usize,
+    /// Bytes written since the last dictionary reset.
+    pub total: u64,
+    /// Largest distance allowed: the dictionary size (at least 4 KiB).
+    pub dict_max: usize,
+    /// Known uncompressed size: the buffer need not grow past it.
+    hint: Option<u64>,
+    pool: Pool<u8>,
+}
+
+impl Window {
+    /// An empty window; nothing is allocated until the first byte.
+    pub fn new(dict_size: u32, pool: Pool<u8>) -> Self {
+        Window {
+            buf: Lease::unpooled(Vec::new()),
+            pos: 0,
+            full: 0,
+            total: 0,
+            dict_max: dict_max(dict_size),
+            hint: None,
+            pool,
+        }
+    }
+
+    /// Forgets the history (dictionary reset); keeps the buffer.
+    pub fn reset(&mut self) {
+        self.pos = 0;
+        self.full = 0;
+        self.total = 0;
+    }
+
+    /// Sets a new dictionary size for the next stream and forgets history.
+    pub fn set_dict(&mut self, dict_size: u32) {
+        self.dict_max = dict_max(dict_size);
+        self.hint = None;
+        self.reset();
+    }
+
+    /// Caps growth at the known uncompressed size.
+    pub fn set_hint(&mut self, size: Option<u64>) {
+        self.hint = size;
+    }
+
+    /// Makes room for at least one byte at `pos` (wrapping or growing) and
+    /// returns how many bytes may be written contiguously.
+    pub fn room(&mut self) -> usize {
+        if self.pos == self.buf.len() {
+            let len = self.buf.len();
+            let linear = self.total == len as u64;
+            if linear && len < self.dict_max {
+                self.grow();
+            } else {
+                self.pos = 0;
+            }
+        }
+        self.buf.len() - self.pos
+    }
+
+    fn grow(&mut self) {
+        let len = self.buf.len();
+        let mut target = (len * 2).max(FIRST_ALLOC).min(self.dict_max);
+        if let Some(h) = self.hint {
+            // Only trust the hint while it has not been exceeded.
+            if h > len as u64 {
+                target = target.min(usize::try_from(h).unwrap_or(usize::MAX));
+            }
+        }
+        if len == 0 && self.buf.capacity() < target {
+            self.buf = self.pool.lease(target);
+        }
+        self.buf.resize(target, 0);
+    }
+
+    /// Records that `n` bytes were written at `pos`.
+    #[inline]
+    pub fn advance(&mut self, n: usize) {
+        self.pos += n;
+        self.total += n as u64;
+        self.full = (self.full + n).min(self.dict_max).min(self.buf.len());
+    }
+
+    /// Copies `data` (at most [`room`](Self::room) bytes) in at `pos`.
+    pub fn write(&mut self, data: &[u8]) {
+        self.buf[self.pos..self.pos + data.len()].copy_from_slice(data);
+        self.advance(data.len());
+    }
+
+    /// The bytes from `start` to `pos` (written since `start`).
+    pub fn since(&self, start: usize) -> &[u8] {
+        &self.buf[start..self.pos]
+    }
+}
+
+fn dict_max(dict_size: u32) -> usize {
+    usize::try_from(dict_size)
+        .unwrap_or(usize::MAX)
+        .max(MIN_DICT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grows_lazily_then_wraps() {
+        let mut w = Window::new(u32::MAX, Pool::disabled());
+        assert_eq!(w.buf.len(), 0, "nothing allocated up front");
+        w.set_hint(Some(10));
+        assert_eq!(w.room(), 10);
+        w.write(&[1; 10]);
+        // Past the hint the window keeps growing towards the dictionary.
+        assert_eq!(w.room(), FIRST_ALLOC - 10);
+
+        let mut w = Window::new(4096, Pool::disabled());
+        assert_eq!(w.room(), 4096);
+        w.write(&[7; 4096]);
+        assert_eq!(w.full, 4096);
+        assert_eq!(w.room(), 4096, "wrapped to the start");
+        assert_eq!(w.pos, 0);
+    }
+}
