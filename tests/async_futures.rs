@@ -1,0 +1,216 @@
+//! The futures-io faces and the `Bytes` stream adapter: same bytes and
+//! errors as the std faces with `Pending` between every poll.
+
+mod faces_support;
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use faces_support::*;
+use futures::io::{AsyncReadExt, AsyncWriteExt};
+use futures::stream::{Stream, StreamExt};
+use lzflow_core::Decode;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
+async fn with_timeout<T>(f: impl Future<Output = T>) -> T {
+    tokio::time::timeout(LIMIT, f).await.expect("test timed out")
+}
+
+async fn futures_read_all<R: futures::io::AsyncRead + Unpin>(mut r: R, chunk: usize) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; chunk];
+    loop {
+        let n = r.read(&mut buf).await?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// A stream of `data` in random chunks of at most `max` bytes, pending
+/// (with a wake-up) before every chunk.
+struct ChunkStream {
+    data: Bytes,
+    rng: Rng,
+    max: usize,
+    pend: bool,
+    fail_at_end: bool,
+}
+
+impl ChunkStream {
+    fn new(data: Vec<u8>, max: usize, seed: u64) -> Self {
+        ChunkStream {
+            data: Bytes::from(data),
+            rng: Rng::new(seed),
+            max,
+            pend: false,
+            fail_at_end: false,
+        }
+    }
+}
+
+impl Stream for ChunkStream {
+    type Item = io::Result<Bytes>;
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.pend = !self.pend;
+        if self.pend {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        if self.data.is_empty() {
+            if self.fail_at_end {
+                self.fail_at_end = false;
+                return Poll::Ready(Some(Err(io::Error::new(io::ErrorKind::ConnectionReset, "peer went away"))));
+            }
+            return Poll::Ready(None);
+        }
+        // Empty chunks happen in real bodies; they must be skipped.
+        let max = self.max + 1;
+        let n = (self.rng.size(max) - 1).min(self.data.len());
+        let chunk = self.data.split_to(n);
+        Poll::Ready(Some(Ok(chunk)))
+    }
+}
+
+async fn collect_stream<S: Stream<Item = io::Result<Bytes>> + Unpin>(mut s: S) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    while let Some(chunk) = s.next().await {
+        let chunk = chunk?;
+        assert!(!chunk.is_empty(), "empty chunk yielded");
+        assert!(chunk.len() <= 16 << 10, "chunk of {} bytes exceeds one batch", chunk.len());
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+async fn decode_every_futures_way<D, F>(data: &[u8], make: F) -> Vec<(&'static str, io::Result<Vec<u8>>)>
+where
+    D: Decode + Unpin,
+    D::Error: Into<io::Error>,
+    F: Fn() -> D,
+{
+    let mut results = Vec::new();
+    let dec = lzflow::futures::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), 1, 1), make());
+    results.push(("futures bufread, 1-byte fills", futures_read_all(dec, 1000).await));
+
+    let inner = futures::io::BufReader::with_capacity(3, PendingIo::reader(data.to_vec(), 2, 2));
+    let dec = lzflow::futures::bufread::Decoder::with_coder(inner, make());
+    results.push(("futures BufReader over pending reader", futures_read_all(dec, 7).await));
+
+    let mut w = lzflow::futures::write::Decoder::with_coder(PendingIo::writer(13, 3), make());
+    let r = async {
+        let mut rng = Rng::new(4);
+        let mut pos = 0;
+        while pos < data.len() {
+            let n = rng.size(300).min(data.len() - pos);
+            w.write_all(&data[pos..pos + n]).await?;
+            pos += n;
+        }
+        w.close().await?;
+        w.close().await?;
+        Ok(std::mem::take(&mut w.get_mut().written))
+    }
+    .await;
+    results.push(("futures write, pending sink", r));
+
+    let s = lzflow::stream::DecoderStream::with_coder(ChunkStream::new(data.to_vec(), 200, 5), make());
+    results.push(("Bytes stream, random chunks", collect_stream(s).await));
+    results
+}
+
+#[tokio::test]
+async fn xz_fixtures_decode_identically_through_futures_faces_and_streams() {
+    with_timeout(async {
+        for fx in fixtures("xz") {
+            let data = fx.bytes();
+            let results = decode_every_futures_way(&data, RefDecoder::xz).await;
+            if fx.ok {
+                for (how, r) in results {
+                    let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                    assert_content(&fx, &got, how);
+                }
+            } else {
+                let mut sink = Vec::new();
+                let std_kind = std::io::Read::read_to_end(
+                    &mut lzflow::read::Decoder::with_coder(&data[..], RefDecoder::xz()),
+                    &mut sink,
+                )
+                .unwrap_err()
+                .kind();
+                for (how, r) in results {
+                    assert_eq!(r.expect_err(how).kind(), std_kind, "{}: {how}", fx.name);
+                }
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn futures_encoder_close_is_idempotent_and_byte_identical() {
+    with_timeout(async {
+        let payload = sample_data(200_000, 31);
+        let mut one_shot = Vec::new();
+        {
+            let mut w = lzflow::write::Encoder::with_coder(&mut one_shot, RefEncoder::xz(6));
+            std::io::Write::write_all(&mut w, &payload).unwrap();
+            w.finish().unwrap();
+        }
+        let mut w = lzflow::futures::write::Encoder::with_coder(PendingIo::writer(50, 6), RefEncoder::xz(6));
+        w.write_all(&payload).await.unwrap();
+        w.close().await.unwrap();
+        w.close().await.unwrap();
+        assert_eq!(w.get_ref().shutdowns, 2);
+        assert!(w.get_ref().written == one_shot);
+        let e = w.write(b"late").await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+
+        let enc = lzflow::futures::bufread::Encoder::with_coder(PendingIo::reader(payload.clone(), 500, 7), RefEncoder::xz(6));
+        assert!(futures_read_all(enc, 333).await.unwrap() == one_shot);
+    })
+    .await
+}
+
+#[tokio::test]
+async fn stream_yields_a_decoding_error_once_then_ends() {
+    with_timeout(async {
+        let mut data = std::fs::read(generated_dir().join("xz/check-crc64.xz")).unwrap();
+        let n = data.len();
+        data[n - 30] ^= 1; // inside the index or check
+        let mut s = lzflow::stream::DecoderStream::with_coder(ChunkStream::new(data, 100, 8), RefDecoder::xz());
+        let mut errors = 0;
+        while let Some(item) = s.next().await {
+            if let Err(e) = item {
+                assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+                errors += 1;
+            }
+        }
+        assert_eq!(errors, 1);
+        assert!(s.next().await.is_none());
+    })
+    .await
+}
+
+#[tokio::test]
+async fn stream_passes_on_inner_errors_and_reports_truncation() {
+    with_timeout(async {
+        let data = std::fs::read(generated_dir().join("xz/preset-0.xz")).unwrap();
+        let mut inner = ChunkStream::new(data[..data.len() / 2].to_vec(), 1000, 9);
+        inner.fail_at_end = true;
+        let mut s = lzflow::stream::DecoderStream::with_coder(inner, RefDecoder::xz());
+        let mut kinds = Vec::new();
+        while let Some(item) = s.next().await {
+            if let Err(e) = item {
+                kinds.push(e.kind());
+            }
+        }
+        assert_eq!(kinds, [io::ErrorKind::ConnectionReset, io::ErrorKind::UnexpectedEof]);
+    })
+    .await
+}
