@@ -1,1 +1,150 @@
-fn main() {}
+//! `lzflow`: decompress, test, list and compress .xz and .lzma files.
+//!
+//! Exit status follows xz: 0 when every file went well, 1 when any failed.
+//! Errors are printed as `lzflow: FILE: message` on stderr and processing
+//! continues with the next file.
+#![forbid(unsafe_code)]
+
+mod cmd;
+mod codec;
+mod format;
+mod output;
+mod progress;
+mod report;
+mod size;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Command line of `lzflow`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "lzflow",
+    version,
+    about = "Decompress, test, list and compress .xz and .lzma files",
+    after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Decompress .xz / .lzma files (format detected from the magic bytes).
+    #[command(visible_alias = "decompress")]
+    D(cmd::decompress::Args),
+    /// Test the integrity of compressed files without writing output.
+    #[command(visible_alias = "test")]
+    T(cmd::test::Args),
+    /// List streams, blocks, check and sizes of .xz files.
+    #[command(visible_alias = "list")]
+    L(cmd::list::Args),
+    /// Compress files to .xz (or .lzma with --format lzma).
+    #[command(visible_alias = "compress")]
+    C(cmd::compress::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse_from(expand_presets(std::env::args_os())) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors are
+            // errors like any other (status 1, as xz does).
+            let status = if e.use_stderr() { 1 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(status);
+        }
+    };
+    let ok = match cli.command {
+        Command::D(args) => cmd::decompress::run(&args),
+        Command::T(args) => cmd::test::run(&args),
+        Command::L(args) => cmd::list::run(&args),
+        Command::C(args) => cmd::compress::run(&args),
+    };
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`
+/// (and `--extreme`): ten digit flags would clutter `--help`, and a digit
+/// glued to `e` is not something clap parses.
+fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut in_compress = false;
+    let mut options_done = false;
+    for (i, arg) in args.into_iter().enumerate() {
+        let text = arg.to_str().unwrap_or("");
+        if i == 1 {
+            in_compress = text == "c" || text == "compress";
+        }
+        if text == "--" {
+            options_done = true;
+        }
+        let preset = text
+            .strip_prefix('-')
+            .filter(|_| in_compress && !options_done && i > 1)
+            .and_then(|flag| {
+                let (digit, extreme) = match flag.as_bytes() {
+                    [d] => (*d, false),
+                    [d, b'e'] | [b'e', d] => (*d, true),
+                    _ => return None,
+                };
+                digit.is_ascii_digit().then_some((digit - b'0', extreme))
+            });
+        match preset {
+            Some((level, extreme)) => {
+                out.push(OsString::from(format!("--preset={level}")));
+                if extreme {
+                    out.push(OsString::from("--extreme"));
+                }
+            }
+            None => out.push(arg),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand(args: &[&str]) -> Vec<String> {
+        expand_presets(args.iter().map(OsString::from))
+            .into_iter()
+            .map(|s| s.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn preset_flags_become_options_only_for_compress() {
+        assert_eq!(
+            expand(&["lzflow", "c", "-9e", "-k", "f"]),
+            ["lzflow", "c", "--preset=9", "--extreme", "-k", "f"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "c", "-0", "f"]),
+            ["lzflow", "c", "--preset=0", "f"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "c", "--", "-1"]),
+            ["lzflow", "c", "--", "-1"]
+        );
+        assert_eq!(expand(&["lzflow", "d", "-1"]), ["lzflow", "d", "-1"]);
+        assert_eq!(
+            expand(&["lzflow", "c", "-T", "-12"]),
+            ["lzflow", "c", "-T", "-12"]
+        );
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,229 @@
+//! `lzflow c`: compress files to .xz or .lzma.
+
+use std::fs;
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+
+use lzflow_filters::{FilterConfig, FilterKind};
+use lzflow_xz::Check;
+
+use crate::codec::{self, EncodeOptions};
+use crate::format::Format;
+use crate::output::{Input, Sink};
+use crate::progress::Progress;
+use crate::report;
+
+/// Integrity check choices of `--check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckArg {
+    /// No check (the container's CRC32s on headers remain).
+    None,
+    /// CRC32.
+    Crc32,
+    /// CRC64 (xz's default).
+    Crc64,
+    /// SHA-256.
+    Sha256,
+}
+
+impl From<CheckArg> for Check {
+    fn from(c: CheckArg) -> Check {
+        match c {
+            CheckArg::None => Check::None,
+            CheckArg::Crc32 => Check::Crc32,
+            CheckArg::Crc64 => Check::Crc64,
+            CheckArg::Sha256 => Check::Sha256,
+        }
+    }
+}
+
+/// Options of `lzflow c`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Presets can also be given xz-style: -0 ... -9, -9e.\n\
+Filters apply in this order: the BCJ filter, then Delta, then LZMA2.")]
+pub struct Args {
+    /// Files to compress (`-` or none: standard input to standard output).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Compression preset 0 (fast) ... 9 (small); also -0 ... -9.
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub preset: u32,
+    /// Extreme variant of the preset: slower, slightly smaller.
+    #[arg(short, long)]
+    pub extreme: bool,
+    /// Worker threads (0 = one per CPU core).
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 1)]
+    pub threads: u32,
+    /// Integrity check stored in .xz.
+    #[arg(short = 'C', long, value_name = "CHECK", default_value = "crc64")]
+    pub check: CheckArg,
+    /// Output container.
+    #[arg(short = 'F', long, value_name = "FORMAT", default_value = "xz")]
+    pub format: Format,
+    /// BCJ filter for x86 executables.
+    #[arg(long, group = "bcj")]
+    pub x86: bool,
+    /// BCJ filter for 32-bit ARM executables.
+    #[arg(long, group = "bcj")]
+    pub arm: bool,
+    /// BCJ filter for ARM-Thumb executables.
+    #[arg(long, group = "bcj")]
+    pub armthumb: bool,
+    /// BCJ filter for ARM64 executables.
+    #[arg(long, group = "bcj")]
+    pub arm64: bool,
+    /// BCJ filter for big-endian PowerPC executables.
+    #[arg(long, group = "bcj")]
+    pub powerpc: bool,
+    /// BCJ filter for SPARC executables.
+    #[arg(long, group = "bcj")]
+    pub sparc: bool,
+    /// BCJ filter for IA-64 (Itanium) executables.
+    #[arg(long, group = "bcj")]
+    pub ia64: bool,
+    /// BCJ filter for RISC-V executables.
+    #[arg(long, group = "bcj")]
+    pub riscv: bool,
+    /// Start offset of the BCJ filter.
+    #[arg(long, value_name = "OFFSET", default_value_t = 0, requires = "bcj")]
+    pub bcj_start: u32,
+    /// Delta filter with distance N bytes (1..=256).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub delta: Option<u32>,
+    /// Write the output to OUT (only with a single input file).
+    #[arg(short, long, value_name = "OUT", conflicts_with = "stdout")]
+    pub output: Option<PathBuf>,
+    /// Write to standard output; keep the input.
+    #[arg(short = 'c', long)]
+    pub stdout: bool,
+    /// Keep the input file (the default; accepted for xz compatibility).
+    #[arg(short, long, conflicts_with = "rm")]
+    pub keep: bool,
+    /// Delete the input file after it was compressed successfully.
+    #[arg(long)]
+    pub rm: bool,
+    /// Overwrite existing output files; write compressed data to a terminal.
+    #[arg(short, long)]
+    pub force: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl Args {
+    fn bcj(&self) -> Option<FilterKind> {
+        [
+            (self.x86, FilterKind::X86),
+            (self.arm, FilterKind::Arm),
+            (self.armthumb, FilterKind::ArmThumb),
+            (self.arm64, FilterKind::Arm64),
+            (self.powerpc, FilterKind::PowerPc),
+            (self.sparc, FilterKind::Sparc),
+            (self.ia64, FilterKind::Ia64),
+            (self.riscv, FilterKind::RiscV),
+        ]
+        .into_iter()
+        .find(|(on, _)| *on)
+        .map(|(_, kind)| kind)
+    }
+
+    fn options(&self) -> Result<EncodeOptions, String> {
+        let mut filters = Vec::new();
+        if let Some(kind) = self.bcj() {
+            let mut f = FilterConfig::new(kind);
+            f.start_offset = self.bcj_start;
+            filters.push(f);
+        }
+        if let Some(distance) = self.delta {
+            let mut f = FilterConfig::new(FilterKind::Delta);
+            f.distance = distance;
+            filters.push(f);
+        }
+        if self.format == Format::Lzma && (!filters.is_empty() || self.check != CheckArg::Crc64) {
+            return Err(".lzma supports neither filters nor --check; use --format xz".into());
+        }
+        let threads = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            n => n,
+        };
+        Ok(EncodeOptions {
+            format: self.format,
+            preset: self.preset,
+            extreme: self.extreme,
+            check: self.check.into(),
+            filters,
+            threads,
+        })
+    }
+}
+
+/// Runs `lzflow c`; false when any file failed.
+pub fn run(args: &Args) -> bool {
+    let opts = match args.options() {
+        Ok(o) => o,
+        Err(msg) => {
+            report::error(&msg);
+            return false;
+        }
+    };
+    let files = if args.files.is_empty() {
+        vec!["-".to_string()]
+    } else {
+        args.files.clone()
+    };
+    if args.output.is_some() && files.len() > 1 {
+        report::error("-o works with a single input file only");
+        return false;
+    }
+    let mut ok = true;
+    for file in &files {
+        if let Err(e) = compress_one(file, args, &opts) {
+            report::file_error(if file == "-" { "(stdin)" } else { file }, &e);
+            ok = false;
+        }
+    }
+    ok
+}
+
+fn compress_one(file: &str, args: &Args, opts: &EncodeOptions) -> io::Result<()> {
+    let input = Input::open(file)?;
+    let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
+    let sink = if to_stdout {
+        if io::stdout().is_terminal() && !args.force {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "compressed data cannot be written to a terminal (use -f to force)",
+            ));
+        }
+        Sink::stdout()
+    } else {
+        let out = match (&args.output, &input.path) {
+            (Some(out), _) => out.clone(),
+            (None, Some(path)) => {
+                let suffix = format!(".{}", opts.format);
+                let name = path.to_string_lossy();
+                if name.ends_with(&suffix) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("already has a {suffix} suffix, skipping (use -o or -c to compress it again)"),
+                    ));
+                }
+                PathBuf::from(format!("{name}{suffix}"))
+            }
+            (None, None) => unreachable!("stdin without -o goes to stdout"),
+        };
+        Sink::create(&out, args.force)?
+    };
+    let size = input.size();
+    let metadata = input.metadata.clone();
+    let path = input.path.clone();
+    let mut reader = Progress::new(input.reader, size, &input.name, args.quiet);
+    let sink = codec::encode(&mut reader, sink, opts)?;
+    sink.commit(if to_stdout { None } else { metadata.as_ref() })?;
+    if args.rm && !to_stdout {
+        if let Some(path) = &path {
+            fs::remove_file(path)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,228 @@
+//! `lzflow l`: streams, blocks, checks and sizes of .xz files, laid out like
+//! `xz -l` / `xz -lv`. Reads only the stream footers and indexes.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+
+use lzflow_xz::info::{read_info, XzInfo};
+
+use crate::format::{detect, Detected, Format, SNIFF_LEN};
+use crate::report;
+use crate::size::{human, ratio};
+
+/// Options of `lzflow l`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// .xz files to list.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+    /// Also list every stream and block.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Totals over one file.
+struct Summary {
+    streams: u64,
+    blocks: u64,
+    compressed: u64,
+    uncompressed: u64,
+    padding: u64,
+    /// Check IDs present, as a bit set (like xz).
+    checks: u16,
+}
+
+/// Runs `lzflow l`; false when any file failed.
+pub fn run(args: &Args) -> bool {
+    let mut ok = true;
+    let mut totals = Summary {
+        streams: 0,
+        blocks: 0,
+        compressed: 0,
+        uncompressed: 0,
+        padding: 0,
+        checks: 0,
+    };
+    let mut listed = 0usize;
+    let mut header_printed = false;
+    for (i, file) in args.files.iter().enumerate() {
+        let info = match load(file) {
+            Ok(v) => v,
+            Err(e) => {
+                report::file_error(file, &e);
+                ok = false;
+                continue;
+            }
+        };
+        let (info, file_size) = info;
+        let sum = summarize(&info, file_size);
+        if args.verbose {
+            if listed > 0 {
+                println!();
+            }
+            print_verbose(file, i + 1, args.files.len(), &info, &sum);
+        } else {
+            if !header_printed {
+                println!("Strms  Blocks   Compressed Uncompressed  Ratio  Check   Filename");
+                header_printed = true;
+            }
+            print_row(&sum, file);
+        }
+        totals.streams += sum.streams;
+        totals.blocks += sum.blocks;
+        totals.compressed += sum.compressed;
+        totals.uncompressed += sum.uncompressed;
+        totals.padding += sum.padding;
+        totals.checks |= sum.checks;
+        listed += 1;
+    }
+    if listed > 1 && !args.verbose {
+        println!("{}", "-".repeat(79));
+        print_row(&totals, &format!("{listed} files"));
+    }
+    ok
+}
+
+fn load(file: &str) -> io::Result<(XzInfo, u64)> {
+    let mut f = File::open(file)?;
+    let size = f.metadata()?.len();
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    (&mut f).take(SNIFF_LEN as u64).read_to_end(&mut head)?;
+    match detect(&head) {
+        Detected::Known(Format::Xz) => {}
+        Detected::Known(Format::Lzma) => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                ".lzma files have no index to list; use `lzflow t -v` to get the decoded size",
+            ))
+        }
+        _ => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "file format not recognized: only .xz files can be listed",
+            ))
+        }
+    }
+    let f = File::open(file)?;
+    let info = read_info(BufReader::new(f))?;
+    Ok((info, size))
+}
+
+fn summarize(info: &XzInfo, file_size: u64) -> Summary {
+    let mut sum = Summary {
+        streams: info.streams.len() as u64,
+        blocks: 0,
+        compressed: file_size,
+        uncompressed: 0,
+        padding: 0,
+        checks: 0,
+    };
+    for s in &info.streams {
+        sum.blocks += s.blocks.len() as u64;
+        sum.uncompressed += s.uncompressed_size;
+        sum.padding += s.padding;
+        sum.checks |= 1 << (s.check_id & 15);
+    }
+    sum
+}
+
+fn check_name(id: u8) -> String {
+    match id {
+        0x00 => "None".into(),
+        0x01 => "CRC32".into(),
+        0x04 => "CRC64".into(),
+        0x0A => "SHA-256".into(),
+        other => format!("Unknown-{other}"),
+    }
+}
+
+fn check_names(set: u16, sep: &str) -> String {
+    (0..16u8)
+        .filter(|id| set & (1 << id) != 0)
+        .map(check_name)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn print_row(sum: &Summary, name: &str) {
+    println!(
+        "{:>5} {:>7} {:>12} {:>12} {:>6}  {:<7} {}",
+        sum.streams,
+        sum.blocks,
+        human(sum.compressed),
+        human(sum.uncompressed),
+        ratio(sum.compressed, sum.uncompressed),
+        check_names(sum.checks, ","),
+        name
+    );
+}
+
+fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Summary) {
+    println!("{name} ({index}/{count})");
+    println!("  Streams:           {}", sum.streams);
+    println!("  Blocks:            {}", sum.blocks);
+    println!(
+        "  Compressed size:   {} ({} B)",
+        human(sum.compressed),
+        sum.compressed
+    );
+    println!(
+        "  Uncompressed size: {} ({} B)",
+        human(sum.uncompressed),
+        sum.uncompressed
+    );
+    println!(
+        "  Ratio:             {}",
+        ratio(sum.compressed, sum.uncompressed)
+    );
+    println!("  Check:             {}", check_names(sum.checks, ", "));
+    println!("  Stream Padding:    {} B", sum.padding);
+    println!("  Streams:");
+    println!(
+        "    Stream    Blocks      CompOffset    UncompOffset        CompSize      UncompSize  Ratio  Check      Padding"
+    );
+    let (mut comp_off, mut uncomp_off) = (0u64, 0u64);
+    for (n, s) in info.streams.iter().enumerate() {
+        println!(
+            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {:<10} {:>7}",
+            n + 1,
+            s.blocks.len(),
+            comp_off,
+            uncomp_off,
+            s.compressed_size,
+            s.uncompressed_size,
+            ratio(s.compressed_size, s.uncompressed_size),
+            check_name(s.check_id),
+            s.padding
+        );
+        comp_off += s.compressed_size + s.padding;
+        uncomp_off += s.uncompressed_size;
+    }
+    println!("  Blocks:");
+    println!(
+        "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
+    );
+    let (mut stream_off, mut uncomp_off) = (0u64, 0u64);
+    for (n, s) in info.streams.iter().enumerate() {
+        // Blocks start after the 12-byte stream header.
+        let mut comp_off = stream_off + 12;
+        for (b, block) in s.blocks.iter().enumerate() {
+            // Block padding rounds each block up to a multiple of four.
+            let total = block.unpadded_size.div_ceil(4) * 4;
+            println!(
+                "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {}",
+                n + 1,
+                b + 1,
+                comp_off,
+                uncomp_off,
+                total,
+                block.uncompressed_size,
+                ratio(total, block.uncompressed_size),
+                check_name(s.check_id)
+            );
+            comp_off += total;
+            uncomp_off += block.uncompressed_size;
+        }
+        stream_off += s.compressed_size + s.padding;
+    }
+}

@@ -1,0 +1,102 @@
+//! The one place the CLI touches the lzflow library: building decoders and
+//! encoders from command-line options.
+
+use std::io::{self, BufRead, BufReader, Cursor, Read, Write};
+
+use crate::format::{detect, Detected, Format, SNIFF_LEN};
+
+/// Decoder settings shared by `d` and `t`.
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeOptions {
+    /// Memory limit in bytes (`u64::MAX` = none).
+    pub memlimit: u64,
+    /// Decode only the first .xz stream and ignore what follows.
+    pub single_stream: bool,
+    /// Format forced by `--format`; None = detect from the magic bytes.
+    pub format: Option<Format>,
+}
+
+/// Reads the first bytes to identify the format, then returns it with a
+/// reader that still yields the whole input.
+pub fn sniff<'a>(
+    mut input: Box<dyn Read + 'a>,
+    forced: Option<Format>,
+) -> io::Result<(Format, Box<dyn BufRead + 'a>)> {
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    (&mut input).take(SNIFF_LEN as u64).read_to_end(&mut head)?;
+    let format =
+        match (forced, detect(&head)) {
+            (Some(f), _) => f,
+            (None, Detected::Known(f)) => f,
+            (None, Detected::SevenZ) => return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "this is a 7z archive, not a single compressed file; extract it with `lzflow x`",
+            )),
+            (None, Detected::Unknown) if head.is_empty() => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "file is empty: not a .xz or .lzma file",
+                ))
+            }
+            (None, Detected::Unknown) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "file format not recognized (not .xz or .lzma; use --format to force one)",
+                ))
+            }
+        };
+    let whole = Cursor::new(head).chain(input);
+    Ok((format, Box::new(BufReader::with_capacity(1 << 16, whole))))
+}
+
+/// A reader of the decoded bytes of `input`.
+pub fn decoder<'a>(
+    format: Format,
+    input: Box<dyn BufRead + 'a>,
+    opts: &DecodeOptions,
+) -> Box<dyn Read + 'a> {
+    match format {
+        Format::Xz => {
+            let mut builder = lzflow::bufread::XzDecoder::builder().memlimit(opts.memlimit);
+            if opts.single_stream {
+                builder = builder.single_stream();
+            }
+            Box::new(builder.build(input))
+        }
+        Format::Lzma => Box::new(
+            lzflow::bufread::LzmaDecoder::builder()
+                .memlimit(opts.memlimit)
+                .build(input),
+        ),
+    }
+}
+
+/// Encoder settings of `c`.
+#[derive(Debug, Clone)]
+#[allow(dead_code)] // TEMPORARY: read once the encoder is wired in `encode`.
+pub struct EncodeOptions {
+    /// Output container.
+    pub format: Format,
+    /// Preset level 0..=9.
+    pub preset: u32,
+    /// `-e`: slower, slightly smaller.
+    pub extreme: bool,
+    /// Integrity check (.xz only).
+    pub check: lzflow_xz::Check,
+    /// Filters before LZMA2, in the order they apply to the input (.xz only).
+    pub filters: Vec<lzflow_filters::FilterConfig>,
+    /// Worker threads; 1 = single-threaded.
+    pub threads: u32,
+}
+
+/// Compresses everything from `input` into `output`, returning the writer.
+///
+/// TEMPORARY: `lzflow::write::XzEncoder` / `LzmaEncoder` have not landed in
+/// the facade yet; until they do, `lzflow c` reports that plainly instead of
+/// writing anything.
+pub fn encode<W: Write>(_input: &mut dyn Read, _output: W, _opts: &EncodeOptions) -> io::Result<W> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "compression is not available in this build yet (lzflow's encoder has not landed)",
+    ))
+}

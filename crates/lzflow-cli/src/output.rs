@@ -1,0 +1,209 @@
+//! Opening inputs and creating outputs safely: never overwrite without -f,
+//! never leave a half-written output behind after an error.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// An input file (or standard input) ready to read.
+pub struct Input {
+    /// The name used in messages (`(stdin)` for standard input).
+    pub name: String,
+    /// The file's path; None for standard input.
+    pub path: Option<PathBuf>,
+    /// The bytes.
+    pub reader: Box<dyn Read>,
+    /// Size and permissions of a regular file, copied to the output.
+    pub metadata: Option<fs::Metadata>,
+}
+
+impl Input {
+    /// Opens `arg`; `-` means standard input. Directories are refused
+    /// (reading one fails later with a less helpful message).
+    pub fn open(arg: &str) -> io::Result<Input> {
+        if arg == "-" {
+            return Ok(Input {
+                name: "(stdin)".into(),
+                path: None,
+                reader: Box::new(io::stdin().lock()),
+                metadata: None,
+            });
+        }
+        let file = File::open(arg)?;
+        let metadata = file.metadata()?;
+        if metadata.is_dir() {
+            return Err(io::Error::other("is a directory, skipping"));
+        }
+        Ok(Input {
+            name: arg.to_string(),
+            path: Some(PathBuf::from(arg)),
+            reader: Box::new(file),
+            metadata: Some(metadata),
+        })
+    }
+
+    /// The input's size when it is a regular file.
+    pub fn size(&self) -> Option<u64> {
+        self.metadata
+            .as_ref()
+            .filter(|m| m.is_file())
+            .map(|m| m.len())
+    }
+}
+
+/// Where decoded or encoded bytes go.
+pub enum Sink {
+    /// Standard output (`-c`).
+    Stdout(BufWriter<io::StdoutLock<'static>>),
+    /// A file that is deleted again unless [`Sink::commit`] is called.
+    File(PendingFile),
+}
+
+impl Sink {
+    /// Standard output.
+    pub fn stdout() -> Sink {
+        Sink::Stdout(BufWriter::with_capacity(1 << 16, io::stdout().lock()))
+    }
+
+    /// A new file at `path`; an existing file is an error unless `force`.
+    pub fn create(path: &Path, force: bool) -> io::Result<Sink> {
+        PendingFile::create(path, force).map(Sink::File)
+    }
+
+    /// Flushes and, for a file, keeps it and copies the input's permissions
+    /// and modification time onto it (as xz does).
+    pub fn commit(self, from: Option<&fs::Metadata>) -> io::Result<()> {
+        match self {
+            Sink::Stdout(mut w) => w.flush(),
+            Sink::File(f) => f.commit(from),
+        }
+    }
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::File(f) => f.writer.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::File(f) => f.writer.flush(),
+        }
+    }
+}
+
+/// An output file under construction; removed on drop unless committed, so
+/// an error never leaves truncated output that looks complete.
+pub struct PendingFile {
+    path: PathBuf,
+    writer: BufWriter<File>,
+    committed: bool,
+}
+
+impl PendingFile {
+    fn create(path: &Path, force: bool) -> io::Result<PendingFile> {
+        if force {
+            // Unlink rather than truncate, so a symlink or hard link at the
+            // destination is replaced instead of written through.
+            match fs::symlink_metadata(path) {
+                Ok(m) if m.is_dir() => {
+                    return Err(io::Error::other(format!(
+                        "{}: output is a directory",
+                        path.display()
+                    )))
+                }
+                Ok(_) => fs::remove_file(path)?,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| {
+                if e.kind() == io::ErrorKind::AlreadyExists {
+                    io::Error::new(
+                        e.kind(),
+                        format!(
+                            "{}: output file exists; use -f to overwrite it",
+                            path.display()
+                        ),
+                    )
+                } else {
+                    io::Error::new(
+                        e.kind(),
+                        format!("{}: {}", path.display(), crate::report::describe(&e)),
+                    )
+                }
+            })?;
+        Ok(PendingFile {
+            path: path.to_path_buf(),
+            writer: BufWriter::with_capacity(1 << 16, file),
+            committed: false,
+        })
+    }
+
+    fn commit(mut self, from: Option<&fs::Metadata>) -> io::Result<()> {
+        self.writer.flush()?;
+        let file = self.writer.get_ref();
+        if let Some(meta) = from {
+            // Best effort, like xz: failing to copy metadata is not a reason
+            // to throw away correct output.
+            let _ = file.set_permissions(meta.permissions());
+            if let Ok(mtime) = meta.modified() {
+                let _ = file.set_modified(mtime);
+            }
+        }
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lzflow-cli-output-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn uncommitted_output_is_removed_and_existing_is_kept() {
+        let path = scratch("partial");
+        let _ = fs::remove_file(&path);
+        {
+            let mut sink = Sink::create(&path, false).unwrap();
+            sink.write_all(b"half").unwrap();
+            sink.flush().unwrap();
+            assert!(path.exists());
+        }
+        assert!(!path.exists(), "dropped without commit: removed");
+
+        fs::write(&path, b"precious").unwrap();
+        let err = Sink::create(&path, false).err().expect("must refuse");
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        assert!(err.to_string().contains("use -f"));
+        assert_eq!(fs::read(&path).unwrap(), b"precious");
+
+        let mut sink = Sink::create(&path, true).unwrap();
+        sink.write_all(b"new").unwrap();
+        sink.commit(None).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        fs::remove_file(&path).unwrap();
+    }
+}

@@ -1,0 +1,55 @@
+//! A progress bar over the input, shown only where a person is watching.
+
+use std::io::{self, IsTerminal, Read};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Inputs smaller than this finish before a bar would be worth drawing.
+const MIN_SIZE_FOR_BAR: u64 = 32 << 20;
+
+/// Counts input bytes into a progress bar (or into nothing).
+pub struct Progress<R> {
+    inner: R,
+    bar: Option<ProgressBar>,
+}
+
+impl<R: Read> Progress<R> {
+    /// Wraps `inner`; draws a bar only when stderr is a terminal, the input
+    /// size is known and large, and `quiet` is off, so pipes, scripts and
+    /// tests never see control sequences.
+    pub fn new(inner: R, size: Option<u64>, label: &str, quiet: bool) -> Self {
+        let bar = match size {
+            Some(len) if !quiet && len >= MIN_SIZE_FOR_BAR && io::stderr().is_terminal() => {
+                let bar = ProgressBar::new(len);
+                let style = ProgressStyle::with_template(
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> ");
+                bar.set_style(style);
+                bar.set_message(label.to_string());
+                Some(bar)
+            }
+            _ => None,
+        };
+        Progress { inner, bar }
+    }
+}
+
+impl<R: Read> Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl<R> Drop for Progress<R> {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! `lzflow c`: what it writes decodes (with lzflow and with xz) to the
+//! input, for presets, checks, filters, threads and the .lzma format.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lzflow"))
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-c-{test}"));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Seeded text-like data with some x86-like code in the middle.
+fn sample(len: usize) -> Vec<u8> {
+    let words = [
+        "lzflow ", "stream ", "block ", "index\n", "of ", "the ", "chunk ",
+    ];
+    let mut x: u32 = 12345;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        if out.len() % 5000 < 600 {
+            out.push(0xE8);
+            out.extend_from_slice(&((x >> 20) & 0xFF0).to_le_bytes());
+        } else {
+            out.extend_from_slice(words[(x >> 16) as usize % words.len()].as_bytes());
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+/// Runs `lzflow c -c ARGS` with `data` on stdin; returns the compressed bytes.
+fn compress(data: &[u8], args: &[&str]) -> Vec<u8> {
+    let out = pipe(bin().arg("c").arg("-c").args(args), data);
+    assert!(out.status.success(), "c {args:?}: {}", stderr(&out));
+    out.stdout
+}
+
+fn pipe(cmd: &mut Command, data: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = data.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
+}
+
+fn lzflow_d(compressed: &[u8]) -> Vec<u8> {
+    let out = pipe(bin().args(["d", "-c"]), compressed);
+    assert!(out.status.success(), "lzflow d: {}", stderr(&out));
+    out.stdout
+}
+
+/// `xz -dc [extra]` of `compressed`, or None when xz is not installed.
+fn xz_d(compressed: &[u8], extra: &[&str]) -> Option<Vec<u8>> {
+    Command::new("xz").arg("--version").output().ok()?;
+    let out = pipe(Command::new("xz").arg("-dc").args(extra), compressed);
+    assert!(
+        out.status.success(),
+        "xz -dc rejects lzflow's output: {}",
+        stderr(&out)
+    );
+    Some(out.stdout)
+}
+
+#[test]
+fn presets_round_trip_through_lzflow_and_xz() {
+    let data = sample(300_000);
+    let mut sizes = Vec::new();
+    for args in [
+        &["-0"][..],
+        &["-1"],
+        &["-6"],
+        &["-3e"],
+        &["--preset", "2", "--extreme"],
+    ] {
+        let xz = compress(&data, args);
+        assert_eq!(&xz[..6], b"\xFD7zXZ\0", "{args:?}: .xz magic");
+        assert!(lzflow_d(&xz) == data, "{args:?}: lzflow round trip");
+        if let Some(back) = xz_d(&xz, &[]) {
+            assert!(back == data, "{args:?}: xz round trip");
+        }
+        sizes.push(xz.len());
+    }
+    assert!(
+        sizes[2] < sizes[0],
+        "-6 compresses better than -0: {sizes:?}"
+    );
+    assert!(sizes.iter().all(|&n| n < data.len() / 2), "{sizes:?}");
+}
+
+#[test]
+fn checks_are_written_as_asked() {
+    let dir = scratch("checks");
+    let data = sample(20_000);
+    for (check, shown) in [
+        ("none", "None"),
+        ("crc32", "CRC32"),
+        ("crc64", "CRC64"),
+        ("sha256", "SHA-256"),
+    ] {
+        let path = dir.join(format!("{check}.xz"));
+        fs::write(&path, compress(&data, &["--check", check])).unwrap();
+        let out = bin().arg("l").arg(&path).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let listing = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            listing.contains(&format!("  {shown} ")),
+            "{check}: {listing}"
+        );
+        assert!(lzflow_d(&fs::read(&path).unwrap()) == data);
+    }
+}
+
+#[test]
+fn filters_round_trip() {
+    let data = sample(120_000);
+    // xz 5.4 has no RISC-V filter, so that one is checked with lzflow only.
+    for (flags, xz_knows) in [
+        (&["--x86"][..], true),
+        (&["--x86", "--bcj-start", "4096"], true),
+        (&["--arm"], true),
+        (&["--armthumb"], true),
+        (&["--arm64"], true),
+        (&["--powerpc"], true),
+        (&["--sparc"], true),
+        (&["--ia64"], true),
+        (&["--riscv"], false),
+        (&["--delta", "4"], true),
+        (&["--x86", "--delta", "2"], true),
+    ] {
+        let xz = compress(&data, flags);
+        assert!(lzflow_d(&xz) == data, "{flags:?}: lzflow round trip");
+        if xz_knows {
+            if let Some(back) = xz_d(&xz, &[]) {
+                assert!(back == data, "{flags:?}: xz round trip");
+            }
+        }
+    }
+    let out = bin().args(["c", "-c", "--x86", "--arm"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "one BCJ filter at a time");
+}
+
+#[test]
+fn threads_and_lzma_format() {
+    let data = sample(200_000);
+    let xz = compress(&data, &["-T", "2", "-1"]);
+    assert!(lzflow_d(&xz) == data);
+    let xz = compress(&data, &["-T0"]);
+    assert!(lzflow_d(&xz) == data);
+
+    let lzma = compress(&data, &["--format", "lzma", "-2"]);
+    assert_eq!(lzma[0], 0x5D, "lc=3 lp=0 pb=2 properties byte");
+    assert!(lzflow_d(&lzma) == data);
+    if let Some(back) = xz_d(&lzma, &["--format=lzma"]) {
+        assert!(back == data);
+    }
+    let out = pipe(bin().args(["c", "-c", "--format", "lzma", "--x86"]), b"x");
+    assert_eq!(out.status.code(), Some(1), ".lzma takes no filters");
+}
+
+#[test]
+fn file_mode_names_keeps_and_refuses() {
+    let dir = scratch("files");
+    let input = dir.join("notes.txt");
+    let data = sample(50_000);
+    fs::write(&input, &data).unwrap();
+    let out = bin().arg("c").arg(&input).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let xz = dir.join("notes.txt.xz");
+    assert!(lzflow_d(&fs::read(&xz).unwrap()) == data);
+    assert!(input.exists(), "input kept by default");
+
+    let out = bin().arg("c").arg(&input).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "refuses to overwrite notes.txt.xz"
+    );
+    assert!(stderr(&out).contains("-f"), "{}", stderr(&out));
+
+    let out = bin().arg("c").arg(&xz).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "refuses to compress a .xz again"
+    );
+
+    let out = bin()
+        .args(["c", "-f", "--rm", "--format", "lzma"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!input.exists(), "--rm removed the input");
+    assert!(lzflow_d(&fs::read(dir.join("notes.txt.lzma")).unwrap()) == data);
+
+    // d restores it under the original name.
+    let out = bin()
+        .arg("d")
+        .arg(dir.join("notes.txt.lzma"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(fs::read(&input).unwrap(), data);
+}

@@ -1,0 +1,113 @@
+//! Shared driver for the fuzz targets: runs a sans-I/O decoder over input
+//! and output slices of chosen sizes, checking the `Decode` contract.
+#![forbid(unsafe_code)]
+
+use lzflow_core::{CoderError, Culprit, Decode, InBuf, Limits, OutBuf, Progress};
+
+/// Limits every target decodes under, so that a hostile header cannot make
+/// the fuzzer run out of memory: 64 MiB of dictionary, 16 MiB of output.
+pub const LIMITS: Limits = Limits {
+    memory: 64 << 20,
+    output: 16 << 20,
+};
+
+/// How decoding ended.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Every byte produced, including bytes produced before an error.
+    pub output: Vec<u8>,
+    /// None for a clean `StreamEnd`, else the error's culprit.
+    pub error: Option<Culprit>,
+    /// Input bytes consumed when decoding stopped.
+    pub consumed: usize,
+}
+
+/// Decodes `data` handing the decoder input slices of the sizes `in_sizes`
+/// yields and output slices of the sizes `out_sizes` yields (sizes 0 are
+/// treated as 1; when a size list runs out the rest is given at once).
+///
+/// Panics (a fuzz finding) when the decoder breaks the contract: claims to
+/// need input that was offered but not consumed, makes no progress with
+/// room and input, reports `NeedInput` after the last input, or produces
+/// more than the output limit.
+pub fn drive<D>(
+    decoder: &mut D,
+    data: &[u8],
+    mut in_sizes: impl Iterator<Item = usize>,
+    mut out_sizes: impl Iterator<Item = usize>,
+) -> Outcome
+where
+    D: Decode,
+    D::Error: CoderError,
+{
+    let mut output = Vec::new();
+    let mut scratch = vec![0u8; 1 << 16];
+    let mut pos = 0usize;
+    // The input window currently offered: data[pos..end].
+    let mut end = 0usize;
+    let mut idle_calls = 0u32;
+    loop {
+        if end == pos || end < pos {
+            let step = in_sizes.next().map_or(data.len() - pos, |n| n.max(1));
+            end = (pos + step).min(data.len());
+        }
+        let last = end == data.len();
+        let room = out_sizes.next().map_or(scratch.len(), |n| n.clamp(1, scratch.len()));
+        let mut input = InBuf::new(&data[pos..end]).with_last(last);
+        let mut out = OutBuf::new(&mut scratch[..room]);
+        let result = decoder.decode(&mut input, &mut out);
+        let taken = input.pos();
+        let produced = out.pos();
+        output.extend_from_slice(&scratch[..produced]);
+        pos += taken;
+        assert!(
+            output.len() as u64 <= LIMITS.output,
+            "decoder produced {} bytes, more than the output limit",
+            output.len()
+        );
+        match result {
+            Err(e) => {
+                let culprit = e.culprit();
+                // Sticky errors: asking again must fail again.
+                let mut again_in = InBuf::new(&data[pos..end]).with_last(last);
+                let mut again_out = OutBuf::new(&mut scratch[..room]);
+                assert!(
+                    decoder.decode(&mut again_in, &mut again_out).is_err(),
+                    "error was not sticky"
+                );
+                return Outcome {
+                    output,
+                    error: Some(culprit),
+                    consumed: pos,
+                };
+            }
+            Ok(Progress::StreamEnd) => {
+                return Outcome {
+                    output,
+                    error: None,
+                    consumed: pos,
+                }
+            }
+            Ok(Progress::NeedInput) => {
+                assert!(
+                    pos == end,
+                    "NeedInput with {} offered bytes left unconsumed",
+                    end - pos
+                );
+                assert!(!last, "NeedInput after the last input (must be a truncation error)");
+            }
+            Ok(Progress::OutputFull) => {}
+        }
+        if taken == 0 && produced == 0 {
+            idle_calls += 1;
+            assert!(idle_calls < 64, "decoder makes no progress (hang)");
+        } else {
+            idle_calls = 0;
+        }
+    }
+}
+
+/// Turns fuzzer bytes into slice sizes 1..=256 (an empty list means whole).
+pub fn sizes(seed: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    seed.iter().map(|&b| usize::from(b) + 1).cycle()
+}
