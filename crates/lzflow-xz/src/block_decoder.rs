@@ -6,7 +6,7 @@ use lzflow_filters::{new_chain, Direction, FilterDecoder};
 use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaError};
 
 use crate::block_header::{BlockHeader, UNPADDED_SIZE_MAX};
-use crate::check::{Checker, CheckValue};
+use crate::check::{CheckValue, Checker};
 use crate::index::IndexRecord;
 use crate::vli::VLI_MAX;
 use crate::{Check, XzError};
@@ -21,7 +21,11 @@ pub(crate) struct Coder {
 }
 
 impl Coder {
-    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
         if self.filtered {
             self.inner.decode(input, output)
         } else {
@@ -65,7 +69,9 @@ pub(crate) fn prepare_coder(
         }
     }
     let c = coder.as_mut().expect("set above");
-    c.inner.get_mut().set_uncompressed_size(header.uncompressed_size);
+    c.inner
+        .get_mut()
+        .set_uncompressed_size(header.uncompressed_size);
     Ok(())
 }
 
@@ -216,7 +222,8 @@ impl BlockDecoder {
                 Some(cs) => rem.len().min(clamp(cs - self.compressed)),
                 None => rem.len(),
             };
-            let mut sub_in = InBuf::new(&rem[..in_cap]).with_last(input.is_last() && in_cap == rem.len());
+            let mut sub_in =
+                InBuf::new(&rem[..in_cap]).with_last(input.is_last() && in_cap == rem.len());
 
             let declared_left = self
                 .uncompressed_size
@@ -259,9 +266,7 @@ impl BlockDecoder {
                 e => XzError::from(e),
             })?;
             if self.header_size + self.compressed + self.check_size as u64 > UNPADDED_SIZE_MAX {
-                return Err(XzError::SizeOverflow {
-                    what: "block size",
-                });
+                return Err(XzError::SizeOverflow { what: "block size" });
             }
             if self.uncompressed > VLI_MAX {
                 return Err(XzError::SizeOverflow {

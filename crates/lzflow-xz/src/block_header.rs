@@ -142,8 +142,7 @@ impl BlockHeader {
                 lzflow_lzma::lzma2_dict_size(*p)?;
                 lzma2_props = Some(*p);
             } else {
-                let kind =
-                    FilterKind::from_xz_id(id).ok_or(XzError::UnsupportedFilter { id })?;
+                let kind = FilterKind::from_xz_id(id).ok_or(XzError::UnsupportedFilter { id })?;
                 if last {
                     return Err(XzError::UnsupportedFilterChain {
                         reason: "the last filter must be LZMA2",
@@ -248,7 +247,10 @@ mod tests {
             lzma2_props: 0x16,
         };
         let bytes = header.encode().unwrap();
-        assert_eq!(&bytes[..8], &[0x02, 0x00, 0x21, 0x01, 0x16, 0x00, 0x00, 0x00]);
+        assert_eq!(
+            &bytes[..8],
+            &[0x02, 0x00, 0x21, 0x01, 0x16, 0x00, 0x00, 0x00]
+        );
         assert_eq!(bytes.len(), 12);
     }
 
@@ -307,9 +309,6 @@ mod tests {
         ));
         // Dictionary byte 41 is invalid.
         let h = with_crc(vec![0x02, 0x00, 0x21, 0x01, 41, 0x00, 0x00, 0x00]);
-        assert!(matches!(
-            BlockHeader::decode(&h, 4),
-            Err(XzError::Lzma(_))
-        ));
+        assert!(matches!(BlockHeader::decode(&h, 4), Err(XzError::Lzma(_))));
     }
 }

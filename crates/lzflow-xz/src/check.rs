@@ -37,7 +37,7 @@ impl Check {
             0x01 => Ok(Check::Crc32),
             0x04 => Ok(Check::Crc64),
             0x0A => Ok(Check::Sha256),
-            0..=15 => Err(XzError::UnsupportedCheck { id }),
+            id if id <= 15 => Err(XzError::UnsupportedCheck { id }),
             _ => Err(XzError::InvalidCheckId { id }),
         }
     }
@@ -194,7 +194,10 @@ mod tests {
     fn known_vectors() {
         // The standard "123456789" check values of CRC-32 and CRC-64/XZ
         // (ECMA-182 polynomial, reflected, all-ones init and xor-out).
-        assert_eq!(field(Check::Crc32, b"123456789"), 0xCBF4_3926u32.to_le_bytes());
+        assert_eq!(
+            field(Check::Crc32, b"123456789"),
+            0xCBF4_3926u32.to_le_bytes()
+        );
         assert_eq!(
             field(Check::Crc64, b"123456789"),
             0x995D_C9BB_DF19_39FAu64.to_le_bytes()

@@ -223,7 +223,11 @@ impl XzDecoder {
 impl Decode for XzDecoder {
     type Error = XzError;
 
-    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, XzError> {
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, XzError> {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }

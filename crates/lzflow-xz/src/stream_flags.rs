@@ -42,9 +42,7 @@ impl StreamFlags {
         if bytes[0] != 0 || bytes[1] & 0xF0 != 0 {
             return Err(XzError::UnsupportedStreamFlags { flags: bytes });
         }
-        Ok(StreamFlags {
-            check_id: bytes[1],
-        })
+        Ok(StreamFlags { check_id: bytes[1] })
     }
 
     fn encode(self) -> [u8; 2] {
