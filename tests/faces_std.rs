@@ -290,3 +290,168 @@ fn write_decoder_reports_truncation_on_finish() {
     assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
     assert_eq!(w.try_finish().unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
 }
+
+/// lzflow's own decoders, as the named face types build them.
+fn lzflow_xz() -> lzflow_xz::XzDecoder {
+    <lzflow_xz::XzDecoder as lzflow::DecoderFormat>::from_options(&Default::default()).unwrap()
+}
+
+fn lzflow_lzma() -> lzflow_lzma::AloneDecoder {
+    <lzflow_lzma::AloneDecoder as lzflow::DecoderFormat>::from_options(&Default::default()).unwrap()
+}
+
+#[test]
+fn xz_fixtures_through_lzflow_decoders_match_the_manifest_and_the_reference() {
+    for fx in fixtures("xz") {
+        let data = fx.bytes();
+        let results = decode_every_std_way(&data, lzflow_xz);
+        if fx.ok {
+            for (how, r) in results {
+                let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                assert_content(&fx, &got, how);
+            }
+        } else {
+            // Every face reports the same kind (liblzma may classify some
+            // files differently, e.g. trailing garbage as truncation).
+            let mut first_kind = None;
+            for (how, r) in results {
+                let got = r.expect_err(how);
+                let want = *first_kind.get_or_insert(got.kind());
+                assert_eq!(got.kind(), want, "{}: {how}: {got}", fx.name);
+                // The typed error is the source of the first error.
+                assert!(
+                    got.get_ref().is_some_and(|e| e.is::<lzflow_xz::XzError>() || e.is::<lzflow::StickyError>())
+                        || got.kind() == io::ErrorKind::UnexpectedEof,
+                    "{}: {how}: {got:?}",
+                    fx.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn lzma_fixtures_through_lzflow_decoders() {
+    for fx in fixtures("lzma_alone") {
+        for (how, r) in decode_every_std_way(&fx.bytes(), lzflow_lzma) {
+            let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+            assert_content(&fx, &got, how);
+        }
+    }
+}
+
+#[test]
+fn raw_fixtures_through_the_named_raw_decoders() {
+    let raw = fixtures("raw");
+    let get = |name: &str| raw.iter().find(|f| f.name == name).unwrap().clone();
+    let fx = get("raw/lzma2-dict1MiB.raw");
+    let mut out = Vec::new();
+    lzflow::read::Lzma2Decoder::builder()
+        .dict_size(1 << 20)
+        .build(SplitReader::new(fx.bytes(), 3, 1))
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_content(&fx, &out, "read::Lzma2Decoder");
+
+    let fx = get("raw/lzma2-empty.raw");
+    let mut out = Vec::new();
+    lzflow::bufread::Lzma2Decoder::builder()
+        .dict_size(4096)
+        .build(&fx.bytes()[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_content(&fx, &out, "bufread::Lzma2Decoder");
+
+    let fx = get("raw/lzma1-lc3-lp0-pb2-dict1MiB.raw");
+    let mut w = lzflow::write::RawLzmaDecoder::builder()
+        .dict_size(1 << 20)
+        .props(lzflow_lzma::LzmaProps::new(3, 0, 2).unwrap())
+        .build(Vec::new());
+    write_in_pieces(&mut w, &fx.bytes(), 100, 2).unwrap();
+    let out = w.finish().unwrap();
+    assert_content(&fx, &out, "write::RawLzmaDecoder");
+}
+
+#[test]
+fn named_decoders_apply_builder_options() {
+    let fx = fixtures("xz")
+        .into_iter()
+        .find(|f| f.name == "xz/preset-9e.xz")
+        .unwrap();
+    let data = fx.bytes();
+    // 64 MiB dictionary against a 1 MiB memory limit: refused before
+    // allocating, as an OutOfMemory error carrying the typed error.
+    let mut dec = lzflow::read::XzDecoder::builder().memlimit(1 << 20).build(&data[..]);
+    let e = dec.read(&mut [0u8; 100]).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::OutOfMemory, "{e}");
+    assert!(e.get_ref().unwrap().is::<lzflow_xz::XzError>(), "{e:?}");
+
+    // Output limit: decoding stops with an error at the limit.
+    let mut out = Vec::new();
+    let e = lzflow::read::XzDecoder::builder()
+        .output_limit(1000)
+        .build(&data[..])
+        .read_to_end(&mut out)
+        .unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::OutOfMemory, "{e}");
+    assert!(out.len() <= 1000);
+
+    // Single stream: the second stream stays in the reader.
+    let multi = fixtures("xz")
+        .into_iter()
+        .find(|f| f.name == "xz/multistream.xz")
+        .unwrap()
+        .bytes();
+    let mut single = lzflow::bufread::XzDecoder::builder().single_stream().build(&multi[..]);
+    let mut first = Vec::new();
+    single.read_to_end(&mut first).unwrap();
+    let rest = single.into_inner();
+    assert!(!rest.is_empty() && rest.len() < multi.len());
+    assert_eq!(&rest[..6], b"\xFD7zXZ\x00", "the next stream's header is left");
+    let mut all = Vec::new();
+    lzflow::bufread::XzDecoder::new(&multi[..]).read_to_end(&mut all).unwrap();
+    assert!(all.len() > first.len() && all.starts_with(&first));
+
+    // multiple_members(false) before the first read acts like single_stream.
+    let mut dec = lzflow::read::XzDecoder::new(&multi[..]);
+    dec.multiple_members(false);
+    let mut again = Vec::new();
+    dec.read_to_end(&mut again).unwrap();
+    assert!(again == first);
+}
+
+#[test]
+fn ignore_check_decodes_data_with_a_bad_check() {
+    let fx = fixtures("xz")
+        .into_iter()
+        .find(|f| f.name == "xz/check-sha256.xz")
+        .unwrap();
+    let mut data = fx.bytes();
+    // The SHA-256 of the only block sits right before the index; the index
+    // starts after the block, 12 + 24 bytes of footer/index from the end
+    // are not touched by flipping the first byte of the check.
+    let pos = find_check_position(&data, 32);
+    data[pos] ^= 0xFF;
+    let mut out = Vec::new();
+    let e = lzflow::read::XzDecoder::new(&data[..]).read_to_end(&mut out).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
+    let mut out = Vec::new();
+    lzflow::read::XzDecoder::builder()
+        .ignore_check()
+        .build(&data[..])
+        .read_to_end(&mut out)
+        .unwrap();
+    assert_content(&fx, &out, "ignore_check");
+}
+
+/// Offset of the first byte of the single block's check: the index begins
+/// with 0x00 after the check; the footer is 12 bytes, so scan backwards
+/// from the index indicator for the check of `size` bytes.
+fn find_check_position(data: &[u8], size: usize) -> usize {
+    // Backward Size (footer bytes 4..8) gives the index size.
+    let footer = &data[data.len() - 12..];
+    let backward = (u32::from_le_bytes(footer[4..8].try_into().unwrap()) as usize + 1) * 4;
+    let index_start = data.len() - 12 - backward;
+    assert_eq!(data[index_start], 0, "index indicator");
+    index_start - size
+}
