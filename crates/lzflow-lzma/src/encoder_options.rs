@@ -1,0 +1,236 @@
+//! Encoder options and the xz-compatible presets 0-9 and 0e-9e.
+
+use crate::{LzmaError, LzmaProps};
+
+/// Smallest dictionary the encoder accepts (what LZMA2 can describe).
+pub const DICT_SIZE_MIN: u32 = 4096;
+/// Largest dictionary the encoder accepts: 1.5 GiB, as xz.
+pub const DICT_SIZE_MAX: u32 = (1 << 30) + (1 << 29);
+/// Shortest match LZMA can code.
+pub const MATCH_LEN_MIN: u32 = 2;
+/// Longest match LZMA can code.
+pub const MATCH_LEN_MAX: u32 = 273;
+
+/// How the encoder chooses between literals and matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Greedy matching with one step of lookahead: fast, a little larger.
+    Fast,
+    /// Optimal parsing over up to 4 KiB with price tables: slower, smaller.
+    Normal,
+}
+
+/// The match finder: how earlier occurrences of the upcoming bytes are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatchFinder {
+    /// Hash chain over 3-byte hashes (with a 2-byte table).
+    Hc3,
+    /// Hash chain over 4-byte hashes (with 2- and 3-byte tables).
+    Hc4,
+    /// Binary tree over 2-byte hashes.
+    Bt2,
+    /// Binary tree over 3-byte hashes (with a 2-byte table).
+    Bt3,
+    /// Binary tree over 4-byte hashes (with 2- and 3-byte tables).
+    Bt4,
+}
+
+impl MatchFinder {
+    /// Bytes hashed by the main table: also the shortest match the chain or
+    /// tree itself finds.
+    pub fn hash_bytes(self) -> u32 {
+        match self {
+            MatchFinder::Bt2 => 2,
+            MatchFinder::Hc3 | MatchFinder::Bt3 => 3,
+            MatchFinder::Hc4 | MatchFinder::Bt4 => 4,
+        }
+    }
+
+    /// True for the binary-tree finders.
+    pub fn is_binary_tree(self) -> bool {
+        matches!(self, MatchFinder::Bt2 | MatchFinder::Bt3 | MatchFinder::Bt4)
+    }
+}
+
+/// Options of the LZMA and LZMA2 encoders; the fields mean what they mean
+/// to xz (`--lzma2=dict=..,lc=..,lp=..,pb=..,mode=..,nice=..,mf=..,depth=..`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LzmaOptions {
+    /// Dictionary size in bytes: how far back matches may reach
+    /// ([`DICT_SIZE_MIN`]..=[`DICT_SIZE_MAX`]).
+    pub dict_size: u32,
+    /// Literal context bits (0..=8; LZMA2 needs lc + lp <= 4).
+    pub lc: u32,
+    /// Literal position bits (0..=4).
+    pub lp: u32,
+    /// Position bits (0..=4).
+    pub pb: u32,
+    /// Fast (greedy) or normal (optimal parsing).
+    pub mode: Mode,
+    /// A match at least this long is taken at once (2..=273).
+    pub nice_len: u32,
+    /// The match finder.
+    pub mf: MatchFinder,
+    /// Most candidates the match finder visits per position; 0 picks
+    /// automatically (4 + nice_len / 4 for hash chains, 16 + nice_len / 2
+    /// for binary trees).
+    pub depth: u32,
+}
+
+impl Default for LzmaOptions {
+    /// Preset 6, xz's default.
+    fn default() -> Self {
+        LzmaOptions::preset(6).expect("preset 6 exists")
+    }
+}
+
+impl LzmaOptions {
+    /// The options of xz's preset `level` (0..=9).
+    ///
+    /// Dictionaries are 2^{18,20,21,22,22,23,23,24,25,26} bytes (256 KiB to
+    /// 64 MiB). Levels 0-3 are fast mode (hc3 for 0, hc4 otherwise) with
+    /// nice_len 128 for 0-1 and 273 for 2-3 and depths 4, 8, 24, 48; levels
+    /// 4-9 are normal mode with bt4, nice_len 16, 32 and then 64, automatic
+    /// depth. lc=3, lp=0, pb=2 throughout.
+    pub fn preset(level: u32) -> Result<Self, LzmaError> {
+        const DICT_POW2: [u8; 10] = [18, 20, 21, 22, 22, 23, 23, 24, 25, 26];
+        const FAST_DEPTH: [u32; 4] = [4, 8, 24, 48];
+        if level > 9 {
+            return Err(LzmaError::Usage("preset level must be 0..=9"));
+        }
+        let dict_size = 1u32 << DICT_POW2[level as usize];
+        let (mode, mf, nice_len, depth) = if level <= 3 {
+            let mf = if level == 0 {
+                MatchFinder::Hc3
+            } else {
+                MatchFinder::Hc4
+            };
+            let nice = if level <= 1 { 128 } else { 273 };
+            (Mode::Fast, mf, nice, FAST_DEPTH[level as usize])
+        } else {
+            let nice = match level {
+                4 => 16,
+                5 => 32,
+                _ => 64,
+            };
+            (Mode::Normal, MatchFinder::Bt4, nice, 0)
+        };
+        Ok(LzmaOptions {
+            dict_size,
+            lc: 3,
+            lp: 0,
+            pb: 2,
+            mode,
+            nice_len,
+            mf,
+            depth,
+        })
+    }
+
+    /// The options of xz's extreme preset `level`e (`xz -0e` .. `-9e`):
+    /// the dictionary of `level`, normal mode with bt4, and nice_len 192 with
+    /// automatic depth for 3e and 5e (so they differ from 4e and 6e, which
+    /// share their dictionaries), nice_len 273 with depth 512 otherwise.
+    pub fn preset_extreme(level: u32) -> Result<Self, LzmaError> {
+        let mut o = LzmaOptions::preset(level)?;
+        o.mode = Mode::Normal;
+        o.mf = MatchFinder::Bt4;
+        if level == 3 || level == 5 {
+            o.nice_len = 192;
+            o.depth = 0;
+        } else {
+            o.nice_len = 273;
+            o.depth = 512;
+        }
+        Ok(o)
+    }
+
+    /// The lc/lp/pb properties.
+    pub fn props(&self) -> LzmaProps {
+        LzmaProps {
+            lc: self.lc,
+            lp: self.lp,
+            pb: self.pb,
+        }
+    }
+
+    /// The depth actually used: `depth`, or the automatic choice for 0.
+    pub fn effective_depth(&self) -> u32 {
+        if self.depth != 0 {
+            self.depth
+        } else if self.mf.is_binary_tree() {
+            16 + self.nice_len / 2
+        } else {
+            4 + self.nice_len / 4
+        }
+    }
+
+    /// Checks every field; `lzma2` adds the rule lc + lp <= 4.
+    pub fn validate(&self, lzma2: bool) -> Result<(), LzmaError> {
+        let props = LzmaProps::new(self.lc, self.lp, self.pb)?;
+        if lzma2 {
+            props.check_lzma2()?;
+        }
+        if !(DICT_SIZE_MIN..=DICT_SIZE_MAX).contains(&self.dict_size) {
+            return Err(LzmaError::Usage(
+                "dict_size must be between 4 KiB and 1.5 GiB",
+            ));
+        }
+        if !(MATCH_LEN_MIN..=MATCH_LEN_MAX).contains(&self.nice_len) {
+            return Err(LzmaError::Usage("nice_len must be between 2 and 273"));
+        }
+        if self.nice_len < self.mf.hash_bytes() {
+            return Err(LzmaError::Usage(
+                "nice_len must be at least the match finder's hash length",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_match_xz() {
+        let p0 = LzmaOptions::preset(0).unwrap();
+        assert_eq!(
+            (p0.dict_size, p0.mode, p0.mf, p0.nice_len, p0.depth),
+            (256 << 10, Mode::Fast, MatchFinder::Hc3, 128, 4)
+        );
+        let p6 = LzmaOptions::preset(6).unwrap();
+        assert_eq!(
+            (p6.dict_size, p6.mode, p6.mf, p6.nice_len, p6.depth),
+            (8 << 20, Mode::Normal, MatchFinder::Bt4, 64, 0)
+        );
+        assert_eq!(p6.effective_depth(), 48);
+        let p9e = LzmaOptions::preset_extreme(9).unwrap();
+        assert_eq!((p9e.dict_size, p9e.nice_len, p9e.depth), (64 << 20, 273, 512));
+        let p5e = LzmaOptions::preset_extreme(5).unwrap();
+        assert_eq!((p5e.nice_len, p5e.depth), (192, 0));
+        assert_eq!(
+            LzmaOptions::preset(10),
+            Err(LzmaError::Usage("preset level must be 0..=9"))
+        );
+        assert_eq!(p6.props().to_byte(), 0x5D);
+    }
+
+    #[test]
+    fn validation_rejects_bad_fields() {
+        let mut o = LzmaOptions::preset(1).unwrap();
+        o.lc = 4;
+        o.lp = 1;
+        assert!(o.validate(false).is_ok());
+        assert_eq!(
+            o.validate(true),
+            Err(LzmaError::InvalidLcLpPb { lc: 4, lp: 1, pb: 2 })
+        );
+        let mut o = LzmaOptions::preset(1).unwrap();
+        o.dict_size = 100;
+        assert!(matches!(o.validate(true), Err(LzmaError::Usage(_))));
+        o.dict_size = 1 << 20;
+        o.nice_len = 3;
+        assert!(matches!(o.validate(true), Err(LzmaError::Usage(_))));
+    }
+}

@@ -1,0 +1,81 @@
+//! Binary-tree match finder: each hash bucket heads a binary search tree of
+//! earlier positions ordered by the bytes that follow them. Inserting the
+//! current position walks the tree from the newest node, re-linking it so
+//! the current position becomes the root, and every node visited on the way
+//! is a candidate match, so lookups and insertion are one pass.
+
+use super::{common_len, Finder, Match};
+
+impl Finder {
+    /// Inserts the position at `cur` under the tree whose root is `head`,
+    /// recording matches longer than `best` into `matches` (if given).
+    pub(super) fn bt_search(
+        &mut self,
+        cur: usize,
+        head: u32,
+        len_limit: usize,
+        mut best: usize,
+        mut matches: Option<&mut Vec<Match>>,
+    ) {
+        let cyc = self.cyclic_size;
+        let cpos = self.cyclic_pos;
+        // Slots still to be filled: where the next smaller and the next
+        // larger node hang below the current position.
+        let mut smaller_slot = cpos as usize * 2;
+        let mut larger_slot = smaller_slot + 1;
+        // Bytes known to be shared with everything below each slot.
+        let mut len_smaller = 0usize;
+        let mut len_larger = 0usize;
+        let mut cand = head;
+        let mut depth = self.depth;
+        let buf = &self.buf[..];
+        let son = &mut self.son[..];
+        loop {
+            let delta = self.pos32.wrapping_sub(cand);
+            if depth == 0 || delta >= cyc {
+                son[smaller_slot] = 0;
+                son[larger_slot] = 0;
+                return;
+            }
+            depth -= 1;
+            let cand_cyc = if delta > cpos {
+                cpos + cyc - delta
+            } else {
+                cpos - delta
+            };
+            let pair = cand_cyc as usize * 2;
+            let pb = cur - delta as usize;
+            let mut len = len_smaller.min(len_larger);
+            if buf[pb + len] == buf[cur + len] {
+                len = common_len(buf, pb, cur, len + 1, len_limit);
+                if len > best {
+                    best = len;
+                    if let Some(m) = matches.as_deref_mut() {
+                        m.push(Match {
+                            len: len as u32,
+                            dist: delta - 1,
+                        });
+                    }
+                }
+                if len == len_limit {
+                    // Equal as far as we look: the candidate's subtrees
+                    // become ours and the candidate drops out.
+                    son[smaller_slot] = son[pair];
+                    son[larger_slot] = son[pair + 1];
+                    return;
+                }
+            }
+            if buf[pb + len] < buf[cur + len] {
+                son[smaller_slot] = cand;
+                smaller_slot = pair + 1;
+                cand = son[smaller_slot];
+                len_smaller = len;
+            } else {
+                son[larger_slot] = cand;
+                larger_slot = pair;
+                cand = son[larger_slot];
+                len_larger = len;
+            }
+        }
+    }
+}

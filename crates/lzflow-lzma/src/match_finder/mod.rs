@@ -1,0 +1,422 @@
+//! Match finders: the encoder's window of recent input plus an index over it
+//! (hash chains or binary trees) that lists earlier occurrences of the bytes
+//! at the current position.
+//!
+//! Positions are stored in the index as `u32` counters that start at
+//! `cyclic_size`, so that 0 (an empty slot) is always out of reach; the
+//! counters are rebased before they could wrap.
+
+mod binary_tree;
+mod hash_chain;
+
+use crate::encoder_options::MatchFinder as Kind;
+
+/// One match: `len` bytes at encoded distance `dist` (distance - 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Match {
+    /// Length in bytes.
+    pub(crate) len: u32,
+    /// Distance minus one, as LZMA codes it.
+    pub(crate) dist: u32,
+}
+
+/// Entries of the exact two-byte table.
+const HASH2_SIZE: usize = 1 << 16;
+/// Bits of the three-byte side table used by the four-byte finders.
+const HASH3_BITS: u32 = 16;
+/// Multiplier of the multiplicative hashes (2^32 / golden ratio, odd).
+const HASH_MUL: u32 = 0x9E37_79B1;
+
+/// Window plus index.
+#[derive(Debug)]
+pub(crate) struct Finder {
+    kind: Kind,
+    /// Window: history before `read_pos` and lookahead after it.
+    pub(crate) buf: Vec<u8>,
+    /// Index in `buf` of the next position to be indexed.
+    pub(crate) read_pos: usize,
+    /// Absolute stream position of `buf[0]`.
+    pub(crate) base: u64,
+    /// Most bytes `buf` holds.
+    max_buf: usize,
+    /// Counter of the position at `read_pos`, as stored in the tables.
+    pos32: u32,
+    /// Slot of the current position in `son`.
+    cyclic_pos: u32,
+    /// Positions kept in `son`: dictionary size + 1.
+    cyclic_size: u32,
+    hash2: Vec<u32>,
+    hash3: Vec<u32>,
+    main: Vec<u32>,
+    main_shift: u32,
+    /// Hash chain links (one per position) or tree children (two).
+    son: Vec<u32>,
+    nice_len: u32,
+    depth: u32,
+    /// True once anything was indexed since the tables were last cleared.
+    dirty: bool,
+}
+
+/// Entries of the main hash table for a dictionary: about half the
+/// dictionary rounded up to a power of two, at least 64 Ki, and at most
+/// 16 Mi (or exactly 2^24 for three-byte hashes, which then cannot collide).
+fn main_hash_size(kind: Kind, dict_size: u32) -> usize {
+    if kind == Kind::Bt2 {
+        return HASH2_SIZE;
+    }
+    let mut hs = dict_size - 1;
+    hs |= hs >> 1;
+    hs |= hs >> 2;
+    hs |= hs >> 4;
+    hs |= hs >> 8;
+    hs |= hs >> 16;
+    hs >>= 1;
+    hs |= 0xFFFF;
+    if hs > (1 << 24) {
+        if kind.hash_bytes() == 3 {
+            hs = (1 << 24) - 1;
+        } else {
+            hs >>= 1;
+        }
+    }
+    hs as usize + 1
+}
+
+/// Bytes the finder allocates at most for `dict_size` and a window of
+/// `max_buf` bytes.
+pub(crate) fn memory_usage(kind: Kind, dict_size: u32, max_buf: usize) -> u64 {
+    let cyclic = u64::from(dict_size) + 1;
+    let son = if kind.is_binary_tree() { 2 * cyclic } else { cyclic };
+    let small = match kind.hash_bytes() {
+        2 => 0,
+        3 => HASH2_SIZE,
+        _ => HASH2_SIZE + (1 << HASH3_BITS),
+    } as u64;
+    max_buf as u64 + 4 * (small + main_hash_size(kind, dict_size) as u64 + son)
+}
+
+/// Length of the common prefix of `buf[a..]` and `buf[b..]`, starting from
+/// `len` known-equal bytes and stopping at `limit`.
+#[inline]
+pub(crate) fn common_len(buf: &[u8], a: usize, b: usize, mut len: usize, limit: usize) -> usize {
+    let x = &buf[a..a + limit];
+    let y = &buf[b..b + limit];
+    while len + 8 <= limit {
+        let u = u64::from_le_bytes(x[len..len + 8].try_into().expect("8 bytes"));
+        let v = u64::from_le_bytes(y[len..len + 8].try_into().expect("8 bytes"));
+        let d = u ^ v;
+        if d != 0 {
+            return len + (d.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    while len < limit && x[len] == y[len] {
+        len += 1;
+    }
+    len
+}
+
+impl Finder {
+    /// A finder of `kind` for `dict_size`, whose window keeps `keep_before`
+    /// bytes of history, `keep_after` of lookahead and `reserve` more so that
+    /// the window is moved only now and then.
+    pub(crate) fn new(
+        kind: Kind,
+        dict_size: u32,
+        nice_len: u32,
+        depth: u32,
+        max_buf: usize,
+    ) -> Self {
+        let cyclic_size = dict_size + 1;
+        let small2 = if kind.hash_bytes() >= 3 { HASH2_SIZE } else { 0 };
+        let small3 = if kind.hash_bytes() == 4 {
+            1 << HASH3_BITS
+        } else {
+            0
+        };
+        let main_size = main_hash_size(kind, dict_size);
+        let son_len = cyclic_size as usize * if kind.is_binary_tree() { 2 } else { 1 };
+        Finder {
+            kind,
+            buf: Vec::new(),
+            read_pos: 0,
+            base: 0,
+            max_buf,
+            pos32: cyclic_size,
+            cyclic_pos: 0,
+            cyclic_size,
+            // vec! of zeros is calloc'ed: pages are only touched when used.
+            hash2: vec![0; small2],
+            hash3: vec![0; small3],
+            main: vec![0; main_size],
+            main_shift: 32 - main_size.trailing_zeros(),
+            son: vec![0; son_len],
+            nice_len,
+            depth,
+            dirty: false,
+        }
+    }
+
+    /// Forgets all data, keeping the allocations.
+    pub(crate) fn reset(&mut self) {
+        self.buf.clear();
+        self.read_pos = 0;
+        self.base = 0;
+        self.pos32 = self.cyclic_size;
+        self.cyclic_pos = 0;
+        if self.dirty {
+            self.hash2.fill(0);
+            self.hash3.fill(0);
+            self.main.fill(0);
+            self.dirty = false;
+        }
+    }
+
+    /// Bytes after `read_pos` in the window.
+    #[inline]
+    pub(crate) fn avail(&self) -> usize {
+        self.buf.len() - self.read_pos
+    }
+
+    /// Absolute position of `read_pos`.
+    #[inline]
+    pub(crate) fn pos(&self) -> u64 {
+        self.base + self.read_pos as u64
+    }
+
+    /// Absolute position just after the last byte in the window.
+    #[inline]
+    pub(crate) fn end(&self) -> u64 {
+        self.base + self.buf.len() as u64
+    }
+
+    /// Appends as much of `data` as fits, first dropping history before
+    /// the absolute position `keep_from` if the window is full. Returns the
+    /// number of bytes taken.
+    pub(crate) fn fill(&mut self, data: &[u8], keep_from: u64) -> usize {
+        if data.is_empty() {
+            return 0;
+        }
+        if self.buf.len() == self.max_buf {
+            let discard = (keep_from.saturating_sub(self.base) as usize).min(self.read_pos);
+            if discard > 0 {
+                self.buf.copy_within(discard.., 0);
+                self.buf.truncate(self.buf.len() - discard);
+                self.read_pos -= discard;
+                self.base += discard as u64;
+            }
+        }
+        let n = data.len().min(self.max_buf - self.buf.len());
+        if self.buf.capacity() < self.buf.len() + n {
+            // Grow geometrically but never past the bound.
+            let want = (self.buf.capacity() * 2)
+                .max(self.buf.len() + n)
+                .min(self.max_buf);
+            self.buf.reserve_exact(want - self.buf.len());
+        }
+        self.buf.extend_from_slice(&data[..n]);
+        n
+    }
+
+    #[inline(always)]
+    fn hash3_of(&self, cur: usize, bits: u32) -> usize {
+        let v = u32::from(self.buf[cur])
+            | u32::from(self.buf[cur + 1]) << 8
+            | u32::from(self.buf[cur + 2]) << 16;
+        (v.wrapping_mul(HASH_MUL) >> (32 - bits)) as usize
+    }
+
+    #[inline(always)]
+    fn main_hash(&self, cur: usize) -> usize {
+        match self.kind.hash_bytes() {
+            2 => usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]])),
+            3 => self.hash3_of(cur, 32 - self.main_shift),
+            _ => {
+                let v = u32::from_le_bytes(self.buf[cur..cur + 4].try_into().expect("4 bytes"));
+                (v.wrapping_mul(HASH_MUL) >> self.main_shift) as usize
+            }
+        }
+    }
+
+    /// Steps to the next position, rebasing the counters before they wrap.
+    #[inline(always)]
+    fn advance(&mut self) {
+        self.read_pos += 1;
+        self.cyclic_pos += 1;
+        if self.cyclic_pos == self.cyclic_size {
+            self.cyclic_pos = 0;
+        }
+        self.pos32 += 1;
+        if self.pos32 == u32::MAX {
+            self.normalize();
+        }
+    }
+
+    #[cold]
+    fn normalize(&mut self) {
+        let sub = self.pos32 - self.cyclic_size;
+        for t in [&mut self.hash2, &mut self.hash3, &mut self.main, &mut self.son] {
+            for v in t.iter_mut() {
+                *v = v.saturating_sub(sub);
+            }
+        }
+        self.pos32 -= sub;
+    }
+
+    /// Looks up the side tables (two- and three-byte) at `cur`, updates
+    /// them, and records their matches. Returns the best length (1 if none).
+    #[inline(always)]
+    fn side_tables(&mut self, cur: usize, len_limit: usize, matches: &mut Vec<Match>) -> usize {
+        let hb = self.kind.hash_bytes();
+        let mut best = 1;
+        if hb < 3 {
+            return best;
+        }
+        let h2 = usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]]));
+        let d2 = self.pos32 - self.hash2[h2];
+        self.hash2[h2] = self.pos32;
+        if d2 < self.cyclic_size {
+            let len = common_len(&self.buf, cur - d2 as usize, cur, 0, len_limit);
+            if len >= 2 {
+                best = len;
+                matches.push(Match {
+                    len: len as u32,
+                    dist: d2 - 1,
+                });
+            }
+        }
+        if hb == 4 {
+            let h3 = self.hash3_of(cur, HASH3_BITS);
+            let d3 = self.pos32 - self.hash3[h3];
+            self.hash3[h3] = self.pos32;
+            if d3 < self.cyclic_size && d3 != d2 {
+                let len = common_len(&self.buf, cur - d3 as usize, cur, 0, len_limit);
+                if len > best {
+                    best = len;
+                    matches.push(Match {
+                        len: len as u32,
+                        dist: d3 - 1,
+                    });
+                }
+            }
+        }
+        best
+    }
+
+    /// Finds the matches at `read_pos` (increasing lengths, each with the
+    /// nearest distance found, lengths capped at nice_len and the
+    /// lookahead), indexes the position and steps past it.
+    pub(crate) fn find(&mut self, matches: &mut Vec<Match>) {
+        matches.clear();
+        let avail = self.avail();
+        if avail < self.kind.hash_bytes() as usize {
+            // Too close to the end of the data to hash; not indexed.
+            self.advance();
+            return;
+        }
+        self.dirty = true;
+        let len_limit = avail.min(self.nice_len as usize);
+        let cur = self.read_pos;
+        let best = self.side_tables(cur, len_limit, matches);
+        let h = self.main_hash(cur);
+        let head = self.main[h];
+        self.main[h] = self.pos32;
+        if self.kind.is_binary_tree() {
+            self.bt_search(cur, head, len_limit, best, Some(matches));
+        } else {
+            self.hc_search(cur, head, len_limit, best, matches);
+        }
+        self.advance();
+    }
+
+    /// Indexes `n` positions without reporting matches.
+    pub(crate) fn skip(&mut self, n: usize) {
+        for _ in 0..n {
+            let avail = self.avail();
+            if avail < self.kind.hash_bytes() as usize {
+                self.advance();
+                continue;
+            }
+            self.dirty = true;
+            let len_limit = avail.min(self.nice_len as usize);
+            let cur = self.read_pos;
+            if self.kind.hash_bytes() >= 3 {
+                let h2 = usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]]));
+                self.hash2[h2] = self.pos32;
+                if self.kind.hash_bytes() == 4 {
+                    let h3 = self.hash3_of(cur, HASH3_BITS);
+                    self.hash3[h3] = self.pos32;
+                }
+            }
+            let h = self.main_hash(cur);
+            let head = self.main[h];
+            self.main[h] = self.pos32;
+            if self.kind.is_binary_tree() {
+                self.bt_search(cur, head, len_limit, len_limit, None);
+            } else {
+                self.son[self.cyclic_pos as usize] = head;
+            }
+            self.advance();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute_longest(buf: &[u8], cur: usize, dict: usize, limit: usize) -> usize {
+        let mut best = 0;
+        for d in 1..=dict.min(cur) {
+            best = best.max(common_len(buf, cur - d, cur, 0, limit));
+        }
+        best
+    }
+
+    #[test]
+    fn finders_report_real_matches_and_find_the_longest_with_deep_search() {
+        let mut data = Vec::new();
+        let mut x = 12345u32;
+        for _ in 0..20_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            data.push(b"abcab"[(x >> 16) as usize % 5]);
+        }
+        for kind in [Kind::Hc3, Kind::Hc4, Kind::Bt2, Kind::Bt3, Kind::Bt4] {
+            let dict = 4096;
+            let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20);
+            assert_eq!(f.fill(&data, 0), data.len());
+            let mut m = Vec::new();
+            for cur in 0..data.len() {
+                f.find(&mut m);
+                let avail = data.len() - cur;
+                let mut prev = 0;
+                for mm in &m {
+                    assert!(mm.len > prev, "{kind:?}: lengths increase");
+                    prev = mm.len;
+                    let d = mm.dist as usize + 1;
+                    assert!(d <= dict as usize && d <= cur);
+                    assert_eq!(
+                        common_len(&data, cur - d, cur, 0, avail.min(64)),
+                        mm.len as usize,
+                        "{kind:?} at {cur}"
+                    );
+                }
+                if kind.is_binary_tree() && cur % 97 == 0 && avail >= 4 {
+                    let want = brute_longest(&data, cur, dict as usize, avail.min(64));
+                    let got = m.last().map_or(0, |mm| mm.len as usize);
+                    if want >= kind.hash_bytes() as usize {
+                        assert_eq!(got, want, "{kind:?} at {cur}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn table_sizes_follow_the_dictionary() {
+        assert_eq!(main_hash_size(Kind::Bt4, 8 << 20), 4 << 20);
+        assert_eq!(main_hash_size(Kind::Bt4, 64 << 20), 16 << 20);
+        assert_eq!(main_hash_size(Kind::Hc3, 256 << 10), 128 << 10);
+        assert_eq!(main_hash_size(Kind::Bt4, 4096), 64 << 10);
+    }
+}

@@ -1,0 +1,506 @@
+//! Normal mode: optimal parsing. From the current position the encoder
+//! prices every way to reach each of the next positions (literal, short
+//! rep, reps, matches, and the two-step "match or rep, literal, rep0"
+//! combinations) with the current probabilities, keeps the cheapest way to
+//! each position, and then walks back from where the search stopped to get
+//! the symbols.
+
+use crate::encoder_options::MATCH_LEN_MAX;
+use crate::lzma_encoder::{
+    state_after_literal, state_after_match, state_after_rep, state_after_short_rep, LzmaCore,
+    LIT_STATES, NO_DIST,
+};
+use crate::match_finder::common_len;
+use crate::price::INFINITY;
+
+/// How many positions one search may cover.
+pub(crate) const OPTS: usize = 1 << 12;
+
+/// How a position was reached from `from`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Step {
+    /// One literal.
+    #[default]
+    Lit,
+    /// Rep0 of length 1.
+    ShortRep,
+    /// Rep `index` over the whole distance to this position.
+    Rep(u8),
+    /// A match with this encoded distance.
+    Match(u32),
+    /// A literal, then rep0 for the rest.
+    LitRep0,
+    /// A rep (`back` < 4) or match (`back` - 4 = distance) of `len1` bytes,
+    /// a literal, then rep0 for the rest.
+    SymLitRep0 {
+        /// Rep index, or match distance + 4.
+        back: u32,
+        /// Length of the first symbol.
+        len1: u32,
+    },
+}
+
+/// The cheapest known way to one position of the search.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Opt {
+    price: u32,
+    from: u32,
+    step: Step,
+    /// State and reps after reaching this position (valid once passed).
+    state: u32,
+    reps: [u32; 4],
+}
+
+#[inline(always)]
+fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
+    let mut r = reps;
+    let d = r[index];
+    r.copy_within(0..index, 1);
+    r[0] = d;
+    r
+}
+
+impl LzmaCore {
+    #[inline(always)]
+    fn is_match_price(&self, state: u32, pos_state: usize, bit: u32) -> u32 {
+        self.bp
+            .bit(self.is_match[state as usize][pos_state], bit)
+    }
+
+    #[inline(always)]
+    fn is_rep_price(&self, state: u32, bit: u32) -> u32 {
+        self.bp.bit(self.is_rep[state as usize], bit)
+    }
+
+    /// Full price of rep0 of `len` at a position in `state`.
+    #[inline(always)]
+    fn rep0_price(&self, state: u32, pos_state: usize, len: u32) -> u32 {
+        self.is_match_price(state, pos_state, 1)
+            + self.is_rep_price(state, 1)
+            + self.pure_rep_price(0, state, pos_state)
+            + self.rep_len.price(len, pos_state)
+    }
+
+    #[inline(always)]
+    fn set_if_cheaper(&mut self, at: usize, price: u32, from: usize, step: Step) {
+        let o = &mut self.opts[at];
+        if price < o.price {
+            o.price = price;
+            o.from = from as u32;
+            o.step = step;
+        }
+    }
+
+    /// Decides the next symbols from `self.pos` and queues them.
+    pub(crate) fn decide_normal(&mut self) {
+        self.refresh_prices();
+        let end = self.search();
+        self.backtrack(end);
+    }
+
+    /// Runs the search; returns where the chosen path ends.
+    fn search(&mut self) -> usize {
+        self.matches_at_pos();
+        let p0 = self.pos;
+        let idx0 = self.idx(p0);
+        let bytes = (self.mf.end() - p0) as usize;
+        let single_lit = |core: &mut Self| {
+            core.opts[1].step = Step::Lit;
+            core.opts[1].from = 0;
+            1
+        };
+        if bytes < 2 {
+            return single_lit(self);
+        }
+        let limit = bytes.min(MATCH_LEN_MAX as usize);
+        let nice = self.nice_len as usize;
+        let buf = &self.mf.buf;
+
+        let mut rep_lens = [0usize; 4];
+        let mut rep_best = 0;
+        for i in 0..4 {
+            let d = self.reps[i];
+            if u64::from(d) >= p0 {
+                continue;
+            }
+            let back = idx0 - d as usize - 1;
+            if buf[back] != buf[idx0] || buf[back + 1] != buf[idx0 + 1] {
+                continue;
+            }
+            rep_lens[i] = common_len(buf, back, idx0, 2, limit);
+            if rep_lens[i] > rep_lens[rep_best] {
+                rep_best = i;
+            }
+        }
+        if rep_lens[rep_best] >= nice {
+            self.opts[0].reps = self.reps;
+            self.opts[rep_lens[rep_best]] = Opt {
+                price: 0,
+                from: 0,
+                step: Step::Rep(rep_best as u8),
+                ..Opt::default()
+            };
+            return rep_lens[rep_best];
+        }
+        let main_len = self.matches.last().map_or(0, |m| m.len as usize);
+        if main_len >= nice {
+            let d = self.matches.last().expect("a match").dist;
+            self.opts[main_len] = Opt {
+                price: 0,
+                from: 0,
+                step: Step::Match(d),
+                ..Opt::default()
+            };
+            return main_len;
+        }
+
+        let cur_byte = buf[idx0];
+        let rep0_ok = u64::from(self.reps[0]) < p0;
+        let match_byte = if rep0_ok {
+            buf[idx0 - self.reps[0] as usize - 1]
+        } else {
+            !cur_byte
+        };
+        if main_len < 2 && rep_lens[rep_best] < 2 && match_byte != cur_byte {
+            return single_lit(self);
+        }
+
+        let state = self.state;
+        let pos_state = (p0 as u32 & self.pos_mask) as usize;
+        let prev = if p0 == 0 { 0 } else { buf[idx0 - 1] };
+        self.opts[0].state = state;
+        self.opts[0].reps = self.reps;
+        self.opts[0].price = 0;
+
+        let lit = self.is_match_price(state, pos_state, 0)
+            + self.literal_price(p0, prev, state, match_byte, cur_byte);
+        self.opts[1] = Opt {
+            price: lit,
+            from: 0,
+            step: Step::Lit,
+            ..Opt::default()
+        };
+        let match_price = self.is_match_price(state, pos_state, 1);
+        let rep_match_price = match_price + self.is_rep_price(state, 1);
+        if match_byte == cur_byte {
+            let p = rep_match_price + self.short_rep_price(state, pos_state);
+            self.set_if_cheaper(1, p, 0, Step::ShortRep);
+        }
+        let len_end = main_len.max(rep_lens[rep_best]);
+        if len_end < 2 {
+            return 1;
+        }
+        for o in &mut self.opts[2..=len_end] {
+            o.price = INFINITY;
+        }
+        for (i, &rl) in rep_lens.iter().enumerate() {
+            if rl < 2 {
+                continue;
+            }
+            let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
+            for len in 2..=rl {
+                let p = base + self.rep_len.price(len as u32, pos_state);
+                self.set_if_cheaper(len, p, 0, Step::Rep(i as u8));
+            }
+        }
+        let normal = match_price + self.is_rep_price(state, 0);
+        let start = (rep_lens[0] + 1).max(2);
+        if start <= main_len {
+            let mut mi = 0;
+            while (self.matches[mi].len as usize) < start {
+                mi += 1;
+            }
+            for len in start..=main_len {
+                let m = self.matches[mi];
+                let p = normal + self.match_dist_len_price(m.dist, len as u32, pos_state);
+                self.set_if_cheaper(len, p, 0, Step::Match(m.dist));
+                if len == m.len as usize {
+                    mi += 1;
+                }
+            }
+        }
+
+        self.forward(p0, idx0, len_end)
+    }
+
+    /// Extends the search position by position until it reaches `len_end`
+    /// (which grows) or finds a nice_len match.
+    fn forward(&mut self, p0: u64, idx0: usize, mut len_end: usize) -> usize {
+        let nice = self.nice_len as usize;
+        let mut cur = 1;
+        while cur < len_end {
+            let pos = p0 + cur as u64;
+            let idx = idx0 + cur;
+            Self::find_matches(&mut self.mf, self.nice_len, &mut self.matches);
+            if self.matches.last().is_some_and(|m| m.len as usize >= nice) {
+                self.cached_at = Some(pos);
+                break;
+            }
+            let (state, reps) = self.state_at(cur);
+            let cur_price = self.opts[cur].price;
+            let pos_state = (pos as u32 & self.pos_mask) as usize;
+            let buf = &self.mf.buf;
+            let cur_byte = buf[idx];
+            let match_byte = buf[idx - reps[0] as usize - 1];
+            let prev = buf[idx - 1];
+
+            let lit = cur_price
+                + self.is_match_price(state, pos_state, 0)
+                + self.literal_price(pos, prev, state, match_byte, cur_byte);
+            let mut next_is_lit = false;
+            if lit < self.opts[cur + 1].price {
+                self.opts[cur + 1].price = lit;
+                self.opts[cur + 1].from = cur as u32;
+                self.opts[cur + 1].step = Step::Lit;
+                next_is_lit = true;
+            }
+            let match_price = cur_price + self.is_match_price(state, pos_state, 1);
+            let rep_match_price = match_price + self.is_rep_price(state, 1);
+            if match_byte == cur_byte {
+                let p = rep_match_price + self.short_rep_price(state, pos_state);
+                self.set_if_cheaper(cur + 1, p, cur, Step::ShortRep);
+            }
+
+            let bytes = (self.mf.end() - pos) as usize;
+            let avail_full = bytes.min(OPTS - 1 - cur);
+            if avail_full < 2 {
+                cur += 1;
+                continue;
+            }
+            let limit = avail_full.min(nice);
+
+            // A literal, then rep0.
+            if !next_is_lit && match_byte != cur_byte {
+                let buf = &self.mf.buf;
+                let back = idx - reps[0] as usize;
+                let l2 = common_len(buf, back, idx + 1, 0, (avail_full - 1).min(nice));
+                if l2 >= 2 {
+                    let s2 = state_after_literal(state);
+                    let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
+                    let p = lit + self.rep0_price(s2, ps2, l2 as u32);
+                    let at = cur + 1 + l2;
+                    while len_end < at {
+                        len_end += 1;
+                        self.opts[len_end].price = INFINITY;
+                    }
+                    self.set_if_cheaper(at, p, cur, Step::LitRep0);
+                }
+            }
+
+            let mut start = 2;
+            for (i, &d) in reps.iter().enumerate() {
+                let buf = &self.mf.buf;
+                let back = idx - d as usize - 1;
+                if buf[back] != buf[idx] || buf[back + 1] != buf[idx + 1] {
+                    continue;
+                }
+                let rl = common_len(buf, back, idx, 2, limit);
+                while len_end < cur + rl {
+                    len_end += 1;
+                    self.opts[len_end].price = INFINITY;
+                }
+                let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
+                for len in 2..=rl {
+                    let p = base + self.rep_len.price(len as u32, pos_state);
+                    self.set_if_cheaper(cur + len, p, cur, Step::Rep(i as u8));
+                }
+                if i == 0 {
+                    start = rl + 1;
+                }
+                // Rep, literal, rep0.
+                if rl + 1 < avail_full {
+                    let buf = &self.mf.buf;
+                    let lim2 = (avail_full - rl - 1).min(nice);
+                    let l2 = common_len(buf, back + rl + 1, idx + rl + 1, 0, lim2);
+                    if l2 >= 2 {
+                        let p = base + self.rep_len.price(rl as u32, pos_state);
+                        let p = self.after_sym_lit_rep0(
+                            p,
+                            state_after_rep(state),
+                            pos + rl as u64,
+                            idx + rl,
+                            d,
+                            l2,
+                        );
+                        let at = cur + rl + 1 + l2;
+                        while len_end < at {
+                            len_end += 1;
+                            self.opts[len_end].price = INFINITY;
+                        }
+                        self.set_if_cheaper(
+                            at,
+                            p,
+                            cur,
+                            Step::SymLitRep0 {
+                                back: i as u32,
+                                len1: rl as u32,
+                            },
+                        );
+                    }
+                }
+            }
+
+            // Normal matches, cut to what this search may still cover.
+            while self
+                .matches
+                .last()
+                .is_some_and(|m| m.len as usize > avail_full)
+            {
+                let n = self.matches.len();
+                if n >= 2 && self.matches[n - 2].len as usize >= avail_full {
+                    self.matches.pop();
+                } else {
+                    self.matches[n - 1].len = avail_full as u32;
+                }
+            }
+            let main_len = self.matches.last().map_or(0, |m| m.len as usize);
+            if main_len >= start {
+                let normal = match_price + self.is_rep_price(state, 0);
+                while len_end < cur + main_len {
+                    len_end += 1;
+                    self.opts[len_end].price = INFINITY;
+                }
+                let mut mi = 0;
+                while (self.matches[mi].len as usize) < start {
+                    mi += 1;
+                }
+                for len in start..=main_len {
+                    let m = self.matches[mi];
+                    let p = normal + self.match_dist_len_price(m.dist, len as u32, pos_state);
+                    self.set_if_cheaper(cur + len, p, cur, Step::Match(m.dist));
+                    if len != m.len as usize {
+                        continue;
+                    }
+                    // Match, literal, rep0.
+                    if len + 1 < avail_full {
+                        let buf = &self.mf.buf;
+                        let back = idx - m.dist as usize - 1;
+                        let lim2 = (avail_full - len - 1).min(nice);
+                        let l2 = common_len(buf, back + len + 1, idx + len + 1, 0, lim2);
+                        if l2 >= 2 {
+                            let p = self.after_sym_lit_rep0(
+                                p,
+                                state_after_match(state),
+                                pos + len as u64,
+                                idx + len,
+                                m.dist,
+                                l2,
+                            );
+                            let at = cur + len + 1 + l2;
+                            while len_end < at {
+                                len_end += 1;
+                                self.opts[len_end].price = INFINITY;
+                            }
+                            self.set_if_cheaper(
+                                at,
+                                p,
+                                cur,
+                                Step::SymLitRep0 {
+                                    back: m.dist + 4,
+                                    len1: len as u32,
+                                },
+                            );
+                        }
+                    }
+                    mi += 1;
+                    if mi == self.matches.len() {
+                        break;
+                    }
+                }
+            }
+            cur += 1;
+        }
+        cur
+    }
+
+    /// `price` of a first symbol ending at `pos` (window index `idx`) in
+    /// `state` with rep0 = `dist`, plus a literal and rep0 of `l2`.
+    #[inline]
+    fn after_sym_lit_rep0(
+        &self,
+        price: u32,
+        state: u32,
+        pos: u64,
+        idx: usize,
+        dist: u32,
+        l2: usize,
+    ) -> u32 {
+        let buf = &self.mf.buf;
+        let ps = (pos as u32 & self.pos_mask) as usize;
+        let lit = self.is_match_price(state, ps, 0)
+            + self.literal_price(
+                pos,
+                buf[idx - 1],
+                state,
+                buf[idx - dist as usize - 1],
+                buf[idx],
+            );
+        let s2 = state_after_literal(state);
+        let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
+        price + lit + self.rep0_price(s2, ps2, l2 as u32)
+    }
+
+    /// Computes (and stores) the state and reps after reaching `cur`.
+    fn state_at(&mut self, cur: usize) -> (u32, [u32; 4]) {
+        let o = self.opts[cur];
+        let from = &self.opts[o.from as usize];
+        let (mut s, mut reps) = (from.state, from.reps);
+        match o.step {
+            Step::Lit => s = state_after_literal(s),
+            Step::ShortRep => s = state_after_short_rep(s),
+            Step::Rep(i) => {
+                s = state_after_rep(s);
+                reps = rep_moved_to_front(reps, i as usize);
+            }
+            Step::Match(d) => {
+                s = state_after_match(s);
+                reps = [d, reps[0], reps[1], reps[2]];
+            }
+            Step::LitRep0 => s = state_after_rep(state_after_literal(s)),
+            Step::SymLitRep0 { back, .. } => {
+                if back < 4 {
+                    s = state_after_rep(s);
+                    reps = rep_moved_to_front(reps, back as usize);
+                } else {
+                    s = state_after_match(s);
+                    reps = [back - 4, reps[0], reps[1], reps[2]];
+                }
+                s = state_after_rep(state_after_literal(s));
+            }
+        }
+        debug_assert!(s < 12 && (s >= LIT_STATES || matches!(o.step, Step::Lit)));
+        self.opts[cur].state = s;
+        self.opts[cur].reps = reps;
+        (s, reps)
+    }
+
+    /// Walks back from `end` and queues the symbols in order.
+    fn backtrack(&mut self, end: usize) {
+        self.path.clear();
+        let mut at = end;
+        while at > 0 {
+            let o = self.opts[at];
+            let from = o.from as usize;
+            let reps = self.opts[from].reps;
+            let span = (at - from) as u32;
+            match o.step {
+                Step::Lit => self.path.push((1, NO_DIST)),
+                Step::ShortRep => self.path.push((1, reps[0])),
+                Step::Rep(i) => self.path.push((span, reps[i as usize])),
+                Step::Match(d) => self.path.push((span, d)),
+                Step::LitRep0 => {
+                    self.path.push((span - 1, reps[0]));
+                    self.path.push((1, NO_DIST));
+                }
+                Step::SymLitRep0 { back, len1 } => {
+                    let d = if back < 4 { reps[back as usize] } else { back - 4 };
+                    self.path.push((span - len1 - 1, d));
+                    self.path.push((1, NO_DIST));
+                    self.path.push((len1, d));
+                }
+            }
+            at = from;
+        }
+        self.queue.extend(self.path.iter().rev().copied());
+    }
+}
