@@ -6,17 +6,33 @@
 #![forbid(unsafe_code)]
 
 mod alone_decoder;
+mod alone_encoder;
 mod decoder_options;
+mod encoder_options;
 mod error;
+mod greedy;
+mod length_encoder;
 mod lzma2_decoder;
+mod lzma2_encoder;
 mod lzma_decoder;
+mod lzma_encoder;
+mod match_finder;
+mod optimum;
+mod price;
 mod props;
 mod range_decoder;
+mod range_encoder;
 mod window;
 
 pub use alone_decoder::AloneDecoder;
+pub use alone_encoder::AloneEncoder;
 pub use decoder_options::DecoderOptions;
+pub use encoder_options::{
+    LzmaOptions, MatchFinder, Mode, DICT_SIZE_MAX, DICT_SIZE_MIN, MATCH_LEN_MAX, MATCH_LEN_MIN,
+};
 pub use error::LzmaError;
 pub use lzma2_decoder::Lzma2Decoder;
+pub use lzma2_encoder::Lzma2Encoder;
 pub use lzma_decoder::LzmaDecoder;
+pub use lzma_encoder::LzmaEncoder;
 pub use props::{lzma2_dict_size, lzma2_props_byte, LzmaProps};
