@@ -271,23 +271,23 @@ impl Lzma2Decoder {
             RangeDecoder::init(data).ok_or(LzmaError::BadRangeCoderInit)?
         };
         let start = self.window.pos;
+        let end = data.len();
         let stop = self
             .core
-            .run(&mut rc, &mut self.window, start + n, data.len(), usize::MAX)?;
-        let overran = rc.pos > data.len();
-        let used = rc.pos.min(data.len());
+            .run(&mut rc, &mut self.window, start + n, end, end, usize::MAX);
+        let used = rc.pos.min(end);
         self.range = rc.range;
         self.code = rc.code;
-        match stop {
-            Stop::EndMarker => return Err(LzmaError::UnexpectedEndMarker),
-            Stop::Input => return Err(LzmaError::ChunkSizeMismatch),
-            Stop::Limit if overran => return Err(LzmaError::ChunkSizeMismatch),
-            Stop::Limit => {}
-        }
+        // Deliver what was decoded, even before an error.
         let produced = self.window.since(start);
         output.push(produced);
         let k = produced.len();
         self.produced += k as u64;
+        match stop? {
+            Stop::EndMarker => return Err(LzmaError::UnexpectedEndMarker),
+            Stop::Input => return Err(LzmaError::ChunkSizeMismatch),
+            Stop::Limit => {}
+        }
         if from_buffer {
             self.chunk_pos += used;
             if let Some(c) = &mut self.chunk {

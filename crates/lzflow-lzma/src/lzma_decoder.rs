@@ -258,15 +258,19 @@ impl LzmaCore {
 
     /// Decodes into `win` until `win.pos` reaches `out_limit`, `rc.pos`
     /// passes `in_limit` (checked before each symbol), `max_symbols` symbols
-    /// are done, or an end marker appears. An unfinished match is kept in
+    /// are done, or an end marker appears. A symbol that read past
+    /// `hard_end` is corrupt data: it is not written and the run fails with
+    /// [`LzmaError::ChunkSizeMismatch`]. An unfinished match is kept in
     /// `pending` and finished first next time. `out_limit` must not exceed
-    /// the window's contiguous room.
+    /// the window's contiguous room. Bytes written before an error stay in
+    /// the window (past `start`) so the caller can deliver them first.
     pub fn run(
         &mut self,
         rc: &mut RangeDecoder<'_>,
         win: &mut Window,
         out_limit: usize,
         in_limit: usize,
+        hard_end: usize,
         mut max_symbols: usize,
     ) -> Result<Stop, LzmaError> {
         let start = win.pos;
@@ -314,7 +318,11 @@ impl LzmaCore {
                         0
                     },
                 };
-                match Self::symbol::<true>(probs, rc, &mut state, &mut reps, &ctx) {
+                let sym = Self::symbol::<true>(probs, rc, &mut state, &mut reps, &ctx);
+                if rc.pos > hard_end {
+                    break Err(LzmaError::ChunkSizeMismatch);
+                }
+                match sym {
                     Symbol::Literal(b) => {
                         buf[pos] = b;
                         pos += 1;
@@ -571,7 +579,15 @@ impl LzmaDecoder {
                     let n = if marker_only { 1 } else { n };
                     let start = self.window.pos;
                     let out_limit = start + n;
-                    let (stop, starved) = self.run_input(input, out_limit)?;
+                    let (stop, starved) = self.run_input(input, out_limit);
+                    if !marker_only {
+                        // Deliver what was decoded, even before an error.
+                        let produced = self.window.since(start);
+                        output.push(produced);
+                        budget -= produced.len();
+                        self.produced += produced.len() as u64;
+                    }
+                    let stop = stop?;
                     if marker_only {
                         if stop != Stop::EndMarker {
                             if starved {
@@ -579,11 +595,6 @@ impl LzmaDecoder {
                             }
                             return Err(self.size_mismatch());
                         }
-                    } else {
-                        let produced = self.window.since(start);
-                        output.push(produced);
-                        budget -= produced.len();
-                        self.produced += produced.len() as u64;
                     }
                     match stop {
                         Stop::EndMarker => {
@@ -620,7 +631,7 @@ impl LzmaDecoder {
         &mut self,
         input: &mut InBuf<'_>,
         out_limit: usize,
-    ) -> Result<(Stop, bool), LzmaError> {
+    ) -> (Result<Stop, LzmaError>, bool) {
         if self.tail_len == 0 && input.len() >= SYMBOL_MARGIN {
             let data = input.remaining();
             let mut rc = RangeDecoder::resume(self.range, self.code, data);
@@ -630,11 +641,12 @@ impl LzmaDecoder {
                 out_limit,
                 data.len() - SYMBOL_MARGIN,
                 usize::MAX,
+                usize::MAX,
             );
             self.range = rc.range;
             self.code = rc.code;
             input.advance(rc.pos);
-            return Ok((stop?, false));
+            return (stop, false);
         }
         // Slow path: the held tail plus a little of the input.
         let mut scratch = [0u8; 2 * SYMBOL_MARGIN];
@@ -648,7 +660,7 @@ impl LzmaDecoder {
         let mut starved = false;
         let result = loop {
             if self.core.pending > 0 {
-                match self.core.run(&mut rc, &mut self.window, out_limit, 0, 0) {
+                match self.core.run(&mut rc, &mut self.window, out_limit, 0, usize::MAX, 0) {
                     Ok(Stop::Input) => continue,
                     other => break other,
                 }
@@ -658,7 +670,7 @@ impl LzmaDecoder {
             }
             if n - rc.pos >= SYMBOL_MARGIN {
                 let in_limit = n - SYMBOL_MARGIN;
-                match self.core.run(&mut rc, &mut self.window, out_limit, in_limit, usize::MAX) {
+                match self.core.run(&mut rc, &mut self.window, out_limit, in_limit, usize::MAX, usize::MAX) {
                     Ok(Stop::Input) => continue,
                     other => break other,
                 }
@@ -671,7 +683,7 @@ impl LzmaDecoder {
                 starved = true;
                 break Ok(Stop::Input);
             }
-            match self.core.run(&mut rc, &mut self.window, out_limit, usize::MAX, 1) {
+            match self.core.run(&mut rc, &mut self.window, out_limit, usize::MAX, usize::MAX, 1) {
                 Ok(Stop::Input) => continue,
                 other => break other,
             }
@@ -692,7 +704,7 @@ impl LzmaDecoder {
             self.tail.copy_within(used..t, 0);
             self.tail_len = t - used;
         }
-        Ok((result?, starved))
+        (result, starved)
     }
 }
 

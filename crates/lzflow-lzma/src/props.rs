@@ -101,15 +101,16 @@ mod tests {
     fn lzma2_dict_bytes() {
         assert_eq!(lzma2_dict_size(0), Ok(4096));
         assert_eq!(lzma2_dict_size(1), Ok(6144));
-        assert_eq!(lzma2_dict_size(0x14), Ok(1 << 20));
+        assert_eq!(lzma2_dict_size(0x10), Ok(1 << 20));
+        assert_eq!(lzma2_dict_size(0x14), Ok(4 << 20));
         assert_eq!(lzma2_dict_size(39), Ok(3 << 30));
         assert_eq!(lzma2_dict_size(40), Ok(u32::MAX));
         assert_eq!(lzma2_dict_size(41), Err(LzmaError::InvalidDictByte(41)));
         assert_eq!(lzma2_props_byte(0), 0);
         assert_eq!(lzma2_props_byte(4096), 0);
         assert_eq!(lzma2_props_byte(4097), 1);
-        assert_eq!(lzma2_props_byte(1 << 20), 0x14);
-        assert_eq!(lzma2_props_byte((1 << 20) + 1), 0x15);
+        assert_eq!(lzma2_props_byte(1 << 20), 0x10);
+        assert_eq!(lzma2_props_byte((1 << 20) + 1), 0x11);
         assert_eq!(lzma2_props_byte(u32::MAX), 40);
         assert_eq!(lzma2_props_byte((3 << 30) + 1), 40);
     }
