@@ -63,8 +63,24 @@ impl Filter for Delta {
             for (i, b) in buf[..head].iter_mut().enumerate() {
                 *b = b.wrapping_add(self.back(d - i));
             }
-            for i in d..buf.len() {
-                buf[i] = buf[i].wrapping_add(buf[i - d]);
+            if d == 1 {
+                // A running sum: no per-byte indexing.
+                let mut acc = buf.first().copied().unwrap_or(0);
+                for b in buf.iter_mut().skip(1) {
+                    acc = acc.wrapping_add(*b);
+                    *b = acc;
+                }
+            } else if buf.len() > d {
+                // Each `d`-byte chunk adds the finished chunk before it;
+                // the inner loop has no dependency between lanes.
+                let (first, rest) = buf.split_at_mut(d);
+                let mut prev: &[u8] = first;
+                for chunk in rest.chunks_mut(d) {
+                    for (c, p) in chunk.iter_mut().zip(prev) {
+                        *c = c.wrapping_add(*p);
+                    }
+                    prev = chunk;
+                }
             }
             self.remember(buf);
         }

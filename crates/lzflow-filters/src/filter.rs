@@ -69,3 +69,21 @@ pub fn new_chain(
 ) -> Result<Vec<Box<dyn Filter>>, FilterError> {
     cfgs.iter().map(|c| try_new_filter(c, dir)).collect()
 }
+
+/// The filters for a [`FilterDecoder`](crate::FilterDecoder), from
+/// configurations in the order they were applied when encoding (the XZ
+/// Filter Flags order, without the final LZMA2): they are undone last
+/// first.
+pub fn decode_chain(cfgs: &[FilterConfig]) -> Result<Vec<Box<dyn Filter>>, FilterError> {
+    cfgs.iter()
+        .rev()
+        .map(|c| try_new_filter(c, Direction::Decode))
+        .collect()
+}
+
+/// The filters for a [`FilterEncoder`](crate::FilterEncoder), from
+/// configurations in the order they are applied (the XZ Filter Flags order,
+/// without the final LZMA2).
+pub fn encode_chain(cfgs: &[FilterConfig]) -> Result<Vec<Box<dyn Filter>>, FilterError> {
+    new_chain(cfgs, Direction::Encode)
+}

@@ -14,7 +14,10 @@
 //! * [`FilterDecoder`] and [`FilterEncoder`] put a chain in front of (or
 //!   behind) any [`lzflow_core::Decode`] / [`lzflow_core::Encode`], such as
 //!   the LZMA2 coders, keeping their sans-I/O contract: results do not depend
-//!   on how input and output are split.
+//!   on how input and output are split. [`decode_chain`] and
+//!   [`encode_chain`] build their filter lists from configurations in XZ
+//!   order; [`PassThrough`] makes a `FilterDecoder` that filters raw bytes
+//!   (a 7z BCJ coder fed by a Copy coder, for instance).
 //!
 //! ```
 //! use lzflow_filters::{new_filter, Direction, FilterConfig, FilterKind};
@@ -39,10 +42,14 @@ mod filter;
 mod filter_decoder;
 mod filter_encoder;
 mod kind;
+mod pass_through;
 
 pub use config::FilterConfig;
 pub use error::FilterError;
-pub use filter::{new_chain, new_filter, try_new_filter, Direction, Filter, MAX_TAIL};
+pub use filter::{
+    decode_chain, encode_chain, new_chain, new_filter, try_new_filter, Direction, Filter, MAX_TAIL,
+};
 pub use filter_decoder::FilterDecoder;
 pub use filter_encoder::FilterEncoder;
 pub use kind::FilterKind;
+pub use pass_through::PassThrough;

@@ -170,3 +170,29 @@ fn alignment_table_matches_the_spec() {
     // Delta, x86, PowerPC, IA-64, ARM, ARM-Thumb, SPARC, ARM64, RISC-V
     assert_eq!(got, [1, 1, 4, 16, 4, 2, 4, 4, 2]);
 }
+
+#[test]
+fn lookup_and_parse_in_one_step() {
+    let c = FilterConfig::from_xz(0x0A, &[0, 0x10, 0, 0]).unwrap();
+    assert_eq!(
+        c,
+        FilterConfig::new(FilterKind::Arm64).with_start_offset(4096)
+    );
+    assert_eq!(
+        FilterConfig::from_xz(0x21, &[0x16]).unwrap_err(),
+        FilterError::UnsupportedFilter(0x21)
+    );
+    let c = FilterConfig::from_7z(0x03, &[3]).unwrap();
+    assert_eq!(c, FilterConfig::new(FilterKind::Delta).with_distance(4));
+    assert_eq!(
+        FilterConfig::from_7z(0x0303_011B, &[]).unwrap_err(),
+        FilterError::UnsupportedFilter(0x0303_011B)
+    );
+    assert!(matches!(
+        FilterConfig::from_7z(0x0303_0501, &[1, 0, 0, 0]),
+        Err(FilterError::UnalignedStartOffset {
+            kind: FilterKind::Arm,
+            ..
+        })
+    ));
+}

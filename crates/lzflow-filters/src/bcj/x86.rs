@@ -55,9 +55,13 @@ impl Filter for X86 {
         let limit = buf.len() - INSN;
         let mut i = 0;
         while i <= limit {
-            if buf[i] & 0xFE != 0xE8 {
-                i += 1;
-                continue;
+            // Most bytes are not E8/E9: scan for the next one in a tight loop.
+            match buf[i..=limit].iter().position(|&b| b & 0xFE == 0xE8) {
+                Some(k) => i += k,
+                None => {
+                    i = limit + 1;
+                    break;
+                }
             }
             let here = now.wrapping_add(i as u32);
             let gap = here.wrapping_sub(prev_pos);
