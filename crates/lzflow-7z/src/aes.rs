@@ -87,12 +87,15 @@ pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<
     key
 }
 
+/// A derived key and what it was derived from (salt, cycles power).
+type CachedKey = (Vec<u8>, u8, Zeroizing<[u8; 32]>);
+
 /// The password and the keys derived from it, one per (salt, cycles), kept
 /// for the life of an archive so each is derived once.
 #[derive(Default)]
 pub(crate) struct KeyCache {
     password: Option<Zeroizing<Vec<u8>>>,
-    keys: Mutex<Vec<(Vec<u8>, u8, Zeroizing<[u8; 32]>)>>,
+    keys: Mutex<Vec<CachedKey>>,
 }
 
 impl std::fmt::Debug for KeyCache {
@@ -106,9 +109,8 @@ impl std::fmt::Debug for KeyCache {
 impl KeyCache {
     pub(crate) fn new(password: Option<&str>) -> Self {
         KeyCache {
-            password: password.map(|p| {
-                Zeroizing::new(p.encode_utf16().flat_map(u16::to_le_bytes).collect())
-            }),
+            password: password
+                .map(|p| Zeroizing::new(p.encode_utf16().flat_map(u16::to_le_bytes).collect())),
             keys: Mutex::new(Vec::new()),
         }
     }

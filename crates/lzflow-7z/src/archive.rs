@@ -46,7 +46,7 @@ impl<R: Read + Seek> Archive<R> {
         let mut step = builder.header(&start, &header)?;
         let index = loop {
             match step {
-                HeaderStep::Index(index) => break index,
+                HeaderStep::Index(index) => break *index,
                 HeaderStep::Encoded(folders) => {
                     let mut bytes = Vec::new();
                     for dec in folders {
@@ -246,7 +246,9 @@ impl<'r, R: Read + Seek> FolderStream<'r, R> {
     fn finish(&mut self) -> Result<(), SevenZError> {
         let mut probe = [0u8; 1];
         if self.read(&mut probe)? != 0 {
-            return Err(SevenZError::corrupt("folder holds more data than its entries"));
+            return Err(SevenZError::corrupt(
+                "folder holds more data than its entries",
+            ));
         }
         Ok(())
     }
@@ -282,7 +284,9 @@ impl EntryState {
             return Ok(0);
         }
         let Some(stream) = stream else { return Ok(0) };
-        let want = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let want = buf
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
         let n = stream.read(&mut buf[..want])?;
         if n == 0 {
             return Err(stream.dec.password_or(SevenZError::corrupt(format!(

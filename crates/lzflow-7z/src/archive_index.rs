@@ -90,7 +90,7 @@ impl ArchiveOptions {
 #[derive(Debug)]
 pub enum HeaderStep {
     /// The archive is indexed.
-    Index(ArchiveIndex),
+    Index(Box<ArchiveIndex>),
     /// The header is packed: decode these folders completely, concatenate
     /// their output and pass it to [`IndexBuilder::decoded_header`].
     Encoded(Vec<FolderDecoder>),
@@ -149,7 +149,7 @@ impl IndexBuilder {
     ) -> Result<HeaderStep, SevenZError> {
         if sig.next_header_size == 0 {
             // An empty archive: 7-Zip writes no header at all.
-            return Ok(HeaderStep::Index(self.index(Header::default())?));
+            return Ok(HeaderStep::Index(Box::new(self.index(Header::default())?)));
         }
         if bytes.len() as u64 != sig.next_header_size
             || crc32fast::hash(bytes) != sig.next_header_crc
@@ -174,7 +174,7 @@ impl IndexBuilder {
 
     fn parse(&mut self, bytes: &[u8]) -> Result<HeaderStep, SevenZError> {
         match parse_header_block(bytes, self.options.max_entries, self.options.max_name_len)? {
-            HeaderBlock::Plain(h) => Ok(HeaderStep::Index(self.index(h)?)),
+            HeaderBlock::Plain(h) => Ok(HeaderStep::Index(Box::new(self.index(h)?))),
             HeaderBlock::Encoded(streams) => {
                 self.depth += 1;
                 if self.depth > 4 {

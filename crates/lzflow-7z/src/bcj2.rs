@@ -31,7 +31,11 @@ enum State {
     /// An opcode was written; its flag is still to be decoded.
     Flag { opcode: u8, context: u8 },
     /// Reading a 4-byte target from stream 1 or 2.
-    Target { stream: usize, got: usize, bytes: [u8; 4] },
+    Target {
+        stream: usize,
+        got: usize,
+        bytes: [u8; 4],
+    },
     /// Writing a converted 4-byte address.
     Emit { bytes: [u8; 4], pos: usize },
 }

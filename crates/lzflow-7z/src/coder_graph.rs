@@ -371,7 +371,10 @@ impl FolderDecoder {
     fn request(&mut self, k: usize) -> PackRequest {
         let offset = self.pack_offsets[k];
         let size = self.pack_sizes[k];
-        let buf = self.root.pack_slot(k).expect("every packed stream has a leaf");
+        let buf = self
+            .root
+            .pack_slot(k)
+            .expect("every packed stream has a leaf");
         PackRequest {
             stream: k,
             offset: offset + (size - buf.remaining),
@@ -384,7 +387,8 @@ impl FolderDecoder {
         match self.root.pack_slot(stream) {
             Some(buf) => {
                 buf.compact();
-                let n = (buf.data.len() - buf.end).min(usize::try_from(buf.remaining).unwrap_or(usize::MAX));
+                let n = (buf.data.len() - buf.end)
+                    .min(usize::try_from(buf.remaining).unwrap_or(usize::MAX));
                 &mut buf.data[buf.end..buf.end + n]
             }
             None => &mut [],

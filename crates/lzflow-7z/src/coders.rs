@@ -244,7 +244,8 @@ mod tests {
     fn deflate_round_trip_and_truncation() {
         use std::io::Write;
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
-        let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        let mut enc =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
         enc.write_all(&data).unwrap();
         let packed = enc.finish().unwrap();
         let mut d = DeflateDecoder::new();

@@ -75,7 +75,10 @@ fn set_mode(path: &Path, entry: &Entry) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     if let Some(mode) = entry.unix_mode() {
         fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))?;
-    } else if entry.attributes.is_some_and(|a| a & crate::ATTR_READONLY != 0) {
+    } else if entry
+        .attributes
+        .is_some_and(|a| a & crate::ATTR_READONLY != 0)
+    {
         let mut p = fs::metadata(path)?.permissions();
         p.set_readonly(true);
         fs::set_permissions(path, p)?;
@@ -85,7 +88,10 @@ fn set_mode(path: &Path, entry: &Entry) -> io::Result<()> {
 
 #[cfg(not(unix))]
 fn set_mode(path: &Path, entry: &Entry) -> io::Result<()> {
-    if entry.attributes.is_some_and(|a| a & crate::ATTR_READONLY != 0) {
+    if entry
+        .attributes
+        .is_some_and(|a| a & crate::ATTR_READONLY != 0)
+    {
         let mut p = fs::metadata(path)?.permissions();
         p.set_readonly(true);
         fs::set_permissions(path, p)?;

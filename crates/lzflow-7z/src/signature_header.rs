@@ -85,11 +85,20 @@ mod tests {
         assert_eq!(h.header_position().unwrap(), 132);
         let mut bad = b;
         bad[13] ^= 1;
-        assert!(matches!(SignatureHeader::parse(&bad), Err(SevenZError::HeaderCrc)));
+        assert!(matches!(
+            SignatureHeader::parse(&bad),
+            Err(SevenZError::HeaderCrc)
+        ));
         bad = b;
         bad[0] = b'8';
-        assert!(matches!(SignatureHeader::parse(&bad), Err(SevenZError::NotSevenZ)));
+        assert!(matches!(
+            SignatureHeader::parse(&bad),
+            Err(SevenZError::NotSevenZ)
+        ));
         let huge = make(u64::MAX - 10, 20, 0);
-        assert!(SignatureHeader::parse(&huge).unwrap().header_position().is_err());
+        assert!(SignatureHeader::parse(&huge)
+            .unwrap()
+            .header_position()
+            .is_err());
     }
 }

@@ -62,7 +62,9 @@ impl SubStreams {
             }
             let total = f.unpack_size();
             if sum > total {
-                return Err(SevenZError::corrupt("substream sizes exceed the folder size"));
+                return Err(SevenZError::corrupt(
+                    "substream sizes exceed the folder size",
+                ));
             }
             sizes.push(total - sum);
         }

@@ -76,7 +76,9 @@ fn iso(ft: Option<u64>) -> String {
 
 /// Attributes the way 7zz lists them: Windows letters, then the unix mode.
 fn attr_string(e: &Entry) -> String {
-    let Some(a) = e.attributes else { return String::new() };
+    let Some(a) = e.attributes else {
+        return String::new();
+    };
     let letters = "RHS8DAdNTsLCOIEV";
     let mut s: String = letters
         .chars()
@@ -170,7 +172,11 @@ fn every_good_7z_fixture_matches_the_manifest() {
         for i in [n - 1, n / 2, 0] {
             let mut data = Vec::new();
             a.reader(i).unwrap().read_to_end(&mut data).unwrap();
-            let want = &got.iter().find(|g| g.entry.name == a.entries()[i].name).unwrap().sha;
+            let want = &got
+                .iter()
+                .find(|g| g.entry.name == a.entries()[i].name)
+                .unwrap()
+                .sha;
             assert_eq!(&hex(&Sha256::digest(&data)), want, "{file} reader({i})");
         }
     }
@@ -179,21 +185,31 @@ fn every_good_7z_fixture_matches_the_manifest() {
 #[test]
 fn wrong_password_is_reported_as_such() {
     let mut a = open("7z/aes-wrong-password.7z", "wrong-pass").unwrap();
-    assert!(matches!(extract_all(&mut a), Err(SevenZError::WrongPassword)));
+    assert!(matches!(
+        extract_all(&mut a),
+        Err(SevenZError::WrongPassword)
+    ));
     // With the encrypted header the error comes at open.
     assert!(matches!(
         open("7z/aes-header.7z", "wrong-pass"),
         Err(SevenZError::WrongPassword)
     ));
     let mut a = open("7z/aes-copy.7z", "wrong-pass").unwrap();
-    assert!(matches!(extract_all(&mut a), Err(SevenZError::WrongPassword)));
+    assert!(matches!(
+        extract_all(&mut a),
+        Err(SevenZError::WrongPassword)
+    ));
 }
 
 #[test]
 fn missing_password_is_reported_as_such() {
     let mut a = open("7z/aes.7z", "").unwrap();
     assert!(a.index().is_encrypted());
-    assert_eq!(a.entries().len(), 9, "the header is readable without a password");
+    assert_eq!(
+        a.entries().len(),
+        9,
+        "the header is readable without a password"
+    );
     assert!(matches!(
         extract_all(&mut a),
         Err(SevenZError::PasswordRequired)
