@@ -11,7 +11,8 @@
 //! * `index` — the Index and its Records (4);
 //! * `stream_decoder`, `decoder` — one stream, then [`XzDecoder`] over
 //!   concatenated streams with Stream Padding (2.2);
-//! * `encoder` — [`XzEncoder`];
+//! * `block_encoder`, `encoder` — [`XzEncoder`], Blocks buffered so that
+//!   their headers carry both sizes;
 //! * [`info`] — reading the Index from the end of a seekable file, as
 //!   `xz --list` does, without decoding any data.
 //!
@@ -36,9 +37,11 @@
 #![forbid(unsafe_code)]
 
 mod block_decoder;
+mod block_encoder;
 mod block_header;
 mod check;
 mod decoder;
+mod encoder;
 mod error;
 mod index;
 pub mod info;
@@ -48,5 +51,6 @@ pub mod vli;
 
 pub use check::{size_of_id as check_size_of_id, Check};
 pub use decoder::{XzDecoder, XzDecoderOptions};
+pub use encoder::{XzEncoder, XzEncoderOptions};
 pub use error::XzError;
 pub use stream_flags::{FOOTER_MAGIC, HEADER_MAGIC};

@@ -44,7 +44,7 @@ pub fn drive<D: Decode>(dec: &mut D, data: &[u8], split: Split) -> (Vec<u8>, Res
         Split::Random { seed, .. } => Some(Rng(seed | 1)),
         _ => None,
     };
-    let mut sizes = |rng: &mut Option<Rng>| match split {
+    let sizes = |rng: &mut Option<Rng>| match split {
         Split::Whole => (usize::MAX, 1 << 20),
         Split::Fixed { input, output } => (input, output),
         Split::Random { max, .. } => {
@@ -151,4 +151,39 @@ pub fn read_tsv(path: &str) -> Vec<std::collections::HashMap<String, String>> {
                 .collect()
         })
         .collect()
+}
+
+/// Seeded test data of a few kinds.
+pub fn data(kind: &str, len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Rng(seed | 1);
+    match kind {
+        "zeros" => vec![0; len],
+        "random" => (0..len).map(|_| rng.next(256) as u8).collect(),
+        "text" => {
+            const WORDS: [&str; 12] = [
+                "stream ",
+                "block ",
+                "index ",
+                "padding ",
+                "the ",
+                "of ",
+                "check ",
+                "filter\n",
+                "LZMA2 ",
+                "dictionary ",
+                "a ",
+                "decoder, ",
+            ];
+            let mut out = Vec::with_capacity(len + 16);
+            while out.len() < len {
+                out.extend_from_slice(WORDS[rng.next(WORDS.len()) - 1].as_bytes());
+                if rng.next(50) == 1 {
+                    out.push(rng.next(256) as u8);
+                }
+            }
+            out.truncate(len);
+            out
+        }
+        other => panic!("unknown data kind {other}"),
+    }
 }
