@@ -96,12 +96,13 @@ where
     F: Fn() -> D,
 {
     let mut results = Vec::new();
-    let dec = lzflow::futures::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), 1, 1), make());
-    results.push(("futures bufread, 1-byte fills", futures_read_all(dec, 1000).await));
+    let fill = if data.len() < 50_000 { 1 } else { 3 };
+    let dec = lzflow::futures::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), fill, 1), make());
+    results.push(("futures bufread, tiny fills", futures_read_all(dec, 1000).await));
 
     let inner = futures::io::BufReader::with_capacity(3, PendingIo::reader(data.to_vec(), 2, 2));
     let dec = lzflow::futures::bufread::Decoder::with_coder(inner, make());
-    results.push(("futures BufReader over pending reader", futures_read_all(dec, 7).await));
+    results.push(("futures BufReader over pending reader", futures_read_all(dec, 77).await));
 
     let mut w = lzflow::futures::write::Decoder::with_coder(PendingIo::writer(13, 3), make());
     let r = async {
@@ -211,6 +212,46 @@ async fn stream_passes_on_inner_errors_and_reports_truncation() {
             }
         }
         assert_eq!(kinds, [io::ErrorKind::ConnectionReset, io::ErrorKind::UnexpectedEof]);
+    })
+    .await
+}
+
+#[tokio::test]
+async fn lzflow_xz_decoder_through_futures_faces_and_streams() {
+    with_timeout(async {
+        let make = || <lzflow_xz::XzDecoder as lzflow::DecoderFormat>::from_options(&Default::default()).unwrap();
+        for fx in fixtures("xz") {
+            let data = fx.bytes();
+            let results = decode_every_futures_way(&data, make).await;
+            let mut sink = Vec::new();
+            let std_result = std::io::Read::read_to_end(&mut lzflow::read::XzDecoder::new(&data[..]), &mut sink);
+            if fx.ok {
+                for (how, r) in results {
+                    let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                    assert_content(&fx, &got, how);
+                }
+            } else {
+                let std_kind = std_result.unwrap_err().kind();
+                for (how, r) in results {
+                    assert_eq!(r.expect_err(how).kind(), std_kind, "{}: {how}", fx.name);
+                }
+            }
+        }
+        // The named stream type with limits, as a service would use it.
+        let fx = fixtures("xz").into_iter().find(|f| f.name == "xz/mixed.xz").unwrap();
+        let s = lzflow::stream::XzDecoderStream::builder()
+            .memlimit(16 << 20)
+            .output_limit(1 << 30)
+            .batch_size(8192)
+            .build(ChunkStream::new(fx.bytes(), 5000, 1));
+        let mut s = Box::pin(s);
+        let mut out = Vec::new();
+        while let Some(chunk) = s.next().await {
+            let chunk = chunk.unwrap();
+            assert!(chunk.len() <= 8192);
+            out.extend_from_slice(&chunk);
+        }
+        assert_content(&fx, &out, "XzDecoderStream");
     })
     .await
 }

@@ -42,11 +42,15 @@ where
     F: Fn() -> D,
 {
     let mut results = Vec::new();
-    let dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), 1, 1), make());
-    results.push(("bufread, 1-byte fills, pending between", read_all(dec, 4096).await));
+    let fill = if data.len() < 50_000 { 1 } else { 3 };
+    let dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), fill, 1), make());
+    results.push(("bufread, tiny fills, pending between", read_all(dec, 4096).await));
 
     let dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), 700, 2), make());
-    results.push(("bufread, random fills, 1-byte reads", read_all(dec, 1).await));
+    // 1-byte reads on the small files; a few bytes on the big ones keeps a
+    // debug-build run short.
+    let read_size = if data.len() < 20_000 { 1 } else { 7 };
+    results.push(("bufread, random fills, tiny reads", read_all(dec, read_size).await));
 
     let inner = tokio::io::BufReader::with_capacity(5, PendingIo::reader(data.to_vec(), 3, 3));
     let dec = lzflow::tokio::bufread::Decoder::with_coder(inner, make());
@@ -390,6 +394,83 @@ async fn faces_work_as_trait_objects() {
         let w: Pin<Box<dyn AsyncWrite + Send>> =
             Box::pin(lzflow::tokio::write::Encoder::with_coder(Vec::new(), RefEncoder::xz(0)));
         drop(w);
+    })
+    .await
+}
+
+fn lzflow_xz() -> lzflow_xz::XzDecoder {
+    <lzflow_xz::XzDecoder as lzflow::DecoderFormat>::from_options(&Default::default()).unwrap()
+}
+
+#[tokio::test]
+async fn lzflow_xz_decoder_through_tokio_faces_matches_every_fixture() {
+    with_timeout(async {
+        for fx in fixtures("xz") {
+            let data = fx.bytes();
+            let results = decode_every_tokio_way(&data, lzflow_xz).await;
+            let mut std_out = Vec::new();
+            let std_result = std::io::Read::read_to_end(&mut lzflow::read::XzDecoder::new(&data[..]), &mut std_out);
+            if fx.ok {
+                std_result.unwrap();
+                for (how, r) in results {
+                    let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                    assert_content(&fx, &got, how);
+                }
+            } else {
+                let std_kind = std_result.unwrap_err().kind();
+                for (how, r) in results {
+                    assert_eq!(r.expect_err(how).kind(), std_kind, "{}: {how}", fx.name);
+                }
+            }
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn named_tokio_decoder_survives_cancellation_and_caps_each_poll_at_the_batch() {
+    with_timeout(async {
+        let fx = fixture("xz/zeros-1MiB.xz");
+        let mut dec = lzflow::tokio::bufread::XzDecoder::builder()
+            .batch_size(4096)
+            .memlimit(64 << 20)
+            .build(PendingIo::reader(fx.bytes(), 40, 3));
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; 1 << 16];
+        let mut cancelled = 0;
+        loop {
+            tokio::select! {
+                biased;
+                r = dec.read(&mut buf) => {
+                    let n = r.unwrap();
+                    assert!(n <= 4096, "one poll produced {n} bytes");
+                    if n == 0 { break; }
+                    out.extend_from_slice(&buf[..n]);
+                }
+                _ = tokio::task::yield_now() => cancelled += 1,
+            }
+        }
+        assert!(cancelled > 0);
+        assert_content(&fx, &out, "named tokio decoder, cancelled reads");
+    })
+    .await
+}
+
+#[tokio::test]
+async fn named_tokio_write_decoder_reports_limits() {
+    with_timeout(async {
+        let fx = fixture("xz/zeros-1MiB.xz");
+        let mut w = lzflow::tokio::write::XzDecoder::builder()
+            .output_limit(100_000)
+            .build(PendingIo::writer(1000, 1));
+        let r = async {
+            w.write_all(&fx.bytes()).await?;
+            w.shutdown().await
+        }
+        .await;
+        assert_eq!(r.unwrap_err().kind(), io::ErrorKind::OutOfMemory);
+        assert!(w.get_ref().written.len() <= 100_000);
+        assert!(w.get_ref().written.iter().all(|&b| b == 0));
     })
     .await
 }
