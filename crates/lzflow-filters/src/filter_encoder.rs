@@ -1,6 +1,6 @@
 //! An encoder adapter that applies a filter chain before another encoder.
 
-use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
+use lzflow_core::{Encode, InBuf, OutBuf, Progress};
 
 use crate::chain::Chain;
 use crate::Filter;
@@ -11,8 +11,9 @@ const BUF_SIZE: usize = 16 << 10;
 /// Wraps an encoder (usually LZMA2) and applies filters, in the encode
 /// direction, to the input before handing it on.
 ///
-/// Input is copied into a fixed internal buffer (leased from the global
-/// pool) and filtered there. [`flush`](Encode::flush) hands on every byte
+/// Input is copied into a fixed 16 KiB buffer, allocated once per encoder
+/// (not leased from a pool, where it could take a dictionary-sized buffer),
+/// and filtered there. [`flush`](Encode::flush) hands on every byte
 /// the filters have decided; a BCJ filter may still hold back a few bytes
 /// (at most 15) it cannot decide without the data that follows, so after a
 /// flush those bytes are decodable only once more input or
@@ -21,7 +22,7 @@ const BUF_SIZE: usize = 16 << 10;
 pub struct FilterEncoder<E> {
     inner: E,
     chain: Chain,
-    buf: Lease<u8>,
+    buf: Vec<u8>,
     /// Leading bytes of `buf` already taken by the inner encoder.
     start: usize,
     len: usize,
@@ -33,12 +34,10 @@ impl<E> FilterEncoder<E> {
     /// `filters` are in the order they are applied to the input, i.e. the
     /// XZ Filter Flags order without the final LZMA2.
     pub fn new(inner: E, filters: Vec<Box<dyn Filter>>) -> Self {
-        let mut buf = Pool::<u8>::global().lease(BUF_SIZE);
-        buf.resize(BUF_SIZE, 0);
         FilterEncoder {
             inner,
             chain: Chain::new(filters),
-            buf,
+            buf: vec![0; BUF_SIZE],
             start: 0,
             len: 0,
             finishing: false,

@@ -10,6 +10,9 @@ use crate::Filter;
 /// Bytes an `E8`/`E9` instruction spans: opcode plus rel32.
 const INSN: usize = 5;
 
+/// History bits that survive ageing by 0..=4 bytes after the shift.
+const AGE_KEEP: [u32; 5] = [0xFF, 0xEE, 0xCC, 0x88, 0x00];
+
 pub(crate) struct X86 {
     /// Stream position of `buf[0]` on the next call.
     pos: u32,
@@ -66,14 +69,16 @@ impl Filter for X86 {
             let here = now.wrapping_add(i as u32);
             let gap = here.wrapping_sub(prev_pos);
             prev_pos = here;
-            if gap > INSN as u32 {
-                mask = 0;
+            // Age the history by `gap` bytes; bits older than 4 bytes fall
+            // off (the same as shifting by one `gap` times and dropping
+            // bits 3 and 7 before each shift).
+            mask = if gap <= 4 {
+                (mask << gap) & AGE_KEEP[gap as usize]
             } else {
-                for _ in 0..gap {
-                    mask = (mask & 0x77) << 1;
-                }
-            }
-            let top = buf[i + 4];
+                0
+            };
+            let insn: &mut [u8; INSN] = (&mut buf[i..i + INSN]).try_into().expect("5 bytes");
+            let top = insn[4];
             let hist = mask >> 1;
             if !is_near(top) || hist == 3 || hist > 4 {
                 i += 1;
@@ -83,7 +88,7 @@ impl Filter for X86 {
                 }
                 continue;
             }
-            let mut src = u32::from_le_bytes([buf[i + 1], buf[i + 2], buf[i + 3], top]);
+            let mut src = u32::from_le_bytes([insn[1], insn[2], insn[3], top]);
             let next = here.wrapping_add(INSN as u32);
             let dest = loop {
                 let dest = if self.encode {
@@ -107,12 +112,11 @@ impl Filter for X86 {
                 src = dest ^ ((1u32 << (32 - 8 * k)) - 1);
             };
             // Store the target sign-extended from 25 bits.
-            let top_out = if dest & (1 << 24) != 0 { 0xFF } else { 0x00 };
             let b = dest.to_le_bytes();
-            buf[i + 1] = b[0];
-            buf[i + 2] = b[1];
-            buf[i + 3] = b[2];
-            buf[i + 4] = top_out;
+            insn[1] = b[0];
+            insn[2] = b[1];
+            insn[3] = b[2];
+            insn[4] = if dest & (1 << 24) != 0 { 0xFF } else { 0x00 };
             i += INSN;
             mask = 0;
         }
