@@ -98,42 +98,57 @@ pub(crate) struct BlockDecoder {
     check_size: usize,
     checker: Checker,
     check_bytes: [u8; 64],
-    check_have: usize,
+    check_hold: usize,
     /// Block number in the stream, from 1, for error messages.
     number: u64,
 }
 
 impl BlockDecoder {
-    /// State for a Block with this header. `check` is the stream's check if
-    /// lzflow can verify it and verification is on; `checker` is reused.
-    pub(crate) fn new(
-        header: &BlockHeader,
-        check: Option<Check>,
-        check_size: usize,
-        mut checker: Checker,
-        number: u64,
-    ) -> Self {
-        checker.reset();
+    /// State for no Block yet; [`start`](Self::start) begins one.
+    pub(crate) fn idle() -> Self {
         BlockDecoder {
-            phase: Phase::Data,
-            header_size: header.header_size as u64,
-            compressed_size: header.compressed_size,
-            uncompressed_size: header.uncompressed_size,
+            phase: Phase::Done,
+            header_size: 0,
+            compressed_size: None,
+            uncompressed_size: None,
             compressed: 0,
             uncompressed: 0,
             padding: 0,
-            check,
-            check_size,
-            checker,
+            check: None,
+            check_size: 0,
+            checker: Checker::Skip,
             check_bytes: [0; 64],
-            check_have: 0,
-            number,
+            check_hold: 0,
+            number: 0,
         }
     }
 
-    /// Gives back the checker for the next Block.
-    pub(crate) fn into_checker(self) -> Checker {
-        self.checker
+    /// Begins a Block with this header, reusing the checker when the check
+    /// is the same. `check` is the stream's check if lzflow can verify it
+    /// and verification is on; `check_size` the size of its Check field.
+    pub(crate) fn start(
+        &mut self,
+        header: &BlockHeader,
+        check: Option<Check>,
+        check_size: usize,
+        number: u64,
+    ) {
+        if self.check != check {
+            self.checker = check.map_or(Checker::Skip, Checker::new);
+        } else {
+            self.checker.reset();
+        }
+        self.phase = Phase::Data;
+        self.header_size = header.header_size as u64;
+        self.compressed_size = header.compressed_size;
+        self.uncompressed_size = header.uncompressed_size;
+        self.compressed = 0;
+        self.uncompressed = 0;
+        self.padding = 0;
+        self.check = check;
+        self.check_size = check_size;
+        self.check_hold = 0;
+        self.number = number;
     }
 
     /// The Index Record this Block should have; valid once
@@ -175,12 +190,12 @@ impl BlockDecoder {
                     self.phase = Phase::Check;
                 }
                 Phase::Check => {
-                    let need = self.check_size - self.check_have;
+                    let need = self.check_size - self.check_hold;
                     let got = input.take(need);
-                    self.check_bytes[self.check_have..self.check_have + got.len()]
+                    self.check_bytes[self.check_hold..self.check_hold + got.len()]
                         .copy_from_slice(got);
-                    self.check_have += got.len();
-                    if self.check_have < self.check_size {
+                    self.check_hold += got.len();
+                    if self.check_hold < self.check_size {
                         return self.need_input(input, "block check");
                     }
                     let computed = self.checker.finish();

@@ -14,9 +14,7 @@ pub(crate) const FILTERS_MAX: usize = 4;
 pub(crate) const LZMA2_ID: u64 = 0x21;
 /// Largest Unpadded Size of a Block (so that the Block stays below 2^63).
 pub(crate) const UNPADDED_SIZE_MAX: u64 = VLI_MAX & !3;
-/// Smallest Unpadded Size: an 8-byte header and one byte of data would be
-/// 9, but the format only promises 5 (header size byte + flags + CRC32 is
-/// already 6, the LZMA2 end byte makes 7); Index checks use this value.
+/// Smallest Unpadded Size an Index Record may give (the format's bound).
 pub(crate) const UNPADDED_SIZE_MIN: u64 = 5;
 
 const FLAG_FILTER_COUNT: u8 = 0x03;

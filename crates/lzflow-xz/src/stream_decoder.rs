@@ -6,7 +6,6 @@ use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
 use crate::block_header::{header_size, BlockHeader, BLOCK_HEADER_SIZE_MAX};
-use crate::check::Checker;
 use crate::index::{IndexDecoder, IndexEvent, IndexRecord};
 use crate::stream_flags::{
     decode_footer, decode_header, StreamFlags, HEADER_MAGIC, STREAM_HEADER_SIZE,
@@ -17,7 +16,7 @@ enum State {
     Header,
     BlockStart,
     BlockHeader { size: usize },
-    Block(Box<BlockDecoder>),
+    Block,
     Index(IndexDecoder),
     Footer { index_size: u64 },
     Done,
@@ -37,9 +36,8 @@ pub(crate) struct StreamDecoder {
     offset: u64,
     flags: StreamFlags,
     verify: bool,
-    /// Checker reused across Blocks (its state lives in the Block while one
-    /// is being decoded).
-    checker: Option<Checker>,
+    /// The current Block; kept to reuse its checker.
+    block: BlockDecoder,
     /// What each decoded Block's Index Record must be.
     records: Vec<IndexRecord>,
     /// Records of the Index checked so far.
@@ -56,7 +54,7 @@ impl StreamDecoder {
             offset,
             flags: StreamFlags { check_id: 0 },
             verify,
-            checker: None,
+            block: BlockDecoder::idle(),
             records: Vec::new(),
             checked: 0,
         }
@@ -70,8 +68,6 @@ impl StreamDecoder {
         self.offset = offset;
         self.records.clear();
         self.checked = 0;
-        // The next stream may use another check.
-        self.checker = None;
     }
 
     /// The stream's check ID, once the Stream Header has been read.
@@ -162,28 +158,19 @@ impl StreamDecoder {
                     let header = BlockHeader::decode(&self.buf[..size], check_size)?;
                     prepare_coder(coder, &header, opts)?;
                     let check = self.flags.check().filter(|_| self.verify);
-                    let checker = match self.checker.take() {
-                        Some(c) if check.is_some() => c,
-                        _ => check.map_or(Checker::Skip, Checker::new),
-                    };
                     let number = self.records.len() as u64 + 1;
-                    self.state = State::Block(Box::new(BlockDecoder::new(
-                        &header, check, check_size, checker, number,
-                    )));
+                    self.block.start(&header, check, check_size, number);
+                    self.state = State::Block;
                 }
-                State::Block(block) => {
+                State::Block => {
                     let c = coder.as_mut().expect("prepared with the header");
                     let limit = opts.limits.output;
-                    match block.decode(c, input, output, out_left, limit)? {
+                    match self.block.decode(c, input, output, out_left, limit)? {
                         Progress::StreamEnd => {}
                         p => return Ok(p),
                     }
-                    self.records.push(block.record());
-                    let State::Block(block) = std::mem::replace(&mut self.state, State::BlockStart)
-                    else {
-                        unreachable!()
-                    };
-                    self.checker = Some(block.into_checker());
+                    self.records.push(self.block.record());
+                    self.state = State::BlockStart;
                 }
                 State::Index(index) => match index.decode(input)? {
                     IndexEvent::NeedInput => return Self::need_input(input, "index"),
