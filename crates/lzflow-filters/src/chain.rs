@@ -6,7 +6,7 @@
 //! filter's position are final; the rest (a few bytes per filter) wait for
 //! more data or for the end of the stream.
 
-use crate::Filter;
+use crate::{Filter, MAX_TAIL};
 
 pub(crate) struct Chain {
     filters: Vec<Box<dyn Filter>>,
@@ -38,9 +38,11 @@ impl Chain {
         let mut limit = window.len();
         for (f, done) in self.filters.iter_mut().zip(self.done.iter_mut()) {
             let span = &mut window[*done..limit];
-            // A filter claiming more than it was given must not break the
-            // bookkeeping.
-            *done += f.filter(span).min(span.len());
+            // A filter breaking its contract (claiming more than it was
+            // given, or holding back MAX_TAIL bytes or more) must not break
+            // the bookkeeping or grow the held-back tail without bound.
+            let got = f.filter(span).min(span.len());
+            *done = (*done + got).max(limit.saturating_sub(MAX_TAIL - 1));
             limit = *done;
         }
         limit

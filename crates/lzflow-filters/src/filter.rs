@@ -22,6 +22,10 @@ pub enum Direction {
 /// filter tracks the stream position (start offset plus bytes returned) and
 /// any other state itself, so the result does not depend on how the data is
 /// split between calls.
+///
+/// The adapters guard against implementations that break this contract: a
+/// filter that holds back [`MAX_TAIL`] bytes or more has the excess passed
+/// through as if decided, so the adapters never stall or grow a buffer.
 pub trait Filter: Send {
     /// Transforms the decidable prefix of `buf` in place; returns its length.
     fn filter(&mut self, buf: &mut [u8]) -> usize;

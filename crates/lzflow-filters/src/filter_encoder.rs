@@ -3,7 +3,7 @@
 use lzflow_core::{Encode, InBuf, OutBuf, Progress};
 
 use crate::chain::Chain;
-use crate::Filter;
+use crate::{Filter, MAX_TAIL};
 
 /// Bytes of input filtered at a time.
 const BUF_SIZE: usize = 16 << 10;
@@ -34,10 +34,11 @@ impl<E> FilterEncoder<E> {
     /// `filters` are in the order they are applied to the input, i.e. the
     /// XZ Filter Flags order without the final LZMA2.
     pub fn new(inner: E, filters: Vec<Box<dyn Filter>>) -> Self {
+        let filters_len = filters.len();
         FilterEncoder {
             inner,
             chain: Chain::new(filters),
-            buf: vec![0; BUF_SIZE],
+            buf: vec![0; buf_size(filters_len)],
             start: 0,
             len: 0,
             finishing: false,
@@ -62,11 +63,20 @@ impl<E> FilterEncoder<E> {
     /// Starts over with new filters (for the next block), dropping input not
     /// handed on yet. Reset the inner encoder separately.
     pub fn reset(&mut self, filters: Vec<Box<dyn Filter>>) {
+        let size = buf_size(filters.len());
+        if self.buf.len() < size {
+            self.buf.resize(size, 0);
+        }
         self.chain.reset(filters);
         self.start = 0;
         self.len = 0;
         self.finishing = false;
     }
+}
+
+/// Room for new input beyond the tails the filters may hold back.
+fn buf_size(filters: usize) -> usize {
+    BUF_SIZE + MAX_TAIL * filters
 }
 
 impl<E: Encode> FilterEncoder<E> {
@@ -107,7 +117,7 @@ impl<E: Encode> Encode for FilterEncoder<E> {
             self.len -= self.start;
             self.chain.consume(self.start);
             self.start = 0;
-            let n = input.len().min(BUF_SIZE - self.len);
+            let n = input.len().min(self.buf.len() - self.len);
             self.buf[self.len..self.len + n].copy_from_slice(input.take(n));
             self.len += n;
             let len = self.len;

@@ -369,3 +369,64 @@ fn small_output_from_encoder_is_resumable() {
     let got = encode_all(&cfgs, &data, vec![50_000], vec![3, 1, 4096]);
     assert_eq!(got, whole(&cfgs, Direction::Encode, &data));
 }
+
+/// Breaks the Filter contract: never decides anything, or claims more
+/// than it was given.
+struct Stubborn(bool);
+
+impl lzflow_filters::Filter for Stubborn {
+    fn filter(&mut self, buf: &mut [u8]) -> usize {
+        for b in buf.iter_mut() {
+            *b ^= 0x55;
+        }
+        if self.0 {
+            usize::MAX
+        } else {
+            0
+        }
+    }
+}
+
+#[test]
+fn contract_breaking_filters_cannot_hang_or_panic_the_adapters() {
+    let data = random(20_000, 6);
+    for greedy in [false, true] {
+        for out in [1usize, 100, 1 << 16] {
+            let mut dec = FilterDecoder::new(
+                CopyDecoder { batch: 333 },
+                vec![Box::new(Stubborn(greedy)) as Box<dyn lzflow_filters::Filter>],
+            );
+            let (mut got, mut pos) = (Vec::new(), 0);
+            let mut calls = 0;
+            loop {
+                let end = (pos + 1000).min(data.len());
+                let mut input = InBuf::new(&data[pos..end]).with_last(end == data.len());
+                let mut space = vec![0u8; out];
+                let mut output = OutBuf::new(&mut space);
+                let p = dec.decode(&mut input, &mut output).unwrap();
+                pos += input.pos();
+                got.extend_from_slice(output.written());
+                calls += 1;
+                assert!(calls < 1_000_000, "stalled");
+                if p == Progress::StreamEnd {
+                    break;
+                }
+            }
+            assert_eq!(got.len(), data.len(), "greedy {greedy} out {out}");
+
+            let mut enc = FilterEncoder::new(
+                CopyEncoder::default(),
+                vec![Box::new(Stubborn(greedy)) as Box<dyn lzflow_filters::Filter>],
+            );
+            let mut space = vec![0u8; 40_000];
+            let mut output = OutBuf::new(&mut space);
+            let mut input = InBuf::new(&data);
+            assert_eq!(
+                enc.encode(&mut input, &mut output).unwrap(),
+                Progress::NeedInput
+            );
+            assert_eq!(enc.finish(&mut output).unwrap(), Progress::StreamEnd);
+            assert_eq!(output.pos(), data.len());
+        }
+    }
+}
