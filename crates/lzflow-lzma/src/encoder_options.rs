@@ -206,7 +206,10 @@ mod tests {
         );
         assert_eq!(p6.effective_depth(), 48);
         let p9e = LzmaOptions::preset_extreme(9).unwrap();
-        assert_eq!((p9e.dict_size, p9e.nice_len, p9e.depth), (64 << 20, 273, 512));
+        assert_eq!(
+            (p9e.dict_size, p9e.nice_len, p9e.depth),
+            (64 << 20, 273, 512)
+        );
         let p5e = LzmaOptions::preset_extreme(5).unwrap();
         assert_eq!((p5e.nice_len, p5e.depth), (192, 0));
         assert_eq!(
@@ -224,7 +227,11 @@ mod tests {
         assert!(o.validate(false).is_ok());
         assert_eq!(
             o.validate(true),
-            Err(LzmaError::InvalidLcLpPb { lc: 4, lp: 1, pb: 2 })
+            Err(LzmaError::InvalidLcLpPb {
+                lc: 4,
+                lp: 1,
+                pb: 2
+            })
         );
         let mut o = LzmaOptions::preset(1).unwrap();
         o.dict_size = 100;

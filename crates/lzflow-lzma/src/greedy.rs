@@ -3,9 +3,9 @@
 //! and emit a literal instead when the next position starts a better match
 //! (one step of lazy evaluation).
 
+use crate::encoder_options::MATCH_LEN_MAX;
 use crate::lzma_encoder::{LzmaCore, NO_DIST};
 use crate::match_finder::common_len;
-use crate::encoder_options::MATCH_LEN_MAX;
 
 /// True when `big` is so much further than `small` that one byte of extra
 /// length is not worth it.
@@ -92,9 +92,7 @@ impl LzmaCore {
             if (next.len >= main_len && next.dist < main_dist)
                 || (next.len == main_len + 1 && !much_closer(main_dist, next.dist))
                 || next.len > main_len + 1
-                || (next.len + 1 >= main_len
-                    && main_len >= 3
-                    && much_closer(next.dist, main_dist))
+                || (next.len + 1 >= main_len && main_len >= 3 && much_closer(next.dist, main_dist))
             {
                 return self.literal_keeping_next();
             }
@@ -102,10 +100,10 @@ impl LzmaCore {
         // A rep at the next position nearly as long also favours a literal.
         let next_idx = idx + 1;
         let want = (main_len - 1).max(2) as usize;
-        if avail - 1 >= want {
+        if avail > want {
             let buf = &self.mf.buf;
             for &d in &self.reps {
-                if u64::from(d) >= pos + 1 {
+                if u64::from(d) > pos {
                     continue;
                 }
                 let back = next_idx - d as usize - 1;

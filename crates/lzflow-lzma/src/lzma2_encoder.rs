@@ -149,7 +149,8 @@ impl Lzma2Encoder {
                 };
                 self.need_dict_reset = false;
                 let n = piece.len() - 1;
-                self.out.extend_from_slice(&[control, (n >> 8) as u8, n as u8]);
+                self.out
+                    .extend_from_slice(&[control, (n >> 8) as u8, n as u8]);
                 self.out.extend_from_slice(piece);
             }
             self.core.reset_state();

@@ -181,7 +181,8 @@ impl LzmaCore {
         let mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {
-            ((OPTS + 1) * std::mem::size_of::<Opt>()) as u64 + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
+            ((OPTS + 1) * std::mem::size_of::<Opt>()) as u64
+                + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
         } else {
             0
         };
@@ -472,7 +473,8 @@ impl LzmaCore {
                     reduced,
                 );
             } else {
-                self.rc.direct_bits(reduced >> ALIGN_BITS, footer - ALIGN_BITS);
+                self.rc
+                    .direct_bits(reduced >> ALIGN_BITS, footer - ALIGN_BITS);
                 self.rc.bit_tree_reverse(
                     &mut self.align,
                     ALIGN_BITS,
@@ -518,7 +520,8 @@ impl LzmaCore {
         if len == 1 {
             self.state = state_after_short_rep(self.state);
         } else {
-            self.rep_len.encode(&mut self.rc, len - 2, pos_state, &self.bp);
+            self.rep_len
+                .encode(&mut self.rc, len - 2, pos_state, &self.bp);
             self.state = state_after_rep(self.state);
         }
     }

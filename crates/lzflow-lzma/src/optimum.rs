@@ -63,8 +63,7 @@ fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
 impl LzmaCore {
     #[inline(always)]
     fn is_match_price(&self, state: u32, pos_state: usize, bit: u32) -> u32 {
-        self.bp
-            .bit(self.is_match[state as usize][pos_state], bit)
+        self.bp.bit(self.is_match[state as usize][pos_state], bit)
     }
 
     #[inline(always)]
@@ -493,7 +492,11 @@ impl LzmaCore {
                     self.path.push((1, NO_DIST));
                 }
                 Step::SymLitRep0 { back, len1 } => {
-                    let d = if back < 4 { reps[back as usize] } else { back - 4 };
+                    let d = if back < 4 {
+                        reps[back as usize]
+                    } else {
+                        back - 4
+                    };
                     self.path.push((span - len1 - 1, d));
                     self.path.push((1, NO_DIST));
                     self.path.push((len1, d));

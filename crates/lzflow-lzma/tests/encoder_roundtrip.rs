@@ -31,9 +31,37 @@ fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
 /// Text-like data: words from a small vocabulary with punctuation.
 fn text(n: usize, seed: u64) -> Vec<u8> {
     const WORDS: &[&str] = &[
-        "the", "stream", "decoder", "window", "match", "literal", "of", "and", "LZMA2", "chunk",
-        "range", "coder", "probability", "in", "a", "to", "is", "dictionary", "xz", "encoder",
-        "struct", "fn", "let", "mut", "return", "0x80", "{", "}", ";", "position", "state",
+        "the",
+        "stream",
+        "decoder",
+        "window",
+        "match",
+        "literal",
+        "of",
+        "and",
+        "LZMA2",
+        "chunk",
+        "range",
+        "coder",
+        "probability",
+        "in",
+        "a",
+        "to",
+        "is",
+        "dictionary",
+        "xz",
+        "encoder",
+        "struct",
+        "fn",
+        "let",
+        "mut",
+        "return",
+        "0x80",
+        "{",
+        "}",
+        ";",
+        "position",
+        "state",
     ];
     let mut r = Rng(seed);
     let mut v = Vec::with_capacity(n + 16);
@@ -236,7 +264,14 @@ fn every_match_finder_in_both_modes() {
 #[test]
 fn lc_lp_pb_variants_round_trip() {
     let data = mixed(200_000, 9);
-    for (lc, lp, pb) in [(0, 0, 0), (4, 0, 0), (0, 4, 4), (1, 3, 1), (2, 2, 3), (3, 1, 4)] {
+    for (lc, lp, pb) in [
+        (0, 0, 0),
+        (4, 0, 0),
+        (0, 4, 4),
+        (1, 3, 1),
+        (2, 2, 3),
+        (3, 1, 4),
+    ] {
         for level in [1, 6] {
             let mut o = small_dict(LzmaOptions::preset(level).unwrap());
             (o.lc, o.lp, o.pb) = (lc, lp, pb);
@@ -341,7 +376,10 @@ fn chunk_headers_follow_the_reset_rules() {
     while comp[i] != 0 {
         let c = comp[i];
         assert!(c >= 0x80, "all chunks are LZMA chunks");
-        let u = ((usize::from(c & 0x1F) << 16) | usize::from(comp[i + 1]) << 8 | usize::from(comp[i + 2])) + 1;
+        let u = ((usize::from(c & 0x1F) << 16)
+            | usize::from(comp[i + 1]) << 8
+            | usize::from(comp[i + 2]))
+            + 1;
         let p = (usize::from(comp[i + 3]) << 8 | usize::from(comp[i + 4])) + 1;
         assert!(u <= 2 << 20 && p <= 1 << 16);
         if chunks == 0 {
@@ -370,18 +408,31 @@ fn chunk_headers_follow_the_reset_rules() {
     let mut buf = vec![0u8; 1 << 17];
     let mut input = InBuf::new(&data[..30_000]);
     let mut ob = OutBuf::new(&mut buf);
-    assert_eq!(enc.encode(&mut input, &mut ob).unwrap(), Progress::NeedInput);
+    assert_eq!(
+        enc.encode(&mut input, &mut ob).unwrap(),
+        Progress::NeedInput
+    );
     assert_eq!(enc.flush(&mut ob).unwrap(), Progress::NeedInput);
     out.extend_from_slice(ob.written());
     assert_eq!(out[0], 0x01, "random data is stored");
     let mut input = InBuf::new(&data[30_000..]);
     let mut ob = OutBuf::new(&mut buf);
-    assert_eq!(enc.encode(&mut input, &mut ob).unwrap(), Progress::NeedInput);
+    assert_eq!(
+        enc.encode(&mut input, &mut ob).unwrap(),
+        Progress::NeedInput
+    );
     out.extend_from_slice(ob.written());
     finish_into(&mut enc, &mut buf, &mut out);
-    assert_eq!(out[3 + 30_000] & 0xE0, 0xC0, "props + state reset, no dict reset");
+    assert_eq!(
+        out[3 + 30_000] & 0xE0,
+        0xC0,
+        "props + state reset, no dict reset"
+    );
     assert_eq!(unlzma2(&out, &o), data);
-    assert!(out.len() < 30_000 + 30_000 / 2, "the repeat refers to the raw chunk");
+    assert!(
+        out.len() < 30_000 + 30_000 / 2,
+        "the repeat refers to the raw chunk"
+    );
 }
 
 #[test]
@@ -414,7 +465,11 @@ fn flush_makes_everything_so_far_decodable() {
             fed = cut;
             let mut prefix = out.clone();
             prefix.push(0);
-            assert_eq!(unlzma2(&prefix, &o), &data[..cut], "preset {level} cut {cut}");
+            assert_eq!(
+                unlzma2(&prefix, &o),
+                &data[..cut],
+                "preset {level} cut {cut}"
+            );
         }
         finish_into(&mut enc, &mut buf, &mut out);
         assert_eq!(unlzma2(&out, &o), data);
@@ -468,13 +523,24 @@ fn bad_options_are_rejected_with_typed_errors() {
     o.lp = 2;
     assert_eq!(
         Lzma2Encoder::new(&o).err(),
-        Some(LzmaError::InvalidLcLpPb { lc: 3, lp: 2, pb: 2 })
+        Some(LzmaError::InvalidLcLpPb {
+            lc: 3,
+            lp: 2,
+            pb: 2
+        })
     );
-    assert!(LzmaEncoder::new(&o, true).is_ok(), "LZMA1 allows lc + lp > 4");
+    assert!(
+        LzmaEncoder::new(&o, true).is_ok(),
+        "LZMA1 allows lc + lp > 4"
+    );
     o.lp = 5;
     assert_eq!(
         LzmaEncoder::new(&o, true).err(),
-        Some(LzmaError::InvalidLcLpPb { lc: 3, lp: 5, pb: 2 })
+        Some(LzmaError::InvalidLcLpPb {
+            lc: 3,
+            lp: 5,
+            pb: 2
+        })
     );
     let mut o = LzmaOptions::preset(6).unwrap();
     o.nice_len = 274;
@@ -482,7 +548,10 @@ fn bad_options_are_rejected_with_typed_errors() {
     o.nice_len = 64;
     o.dict_size = 1000;
     let e = Lzma2Encoder::new(&o).unwrap_err();
-    assert_eq!(e, LzmaError::Usage("dict_size must be between 4 KiB and 1.5 GiB"));
+    assert_eq!(
+        e,
+        LzmaError::Usage("dict_size must be between 4 KiB and 1.5 GiB")
+    );
     assert_eq!(
         std::io::Error::from(e).kind(),
         std::io::ErrorKind::InvalidInput
@@ -513,7 +582,11 @@ fn raw_lzma1_with_and_without_end_marker() {
         // Wrap in a .lzma header; with a known size the marker is optional.
         let mut file = vec![o.props().to_byte()];
         file.extend_from_slice(&o.dict_size.to_le_bytes());
-        let size = if end_marker { u64::MAX } else { data.len() as u64 };
+        let size = if end_marker {
+            u64::MAX
+        } else {
+            data.len() as u64
+        };
         file.extend_from_slice(&size.to_le_bytes());
         file.extend_from_slice(&raw);
         assert_eq!(unlzma_alone(&file), data, "end marker {end_marker}");

@@ -86,7 +86,11 @@ fn main_hash_size(kind: Kind, dict_size: u32) -> usize {
 /// `max_buf` bytes.
 pub(crate) fn memory_usage(kind: Kind, dict_size: u32, max_buf: usize) -> u64 {
     let cyclic = u64::from(dict_size) + 1;
-    let son = if kind.is_binary_tree() { 2 * cyclic } else { cyclic };
+    let son = if kind.is_binary_tree() {
+        2 * cyclic
+    } else {
+        cyclic
+    };
     let small = match kind.hash_bytes() {
         2 => 0,
         3 => HASH2_SIZE,
@@ -128,7 +132,11 @@ impl Finder {
         max_buf: usize,
     ) -> Self {
         let cyclic_size = dict_size + 1;
-        let small2 = if kind.hash_bytes() >= 3 { HASH2_SIZE } else { 0 };
+        let small2 = if kind.hash_bytes() >= 3 {
+            HASH2_SIZE
+        } else {
+            0
+        };
         let small3 = if kind.hash_bytes() == 4 {
             1 << HASH3_BITS
         } else {
@@ -255,7 +263,12 @@ impl Finder {
     #[cold]
     fn normalize(&mut self) {
         let sub = self.pos32 - self.cyclic_size;
-        for t in [&mut self.hash2, &mut self.hash3, &mut self.main, &mut self.son] {
+        for t in [
+            &mut self.hash2,
+            &mut self.hash3,
+            &mut self.main,
+            &mut self.son,
+        ] {
             for v in t.iter_mut() {
                 *v = v.saturating_sub(sub);
             }
