@@ -1,0 +1,297 @@
+//! `lzflow-bench compare`: one interleaved run of lzflow beside its peers,
+//! printed as a table of medians and ratios.
+//!
+//! The machine is noisy, so contestants run round-robin (rotating the start)
+//! and only ratios from the same run are meaningful.
+
+mod measure;
+mod workloads;
+
+use std::io::{self, Read};
+use std::time::Duration;
+
+use measure::{measure, Sample};
+use workloads::{Kind, Workload};
+
+#[global_allocator]
+static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+
+/// A decoder under test: decodes the workload and returns the decoded length.
+type Contestant = (&'static str, fn(&Workload) -> io::Result<usize>);
+
+const BUF: usize = 64 * 1024;
+
+/// Reads everything into a reused buffer and counts it (no output copy kept).
+fn drain(mut r: impl Read) -> io::Result<usize> {
+    let mut buf = [0u8; BUF];
+    let mut n = 0;
+    loop {
+        match r.read(&mut buf)? {
+            0 => return Ok(n),
+            k => n += k,
+        }
+    }
+}
+
+async fn drain_tokio(mut r: impl tokio::io::AsyncRead + Unpin) -> io::Result<usize> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = [0u8; BUF];
+    let mut n = 0;
+    loop {
+        match r.read(&mut buf).await? {
+            0 => return Ok(n),
+            k => n += k,
+        }
+    }
+}
+
+async fn drain_futures(mut r: impl futures::io::AsyncRead + Unpin) -> io::Result<usize> {
+    use futures::io::AsyncReadExt;
+    let mut buf = [0u8; BUF];
+    let mut n = 0;
+    loop {
+        match r.read(&mut buf).await? {
+            0 => return Ok(n),
+            k => n += k,
+        }
+    }
+}
+
+fn tokio_rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+fn file_of(w: &Workload) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("lzflow-bench-{}.bin", w.name))
+}
+
+fn lzflow_sync(w: &Workload) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => drain(lzflow::bufread::XzDecoder::new(&w.compressed[..])),
+        Kind::RawLzma2(dict) => drain(
+            lzflow::bufread::Lzma2Decoder::builder()
+                .dict_size(dict)
+                .build(&w.compressed[..]),
+        ),
+    }
+}
+
+fn lzflow_sync_file(w: &Workload) -> io::Result<usize> {
+    let f = io::BufReader::new(std::fs::File::open(file_of(w))?);
+    match w.kind {
+        Kind::Xz => drain(lzflow::bufread::XzDecoder::new(f)),
+        Kind::RawLzma2(dict) => drain(
+            lzflow::bufread::Lzma2Decoder::builder()
+                .dict_size(dict)
+                .build(f),
+        ),
+    }
+}
+
+fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
+    tokio_rt().block_on(async {
+        match w.kind {
+            Kind::Xz => {
+                drain_tokio(lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..])).await
+            }
+            Kind::RawLzma2(dict) => {
+                drain_tokio(
+                    lzflow::tokio::bufread::Lzma2Decoder::builder()
+                        .dict_size(dict)
+                        .build(&w.compressed[..]),
+                )
+                .await
+            }
+        }
+    })
+}
+
+fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
+    tokio_rt().block_on(async {
+        let f = tokio::io::BufReader::new(tokio::fs::File::open(file_of(w)).await?);
+        match w.kind {
+            Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
+            Kind::RawLzma2(dict) => {
+                drain_tokio(
+                    lzflow::tokio::bufread::Lzma2Decoder::builder()
+                        .dict_size(dict)
+                        .build(f),
+                )
+                .await
+            }
+        }
+    })
+}
+
+fn lzflow_futures(w: &Workload) -> io::Result<usize> {
+    futures::executor::block_on(async {
+        match w.kind {
+            Kind::Xz => {
+                drain_futures(lzflow::futures::bufread::XzDecoder::new(&w.compressed[..])).await
+            }
+            Kind::RawLzma2(dict) => {
+                drain_futures(
+                    lzflow::futures::bufread::Lzma2Decoder::builder()
+                        .dict_size(dict)
+                        .build(&w.compressed[..]),
+                )
+                .await
+            }
+        }
+    })
+}
+
+fn liblzma_sync(w: &Workload) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => drain(liblzma::bufread::XzDecoder::new_multi_decoder(
+            &w.compressed[..],
+        )),
+        Kind::RawLzma2(dict) => {
+            let mut o = liblzma::stream::LzmaOptions::new();
+            o.dict_size(dict);
+            let mut f = liblzma::stream::Filters::new();
+            f.lzma2(&o);
+            let s = liblzma::stream::Stream::new_raw_decoder(&f).map_err(io::Error::other)?;
+            drain(liblzma::bufread::XzDecoder::new_stream(
+                &w.compressed[..],
+                s,
+            ))
+        }
+    }
+}
+
+fn async_compression_tokio(w: &Workload) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => tokio_rt().block_on(async {
+            let mut d = async_compression::tokio::bufread::XzDecoder::new(&w.compressed[..]);
+            d.multiple_members(true);
+            drain_tokio(d).await
+        }),
+        Kind::RawLzma2(_) => Err(io::Error::new(io::ErrorKind::Unsupported, "no raw LZMA2")),
+    }
+}
+
+fn lzma_rust2(w: &Workload) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => drain(lzma_rust2::XzReader::new(&w.compressed[..], true)),
+        Kind::RawLzma2(dict) => drain(lzma_rust2::Lzma2Reader::new(&w.compressed[..], dict, None)),
+    }
+}
+
+const DECODERS: &[Contestant] = &[
+    ("liblzma", liblzma_sync),
+    ("lzflow sync", lzflow_sync),
+    ("lzflow sync file", lzflow_sync_file),
+    ("lzflow tokio", lzflow_tokio),
+    ("lzflow tokio file", lzflow_tokio_file),
+    ("lzflow futures-io", lzflow_futures),
+    ("async-compression", async_compression_tokio),
+    ("lzma-rust2", lzma_rust2),
+];
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
+    eprintln!("building workloads…");
+    let workloads: Vec<Workload> = workloads::decode_workloads()
+        .into_iter()
+        .filter(|w| only.is_none_or(|o| w.name.contains(o)))
+        .collect();
+    println!(
+        "{:<20} {:<19} {:>10} {:>9} {:>8} {:>13} {:>9} {:>10}",
+        "workload",
+        "contestant",
+        "median ms",
+        "MB/s",
+        "ratio",
+        "alloc B/op",
+        "allocs/op",
+        "peak RSS+"
+    );
+    for w in &workloads {
+        std::fs::write(file_of(w), &w.compressed)?;
+        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); DECODERS.len()];
+        let mut failed = vec![None; DECODERS.len()];
+        // Warm-up round: fills pools and page cache, checks the output size.
+        for (i, (_, f)) in DECODERS.iter().enumerate() {
+            match f(w) {
+                Ok(n) if n == w.decoded_len => {}
+                Ok(n) => failed[i] = Some(format!("wrong size {n}")),
+                Err(e) => failed[i] = Some(e.to_string()),
+            }
+        }
+        for r in 0..rounds {
+            for k in 0..DECODERS.len() {
+                let i = (k + r) % DECODERS.len();
+                if failed[i].is_some() {
+                    continue;
+                }
+                let (_, f) = DECODERS[i];
+                samples[i].push(measure(GLOBAL, || f(w).map(|_| ()))?);
+            }
+        }
+        let base = median(&mut samples[0].iter().map(|s| s.time).collect::<Vec<_>>());
+        for (i, (name, _)) in DECODERS.iter().enumerate() {
+            if let Some(why) = &failed[i] {
+                println!("{:<20} {:<19} {why}", w.name, name);
+                continue;
+            }
+            let mut times: Vec<Duration> = samples[i].iter().map(|s| s.time).collect();
+            let t = median(&mut times);
+            let mut alloc: Vec<u64> = samples[i].iter().map(|s| s.alloc_bytes).collect();
+            alloc.sort();
+            let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
+            count.sort();
+            let rss = samples[i].iter().map(|s| s.peak_rss_kib).max().unwrap_or(0);
+            println!(
+                "{:<20} {:<19} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>7.1}MiB",
+                w.name,
+                name,
+                t.as_secs_f64() * 1e3,
+                w.decoded_len as f64 / t.as_secs_f64() / 1e6,
+                t.as_secs_f64() / base.as_secs_f64(),
+                alloc[alloc.len() / 2],
+                count[count.len() / 2],
+                rss as f64 / 1024.0
+            );
+        }
+        let _ = std::fs::remove_file(file_of(w));
+    }
+    Ok(())
+}
+
+fn main() -> io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut rounds = 7;
+    let mut only = None;
+    let mut mode = "decode".to_string();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "compare" => {}
+            "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()).unwrap_or(rounds),
+            "--only" => only = it.next().cloned(),
+            "decode" | "encode" => mode = a.clone(),
+            other => {
+                eprintln!("usage: lzflow-bench compare [decode|encode] [--rounds N] [--only NAME]");
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("unknown argument {other}"),
+                ));
+            }
+        }
+    }
+    match mode.as_str() {
+        "decode" => compare_decode(rounds, only.as_deref()),
+        _ => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "encode comparison: not yet",
+        )),
+    }
+}
