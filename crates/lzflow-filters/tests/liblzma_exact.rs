@@ -223,3 +223,30 @@ fn chains_match_liblzma() {
         "riscv+ia64",
     );
 }
+
+mod random_cases {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Short inputs of every length, code-like or random, with random
+        /// aligned start offsets: both directions equal liblzma's.
+        #[test]
+        fn short_inputs_match_liblzma(
+            kind in proptest::sample::select(FilterKind::ALL.to_vec()),
+            len in 0usize..400,
+            seed in any::<u64>(),
+            code in any::<bool>(),
+            start in any::<u32>(),
+            distance in 1u32..=256,
+        ) {
+            let data = if code { code_like(kind, len, seed) } else { random(len, seed) };
+            let start = start - start % kind.alignment();
+            let cfg = [FilterConfig::new(kind).with_start_offset(start).with_distance(distance)];
+            prop_assert_eq!(whole(&cfg, Direction::Encode, &data), liblzma_encode(&cfg, &data));
+            prop_assert_eq!(our_decode(&cfg, &data), liblzma_decode(&cfg, &data));
+        }
+    }
+}
