@@ -10,6 +10,7 @@ pub mod bufread;
 #[cfg(feature = "futures-io")]
 pub mod futures;
 pub mod read;
+pub mod sevenz;
 pub mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;

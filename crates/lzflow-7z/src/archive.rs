@@ -4,7 +4,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 
 use crate::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
 use crate::coder_graph::{FolderDecoder, FolderStep};
-use crate::entry::Entry;
+use crate::entry::{Entry, EntryCheck};
 use crate::signature_header::SIGNATURE;
 use crate::SevenZError;
 
@@ -257,22 +257,20 @@ impl<'r, R: Read + Seek> FolderStream<'r, R> {
 /// Progress through one entry's data and its CRC.
 #[derive(Debug)]
 struct EntryState {
-    name: String,
-    left: u64,
-    hasher: crc32fast::Hasher,
-    crc: Option<u32>,
+    check: EntryCheck,
     encrypted: bool,
 }
 
 impl EntryState {
     fn new(entry: &Entry, encrypted: bool) -> Self {
         EntryState {
-            name: entry.name.clone(),
-            left: if entry.has_stream { entry.size } else { 0 },
-            hasher: crc32fast::Hasher::new(),
-            crc: entry.crc,
+            check: EntryCheck::new(entry),
             encrypted,
         }
+    }
+
+    fn left(&self) -> u64 {
+        self.check.left()
     }
 
     fn read<R: Read + Seek>(
@@ -280,36 +278,26 @@ impl EntryState {
         stream: Option<&mut FolderStream<'_, R>>,
         buf: &mut [u8],
     ) -> Result<usize, SevenZError> {
-        if self.left == 0 || buf.is_empty() {
+        let left = self.check.left();
+        if left == 0 || buf.is_empty() {
             return Ok(0);
         }
         let Some(stream) = stream else { return Ok(0) };
-        let want = buf
-            .len()
-            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let n = stream.read(&mut buf[..want])?;
         if n == 0 {
-            return Err(stream.dec.password_or(SevenZError::corrupt(format!(
+            return Err(stream.dec.classify_error(SevenZError::corrupt(format!(
                 "the data of {} ends early",
-                self.name
+                self.check.name()
             ))));
         }
-        self.hasher.update(&buf[..n]);
-        self.left -= n as u64;
-        if self.left == 0 {
-            let got = std::mem::take(&mut self.hasher).finalize();
-            if let Some(want) = self.crc {
-                if got != want {
-                    return Err(if self.encrypted {
-                        SevenZError::WrongPassword
-                    } else {
-                        SevenZError::DataCrc {
-                            entry: self.name.clone(),
-                        }
-                    });
-                }
+        self.check.update(&buf[..n]).map_err(|e| {
+            if self.encrypted {
+                SevenZError::WrongPassword
+            } else {
+                e
             }
-        }
+        })?;
         Ok(n)
     }
 }
@@ -323,7 +311,7 @@ struct EntryRead<'a, 'r, R> {
 impl<R: Read + Seek> EntryRead<'_, '_, R> {
     fn drain(&mut self) -> Result<(), SevenZError> {
         let mut scratch = [0u8; 8192];
-        while self.state.left > 0 {
+        while self.state.left() > 0 {
             self.state.read(Some(self.stream), &mut scratch)?;
         }
         Ok(())
@@ -346,8 +334,8 @@ pub struct EntryReader<'a, R> {
 impl<R> std::fmt::Debug for EntryReader<'_, R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EntryReader")
-            .field("entry", &self.state.name)
-            .field("left", &self.state.left)
+            .field("entry", &self.state.check.name())
+            .field("left", &self.state.left())
             .finish()
     }
 }

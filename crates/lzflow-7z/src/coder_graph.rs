@@ -343,7 +343,7 @@ impl FolderDecoder {
                 if let Some((want, h)) = self.crc.take() {
                     if h.finalize() != want {
                         self.failed = true;
-                        return Err(self.password_or(SevenZError::DataCrc {
+                        return Err(self.classify_error(SevenZError::DataCrc {
                             entry: self.label.clone(),
                         }));
                     }
@@ -352,13 +352,15 @@ impl FolderDecoder {
             }
             Err(e) => {
                 self.failed = true;
-                Err(self.password_or(e))
+                Err(self.classify_error(e))
             }
         }
     }
 
-    /// Inside an encrypted folder, garbage means the key was wrong.
-    pub(crate) fn password_or(&self, e: SevenZError) -> SevenZError {
+    /// Classifies an error met while reading this folder's output: inside
+    /// an encrypted folder, garbage (corrupt data, a CRC mismatch) means the
+    /// key was wrong, so it becomes [`SevenZError::WrongPassword`].
+    pub fn classify_error(&self, e: SevenZError) -> SevenZError {
         let garbage = matches!(e.culprit(), Culprit::Corrupt | Culprit::Truncated)
             && !matches!(e, SevenZError::Truncated | SevenZError::Io(_));
         if self.encrypted && garbage {

@@ -2,6 +2,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::SevenZError;
+
 /// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
 const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 
@@ -82,9 +84,65 @@ impl Entry {
         self.unix_mode().is_some_and(|m| m & 0o170000 == 0o120000)
     }
 
+    /// Where the entry's data starts in its folder's output.
+    pub fn offset_in_folder(&self) -> u64 {
+        self.offset_in_folder
+    }
+
     /// Index of the folder holding the data (`None` without data).
     pub fn folder(&self) -> Option<usize> {
         self.folder
+    }
+}
+
+/// Counts down an entry's data and verifies its CRC when the last byte
+/// passes, for readers built outside this crate (the async face).
+#[derive(Debug, Clone)]
+pub struct EntryCheck {
+    name: String,
+    left: u64,
+    hasher: crc32fast::Hasher,
+    crc: Option<u32>,
+}
+
+impl EntryCheck {
+    /// A check for `entry`'s data.
+    pub fn new(entry: &Entry) -> Self {
+        EntryCheck {
+            name: entry.name.clone(),
+            left: if entry.has_stream { entry.size } else { 0 },
+            hasher: crc32fast::Hasher::new(),
+            crc: entry.crc,
+        }
+    }
+
+    /// Bytes of data still to come.
+    pub fn left(&self) -> u64 {
+        self.left
+    }
+
+    /// The entry's path.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Accounts for `data` (at most [`left`](Self::left) bytes). After the
+    /// last byte, a CRC mismatch is [`SevenZError::DataCrc`].
+    pub fn update(&mut self, data: &[u8]) -> Result<(), SevenZError> {
+        let n = (data.len() as u64).min(self.left);
+        self.hasher.update(&data[..n as usize]);
+        self.left -= n;
+        if self.left == 0 {
+            let got = std::mem::take(&mut self.hasher).finalize();
+            if self.crc.is_some_and(|want| want != got) {
+                self.crc = None;
+                return Err(SevenZError::DataCrc {
+                    entry: self.name.clone(),
+                });
+            }
+            self.crc = None;
+        }
+        Ok(())
     }
 }
 

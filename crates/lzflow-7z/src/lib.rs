@@ -42,7 +42,7 @@ pub use archive::{Archive, EntryReader};
 pub use archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
 pub use coder_graph::{FolderDecoder, FolderStep, PackRequest};
 pub use entry::{
-    filetime_to_system_time, Entry, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
+    filetime_to_system_time, Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use error::SevenZError;
 pub use lzflow_core::Limits;
