@@ -1,0 +1,191 @@
+//! XZ Utils' own test files (fixtures/xz-utils/files) decoded through the
+//! public std face, each compared with the outcome in EXPECT.tsv: good files
+//! decode to exactly the recorded size and SHA-256, bad files are rejected
+//! with the right error kind, unsupported files are rejected as unsupported.
+
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/xz-utils")
+}
+
+/// One row of EXPECT.tsv, by column name.
+struct Row {
+    file: String,
+    container: String,
+    expected: String,
+    class: String,
+    size: Option<u64>,
+    sha256: String,
+    xz_partial: Option<u64>,
+}
+
+fn rows() -> Vec<Row> {
+    let text = fs::read_to_string(root().join("EXPECT.tsv")).expect("EXPECT.tsv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("EXPECT.tsv lacks column {name}"))
+    };
+    let (file, container, expected, class, size, sha, partial) = (
+        col("file"),
+        col("container"),
+        col("expected"),
+        col("class"),
+        col("decoded_size"),
+        col("decoded_sha256"),
+        col("xz_partial_output_bytes"),
+    );
+    lines
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            Row {
+                file: f[file].to_string(),
+                container: f[container].to_string(),
+                expected: f[expected].to_string(),
+                class: f[class].to_string(),
+                size: f[size].parse().ok(),
+                sha256: f[sha].to_string(),
+                xz_partial: f[partial].parse().ok(),
+            }
+        })
+        .collect()
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Decodes with the public face for the container; returns the output
+/// (partial output too, when decoding fails) and the result.
+fn decode(container: &str, data: &[u8]) -> (Vec<u8>, io::Result<()>) {
+    let mut out = Vec::new();
+    let result = match container {
+        "xz" => lzflow::read::XzDecoder::new(data).read_to_end(&mut out),
+        "lzma_alone" => lzflow::read::LzmaDecoder::new(data).read_to_end(&mut out),
+        other => panic!("no decoder for container {other}"),
+    };
+    (out, result.map(|_| ()))
+}
+
+/// True when the io::Error carries the container layer's typed error as
+/// its source, so callers can match on variants.
+fn has_typed_source(container: &str, err: &io::Error) -> bool {
+    let Some(inner) = err.get_ref() else {
+        return false;
+    };
+    match container {
+        "xz" => inner.downcast_ref::<lzflow_xz::XzError>().is_some(),
+        _ => inner.downcast_ref::<lzflow_lzma::LzmaError>().is_some(),
+    }
+}
+
+/// Checks one file; Err describes the mismatch.
+fn check(row: &Row) -> Result<(), String> {
+    let data = fs::read(root().join("files").join(&row.file)).map_err(|e| e.to_string())?;
+    let (out, result) = decode(&row.container, &data);
+    match (row.expected.as_str(), result) {
+        ("ok", Ok(())) => {
+            let want_size = row.size.expect("ok rows have a size");
+            if out.len() as u64 != want_size || sha256_hex(&out) != row.sha256 {
+                return Err(format!(
+                    "decoded {} bytes (sha256 {}), expected {} bytes (sha256 {})",
+                    out.len(),
+                    sha256_hex(&out),
+                    want_size,
+                    row.sha256
+                ));
+            }
+            Ok(())
+        }
+        ("ok", Err(e)) => Err(format!("expected success, got {:?}: {e}", e.kind())),
+        // ID 0x02 is a reserved check: decoding without verifying it is
+        // allowed (xz does, with a warning), but then the data must be right.
+        ("unsupported", Ok(())) if row.class == "unsupported_check" => {
+            if Some(out.len() as u64) == row.size && sha256_hex(&out) == row.sha256 {
+                Ok(())
+            } else {
+                Err("decoded an unsupported-check file to the wrong data".into())
+            }
+        }
+        (_, Ok(())) => Err(format!(
+            "expected {} ({}), but decoding succeeded with {} bytes",
+            row.expected,
+            row.class,
+            out.len()
+        )),
+        (expected, Err(e)) => {
+            let want_kind = match (expected, row.class.as_str()) {
+                ("unsupported", _) => io::ErrorKind::Unsupported,
+                (_, "truncated") => io::ErrorKind::UnexpectedEof,
+                _ => io::ErrorKind::InvalidData,
+            };
+            if e.kind() != want_kind {
+                return Err(format!(
+                    "class {}: expected {want_kind:?}, got {:?}: {e}",
+                    row.class,
+                    e.kind()
+                ));
+            }
+            if !has_typed_source(&row.container, &e) {
+                return Err(format!("error has no typed source: {e:?}"));
+            }
+            // Where xz writes nothing, the defect is in headers that come
+            // before any data: nothing may be emitted from such a stream.
+            if row.xz_partial == Some(0) && !out.is_empty() {
+                return Err(format!(
+                    "emitted {} bytes before rejecting a file whose defect precedes all data",
+                    out.len()
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+#[test]
+fn every_xz_utils_file_gives_its_expected_outcome() {
+    let rows = rows();
+    assert_eq!(rows.len(), 97, "EXPECT.tsv lists 97 files");
+    let mut passed = 0;
+    let mut skipped = Vec::new();
+    let mut failures = Vec::new();
+    for row in &rows {
+        if row.container == "lzip" {
+            // lzip (.lz) support is optional and lzflow does not have it.
+            skipped.push(row.file.as_str());
+            continue;
+        }
+        match check(row) {
+            Ok(()) => passed += 1,
+            Err(why) => failures.push(format!("{}: {why}", row.file)),
+        }
+    }
+    println!(
+        "xz-utils conformance: {passed}/{} as expected, {} skipped (lzip: {}), {} failed",
+        rows.len(),
+        skipped.len(),
+        skipped.join(" "),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} files did not give their expected outcome:\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n")
+    );
+    assert_eq!(skipped.len(), 18, "only the .lz files are skipped");
+    assert_eq!(passed + skipped.len(), 97);
+}
