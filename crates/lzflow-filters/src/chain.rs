@@ -20,6 +20,11 @@ impl Chain {
         Chain { filters, done }
     }
 
+    /// Number of filters.
+    pub(crate) fn len(&self) -> usize {
+        self.filters.len()
+    }
+
     /// Replaces the filters, keeping the position storage.
     pub(crate) fn reset(&mut self, filters: Vec<Box<dyn Filter>>) {
         self.filters = filters;

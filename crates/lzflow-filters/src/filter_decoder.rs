@@ -171,3 +171,14 @@ impl<D: Decode> Decode for FilterDecoder<D> {
         }
     }
 }
+
+impl<D: std::fmt::Debug> std::fmt::Debug for FilterDecoder<D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilterDecoder")
+            .field("inner", &self.inner)
+            .field("filters", &self.chain.len())
+            .field("held_back", &self.len)
+            .field("ended", &self.ended)
+            .finish()
+    }
+}

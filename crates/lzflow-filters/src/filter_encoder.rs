@@ -144,3 +144,14 @@ impl<E: Encode> Encode for FilterEncoder<E> {
         self.inner.finish(output)
     }
 }
+
+impl<E: std::fmt::Debug> std::fmt::Debug for FilterEncoder<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FilterEncoder")
+            .field("inner", &self.inner)
+            .field("filters", &self.chain.len())
+            .field("buffered", &(self.len - self.start))
+            .field("finishing", &self.finishing)
+            .finish()
+    }
+}

@@ -430,3 +430,24 @@ fn contract_breaking_filters_cannot_hang_or_panic_the_adapters() {
         }
     }
 }
+
+#[test]
+fn debug_output_shows_the_state() {
+    let x86 = FilterConfig::new(FilterKind::X86);
+    let mut dec = FilterDecoder::new(
+        lzflow_filters::PassThrough,
+        vec![new_filter(&x86, Direction::Decode)],
+    );
+    let mut space = [0u8; 4096];
+    let p = dec
+        .decode(
+            &mut InBuf::new(&[1, 2, 0xE8, 0]),
+            &mut OutBuf::new(&mut space),
+        )
+        .unwrap();
+    assert_eq!(p, Progress::NeedInput);
+    assert_eq!(
+        format!("{dec:?}"),
+        "FilterDecoder { inner: PassThrough, filters: 1, held_back: 4, ended: false }"
+    );
+}
