@@ -10,7 +10,8 @@ use std::io::{self, BufRead, Read};
 use lzflow_core::{Decode, Encode};
 
 use crate::driver::Driver;
-use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, BLOCKING_FILL_BUDGET};
 use crate::std_io::BufReadSource;
 
@@ -153,6 +154,33 @@ where
     }
 }
 
+impl<R: BufRead, E: EncoderFormat> Encoder<R, E>
+where
+    E::Error: Into<io::Error>,
+{
+    /// Compresses what is read from `inner` at `xz` preset `level` (0..=9), like xz2's and
+    /// liblzma's `new(inner, level)`.
+    pub fn new(inner: R, level: u32) -> Self {
+        Self::builder().preset(level).build(inner)
+    }
+
+    /// Options beyond the preset:
+    /// `Encoder::builder().preset(9).extreme().check(Check::Sha256).build(inner)`.
+    pub fn builder() -> EncoderBuilder<Self> {
+        EncoderBuilder::default()
+    }
+}
+
+impl<R: BufRead, E: EncoderFormat> BuildEncoder for Encoder<R, E>
+where
+    E::Error: Into<io::Error>,
+{
+    type Inner = R;
+    fn build_encoder(inner: R, opts: EncodeOptions) -> Self {
+        Self::from_result(inner, E::from_options(&opts))
+    }
+}
+
 /// Decodes a `.xz` file (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
@@ -165,3 +193,12 @@ pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
 /// builder's [`props`](DecoderBuilder::props) and
 /// [`dict_size`](DecoderBuilder::dict_size).
 pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;
+
+/// Compresses into a `.xz` stream.
+pub type XzEncoder<R> = Encoder<R, lzflow_xz::XzEncoder>;
+/// Compresses into a `.lzma` (LZMA-alone) stream.
+pub type LzmaEncoder<R> = Encoder<R, lzflow_lzma::AloneEncoder>;
+/// Compresses into a raw LZMA2 stream (no container).
+pub type Lzma2Encoder<R> = Encoder<R, lzflow_lzma::Lzma2Encoder>;
+/// Compresses into a raw LZMA1 stream (no header).
+pub type RawLzmaEncoder<R> = Encoder<R, lzflow_lzma::LzmaEncoder>;

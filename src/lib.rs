@@ -2,7 +2,8 @@
 #![forbid(unsafe_code)]
 
 mod driver;
-mod options;
+mod decode_options;
+mod encode_options;
 mod pump;
 mod std_io;
 
@@ -17,4 +18,5 @@ pub mod tokio;
 pub mod write;
 
 pub use driver::StickyError;
-pub use options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};

@@ -16,7 +16,7 @@ use futures_core::Stream;
 use lzflow_core::Decode;
 
 use crate::driver::Driver;
-use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::ASYNC_FILL_BUDGET;
 
 /// Largest output chunk, whatever the batch size says.

@@ -10,7 +10,8 @@ use std::io::{self, Write};
 use lzflow_core::{Decode, Encode};
 
 use crate::driver::Driver;
-use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, OutQueue};
 use crate::std_io::WriteSink;
 
@@ -251,6 +252,33 @@ where
     }
 }
 
+impl<W: Write, E: EncoderFormat> Encoder<W, E>
+where
+    E::Error: Into<io::Error>,
+{
+    /// Compresses what is written into `inner` at `xz` preset `level` (0..=9), like xz2's and
+    /// liblzma's `new(inner, level)`.
+    pub fn new(inner: W, level: u32) -> Self {
+        Self::builder().preset(level).build(inner)
+    }
+
+    /// Options beyond the preset:
+    /// `Encoder::builder().preset(9).extreme().check(Check::Sha256).build(inner)`.
+    pub fn builder() -> EncoderBuilder<Self> {
+        EncoderBuilder::default()
+    }
+}
+
+impl<W: Write, E: EncoderFormat> BuildEncoder for Encoder<W, E>
+where
+    E::Error: Into<io::Error>,
+{
+    type Inner = W;
+    fn build_encoder(inner: W, opts: EncodeOptions) -> Self {
+        Self::from_result(inner, E::from_options(&opts))
+    }
+}
+
 /// Decodes a `.xz` stream written to it (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
@@ -261,3 +289,12 @@ pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
 pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
 /// Decodes a raw LZMA1 stream written to it.
 pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;
+
+/// Compresses into a `.xz` file.
+pub type XzEncoder<W> = Encoder<W, lzflow_xz::XzEncoder>;
+/// Compresses into a `.lzma` (LZMA-alone) file.
+pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
+/// Compresses into a raw LZMA2 stream (no container).
+pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
+/// Compresses into a raw LZMA1 stream (no header).
+pub type RawLzmaEncoder<W> = Encoder<W, lzflow_lzma::LzmaEncoder>;

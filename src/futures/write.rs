@@ -15,7 +15,8 @@ use lzflow_core::{Decode, Encode};
 use futures_io::AsyncWrite;
 
 use crate::driver::Driver;
-use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, OutQueue, Sink};
 
 /// A pinned futures-io `AsyncWrite` as a [`Sink`].
@@ -246,6 +247,31 @@ where
     }
 }
 
+impl<W, E: EncoderFormat> Encoder<W, E> {
+    /// Compresses what is written into `inner` at the default level (`xz` preset 6).
+    pub fn new(inner: W) -> Self {
+        Self::builder().build(inner)
+    }
+
+    /// Compresses what is written into `inner` at `level`.
+    pub fn with_quality(inner: W, level: Level) -> Self {
+        Self::builder().quality(level).build(inner)
+    }
+
+    /// Options beyond the level:
+    /// `Encoder::builder().preset(9).extreme().check(Check::Sha256).build(inner)`.
+    pub fn builder() -> EncoderBuilder<Self> {
+        EncoderBuilder::default()
+    }
+}
+
+impl<W, E: EncoderFormat> BuildEncoder for Encoder<W, E> {
+    type Inner = W;
+    fn build_encoder(inner: W, opts: EncodeOptions) -> Self {
+        Self::from_result(inner, E::from_options(&opts))
+    }
+}
+
 /// Decodes a `.xz` stream written to it (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
@@ -255,3 +281,12 @@ pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
 pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
 /// Decodes a raw LZMA1 stream written to it.
 pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;
+
+/// Compresses into a `.xz` stream.
+pub type XzEncoder<W> = Encoder<W, lzflow_xz::XzEncoder>;
+/// Compresses into a `.lzma` (LZMA-alone) stream.
+pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
+/// Compresses into a raw LZMA2 stream (no container).
+pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
+/// Compresses into a raw LZMA1 stream (no header).
+pub type RawLzmaEncoder<W> = Encoder<W, lzflow_lzma::LzmaEncoder>;

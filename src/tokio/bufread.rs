@@ -13,7 +13,8 @@ use lzflow_core::{Decode, Encode};
 use ::tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 
 use crate::driver::Driver;
-use crate::options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, Source, ASYNC_FILL_BUDGET};
 
 /// A pinned tokio `AsyncBufRead` as a [`Source`].
@@ -205,6 +206,31 @@ where
     }
 }
 
+impl<R, E: EncoderFormat> Encoder<R, E> {
+    /// Compresses what is read from `inner` at the default level (`xz` preset 6).
+    pub fn new(inner: R) -> Self {
+        Self::builder().build(inner)
+    }
+
+    /// Compresses what is read from `inner` at `level`.
+    pub fn with_quality(inner: R, level: Level) -> Self {
+        Self::builder().quality(level).build(inner)
+    }
+
+    /// Options beyond the level:
+    /// `Encoder::builder().preset(9).extreme().check(Check::Sha256).build(inner)`.
+    pub fn builder() -> EncoderBuilder<Self> {
+        EncoderBuilder::default()
+    }
+}
+
+impl<R, E: EncoderFormat> BuildEncoder for Encoder<R, E> {
+    type Inner = R;
+    fn build_encoder(inner: R, opts: EncodeOptions) -> Self {
+        Self::from_result(inner, E::from_options(&opts))
+    }
+}
+
 /// Decodes a `.xz` stream (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
@@ -215,3 +241,12 @@ pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
 pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
 /// Decodes a raw LZMA1 stream.
 pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;
+
+/// Compresses into a `.xz` stream.
+pub type XzEncoder<R> = Encoder<R, lzflow_xz::XzEncoder>;
+/// Compresses into a `.lzma` (LZMA-alone) stream.
+pub type LzmaEncoder<R> = Encoder<R, lzflow_lzma::AloneEncoder>;
+/// Compresses into a raw LZMA2 stream (no container).
+pub type Lzma2Encoder<R> = Encoder<R, lzflow_lzma::Lzma2Encoder>;
+/// Compresses into a raw LZMA1 stream (no header).
+pub type RawLzmaEncoder<R> = Encoder<R, lzflow_lzma::LzmaEncoder>;

@@ -1,5 +1,5 @@
-//! Options the faces' builders collect, and the traits that turn them into
-//! a format's coder.
+//! Options the decoding faces' builders collect, and the trait that turns
+//! them into a format's decoder.
 
 use std::io;
 
