@@ -320,6 +320,12 @@ fn identical_to_xz_dc_on_the_generated_corpus() {
         for path in files {
             let ours = bin().args(["d", "-c"]).arg(&path).output().unwrap();
             let theirs = Command::new("xz").arg("-dc").arg(&path).output().unwrap();
+            if String::from_utf8_lossy(&theirs.stderr).contains("Unsupported") {
+                // bcj-riscv.xz: xz < 5.6 has no RISC-V filter. lzflow's
+                // output for it is checked against MANIFEST.tsv above.
+                eprintln!("skipped {}: this xz cannot decode it", path.display());
+                continue;
+            }
             assert_eq!(
                 ours.status.success(),
                 theirs.status.success(),
@@ -339,5 +345,5 @@ fn identical_to_xz_dc_on_the_generated_corpus() {
             compared += 1;
         }
     }
-    assert!(compared >= 44, "compared {compared} files");
+    assert!(compared >= 43, "compared {compared} files");
 }
