@@ -11,8 +11,7 @@ const BUF_SIZE: usize = 16 << 10;
 /// Wraps an encoder (usually LZMA2) and applies filters, in the encode
 /// direction, to the input before handing it on.
 ///
-/// Input is copied into a fixed 16 KiB buffer, allocated once per encoder
-/// (not leased from a pool, where it could take a dictionary-sized buffer),
+/// Input is copied into a fixed 16 KiB buffer, allocated once per encoder,
 /// and filtered there. [`flush`](Encode::flush) hands on every byte
 /// the filters have decided; a BCJ filter may still hold back a few bytes
 /// (at most 15) it cannot decide without the data that follows, so after a
