@@ -1,4 +1,76 @@
-//! lzflow
+//! Async-first streaming codecs for `.xz`, `.lzma`, raw LZMA/LZMA2 and
+//! `.7z`, in pure Rust.
+//!
+//! Every codec is a sans-I/O state machine (the `lzflow-*` crates); this
+//! crate puts thin faces on them for `std::io`, tokio, futures-io and
+//! streams of [`bytes::Bytes`]. All faces run the same driver, so they give
+//! the same bytes and the same errors whether input arrives whole, a byte
+//! at a time or with `Pending` between every poll, and a dropped future
+//! loses nothing.
+//!
+//! # Organization
+//! * [`read`], [`bufread`], [`write`]: `std::io` faces. Decoders:
+//!   [`XzDecoder`](read::XzDecoder), [`LzmaDecoder`](read::LzmaDecoder)
+//!   (`.lzma`), [`Lzma2Decoder`](read::Lzma2Decoder) and
+//!   [`RawLzmaDecoder`](read::RawLzmaDecoder) (no container). Encoders:
+//!   [`XzEncoder`](write::XzEncoder), [`LzmaEncoder`](write::LzmaEncoder),
+//!   [`Lzma2Encoder`](write::Lzma2Encoder),
+//!   [`RawLzmaEncoder`](write::RawLzmaEncoder). `new(inner)` /
+//!   `new(inner, level)` like xz2 and flate2.
+//! * [`tokio`] (feature `tokio`) and [`futures`] (feature `futures-io`):
+//!   the same types under `bufread` (`AsyncRead` over an `AsyncBufRead`)
+//!   and `write` (`AsyncWrite`), named and constructed like
+//!   async-compression's (`new`, `with_quality`, `get_ref`, `get_mut`,
+//!   `get_pin_mut`, `into_inner`, `multiple_members`), so switching is a
+//!   change of import.
+//! * [`stream`]: [`XzDecoderStream`](stream::XzDecoderStream), a
+//!   `Stream<Item = io::Result<Bytes>>` over a stream of compressed
+//!   `Bytes` (hyper, axum and reqwest bodies).
+//! * [`sevenz`]: 7z archives.
+//! * Options: every face has a `builder()` ([`DecoderBuilder`],
+//!   [`EncoderBuilder`]) for limits, batch size, single-stream mode, checks,
+//!   presets, filters and block size. Invalid options are reported by the
+//!   first read or write, so constructors never fail.
+//! * Any lzflow coder runs in any face: the generic `Decoder<_, D>` /
+//!   `Encoder<_, E>` types take a coder with `with_coder`.
+//!
+//! # Errors
+//! Faces return `io::Error`s whose kind says who is to blame
+//! (`InvalidData` corrupt, `UnexpectedEof` truncated, `Unsupported`,
+//! `OutOfMemory` for a [`Limits`] hit, `InvalidInput` for bad options) and
+//! whose source is the typed error ([`XzError`], [`LzmaError`]):
+//! `err.get_ref().and_then(|e| e.downcast_ref::<XzError>())`. Bytes
+//! decoded before an error are returned first; after it every call fails
+//! again (with a [`StickyError`] carrying the first message).
+//!
+//! # Example
+//! Decoding an upload with limits in a tokio service:
+//! ```no_run
+//! # #[cfg(feature = "tokio")]
+//! # async fn demo() -> std::io::Result<()> {
+//! use tokio::io::{AsyncReadExt, BufReader};
+//!
+//! let upload = tokio::fs::File::open("upload.xz").await?;
+//! let mut decoder = lzflow::tokio::bufread::XzDecoder::builder()
+//!     .memlimit(64 << 20)        // refuse dictionaries above 64 MiB
+//!     .output_limit(1 << 30)     // and bombs beyond 1 GiB
+//!     .build(BufReader::new(upload));
+//! let mut body = Vec::new();
+//! decoder.read_to_end(&mut body).await?;
+//! # Ok(()) }
+//! ```
+//! Compressing with std:
+//! ```
+//! use std::io::{Read, Write};
+//!
+//! let mut encoder = lzflow::write::XzEncoder::new(Vec::new(), 6);
+//! encoder.write_all(b"hello, hello, hello")?;
+//! let xz = encoder.finish()?;
+//! let mut text = String::new();
+//! lzflow::read::XzDecoder::new(&xz[..]).read_to_string(&mut text)?;
+//! assert_eq!(text, "hello, hello, hello");
+//! # Ok::<(), std::io::Error>(())
+//! ```
 #![forbid(unsafe_code)]
 
 mod driver;
@@ -20,3 +92,8 @@ pub mod write;
 pub use driver::StickyError;
 pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
+
+pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};
+pub use lzflow_filters::{FilterConfig, FilterError, FilterKind};
+pub use lzflow_lzma::{DecoderOptions, LzmaError, LzmaOptions, LzmaProps, MatchFinder, Mode};
+pub use lzflow_xz::{Check, XzError};
