@@ -73,7 +73,6 @@ pub fn decoder<'a>(
 
 /// Encoder settings of `c`.
 #[derive(Debug, Clone)]
-#[allow(dead_code)] // TEMPORARY: read once the encoder is wired in `encode`.
 pub struct EncodeOptions {
     /// Output container.
     pub format: Format,
@@ -89,14 +88,47 @@ pub struct EncodeOptions {
     pub threads: u32,
 }
 
+/// Block size `xz -T` uses for a preset: three times the dictionary, at
+/// least 1 MiB.
+fn mt_block_size(opts: &EncodeOptions) -> io::Result<u64> {
+    let lzma = if opts.extreme {
+        lzflow_lzma::LzmaOptions::preset_extreme(opts.preset)
+    } else {
+        lzflow_lzma::LzmaOptions::preset(opts.preset)
+    }?;
+    Ok((u64::from(lzma.dict_size) * 3).max(1 << 20))
+}
+
 /// Compresses everything from `input` into `output`, returning the writer.
 ///
-/// TEMPORARY: `lzflow::write::XzEncoder` / `LzmaEncoder` have not landed in
-/// the facade yet; until they do, `lzflow c` reports that plainly instead of
-/// writing anything.
-pub fn encode<W: Write>(_input: &mut dyn Read, _output: W, _opts: &EncodeOptions) -> io::Result<W> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "compression is not available in this build yet (lzflow's encoder has not landed)",
-    ))
+/// lzflow has no multi-threaded encoder yet: with `threads > 1` the input is
+/// still cut into the independent blocks `xz -T` would write (so the result
+/// can be decoded in parallel), but the blocks are encoded one after another.
+pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -> io::Result<W> {
+    match opts.format {
+        Format::Xz => {
+            let mut builder = lzflow::write::XzEncoder::builder()
+                .preset(opts.preset)
+                .check(opts.check)
+                .filters(opts.filters.clone());
+            if opts.extreme {
+                builder = builder.extreme();
+            }
+            if opts.threads > 1 {
+                builder = builder.block_size(mt_block_size(opts)?);
+            }
+            let mut enc = builder.build(output);
+            io::copy(input, &mut enc)?;
+            enc.finish()
+        }
+        Format::Lzma => {
+            let mut builder = lzflow::write::LzmaEncoder::builder().preset(opts.preset);
+            if opts.extreme {
+                builder = builder.extreme();
+            }
+            let mut enc = builder.build(output);
+            io::copy(input, &mut enc)?;
+            enc.finish()
+        }
+    }
 }
