@@ -89,7 +89,11 @@ async fn main() -> io::Result<()> {
         }
     };
     for (name, body) in bodies {
-        print!("{name} ({} bytes): {}", body.len(), upload(addr, &body).await?);
+        print!(
+            "{name} ({} bytes): {}",
+            body.len(),
+            upload(addr, &body).await?
+        );
     }
     Ok(())
 }

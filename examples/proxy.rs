@@ -18,7 +18,11 @@ use tokio::io::{AsyncWriteExt, BufReader};
 async fn main() -> io::Result<()> {
     let mut args = std::env::args().skip(1);
     let input = args.next().unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/generated/xz/multistream.xz").to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/generated/xz/multistream.xz"
+        )
+        .to_string()
     });
     let output = args.next();
 

@@ -9,9 +9,9 @@ use std::io::{self, BufRead, Read};
 
 use lzflow_core::{Decode, Encode};
 
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
-use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, BLOCKING_FILL_BUDGET};
 use crate::std_io::BufReadSource;
 

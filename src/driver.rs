@@ -226,7 +226,12 @@ where
     /// If the coder wants more input although `last` is set and it produced
     /// nothing, the stream is truncated: that is an `UnexpectedEof` error
     /// even if the coder forgot to say so.
-    pub(crate) fn decode(&mut self, input: &[u8], last: bool, output: &mut [u8]) -> io::Result<Step> {
+    pub(crate) fn decode(
+        &mut self,
+        input: &[u8],
+        last: bool,
+        output: &mut [u8],
+    ) -> io::Result<Step> {
         let step = self.run(input, last, output, |c, i, o| c.decode(i, o))?;
         if last
             && step.progress == Progress::NeedInput
@@ -333,10 +338,7 @@ mod tests {
         let again = d.decode(&[3], false, &mut out).unwrap_err();
         assert_eq!(again.kind(), io::ErrorKind::InvalidData);
         assert!(again.get_ref().unwrap().is::<StickyError>());
-        assert_eq!(
-            again.to_string(),
-            "the stream failed earlier: bad data"
-        );
+        assert_eq!(again.to_string(), "the stream failed earlier: bad data");
     }
 
     #[test]

@@ -77,7 +77,7 @@ impl EncodeOptions {
     /// The LZMA settings these options select.
     pub fn lzma_options(&self) -> io::Result<LzmaOptions> {
         let mut opts = match &self.lzma {
-            Some(o) => o.clone(),
+            Some(o) => *o,
             None if self.extreme => LzmaOptions::preset_extreme(self.preset)?,
             None => LzmaOptions::preset(self.preset)?,
         };

@@ -73,8 +73,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
-mod driver;
 mod decode_options;
+mod driver;
 mod encode_options;
 mod pump;
 mod std_io;
@@ -89,8 +89,8 @@ pub mod stream;
 pub mod tokio;
 pub mod write;
 
-pub use driver::StickyError;
 pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+pub use driver::StickyError;
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 
 pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};

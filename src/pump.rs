@@ -371,7 +371,9 @@ where
 /// Runs a poll function of a std face to completion. Std sources and sinks
 /// are never pending and std faces use an unbounded budget, so this returns
 /// on the first poll.
-pub(crate) fn block_on<T>(mut f: impl FnMut(&mut Context<'_>) -> Poll<io::Result<T>>) -> io::Result<T> {
+pub(crate) fn block_on<T>(
+    mut f: impl FnMut(&mut Context<'_>) -> Poll<io::Result<T>>,
+) -> io::Result<T> {
     let mut cx = Context::from_waker(std::task::Waker::noop());
     match f(&mut cx) {
         Poll::Ready(r) => r,

@@ -9,8 +9,8 @@ use std::io::{self, BufReader, Read};
 use lzflow_core::{Decode, Encode};
 
 use crate::bufread;
-use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
 
 /// Decodes the compressed data read from a `Read` with any lzflow decoder
 /// `D`; the format-named types ([`LzmaDecoder`] …) are this with a fixed `D`.

@@ -15,8 +15,8 @@ use bytes::{Buf, Bytes, BytesMut};
 use futures_core::Stream;
 use lzflow_core::Decode;
 
-use crate::driver::Driver;
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+use crate::driver::Driver;
 use crate::pump::ASYNC_FILL_BUDGET;
 
 /// Largest output chunk, whatever the batch size says.
@@ -120,7 +120,10 @@ where
             if this.out.len() < *this.chunk_size {
                 this.out.resize(*this.chunk_size, 0);
             }
-            let step = match this.driver.decode(&this.chunk[..], *this.eof, &mut this.out[..]) {
+            let step = match this
+                .driver
+                .decode(&this.chunk[..], *this.eof, &mut this.out[..])
+            {
                 Ok(step) => step,
                 Err(e) => {
                     *this.done = true;

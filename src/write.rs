@@ -9,9 +9,9 @@ use std::io::{self, Write};
 
 use lzflow_core::{Decode, Encode};
 
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
-use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, OutQueue};
 use crate::std_io::WriteSink;
 
@@ -66,7 +66,9 @@ where
     pub fn try_finish(&mut self) -> io::Result<()> {
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
-        pump::block_on(|cx| pump::poll_finish_decoded(&mut self.driver, &mut self.queue, &mut sink, cx))?;
+        pump::block_on(|cx| {
+            pump::poll_finish_decoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+        })?;
         inner_flush(&mut self.inner)
     }
 
@@ -142,7 +144,9 @@ where
     /// Writes out everything decodable from the input so far.
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| pump::poll_flush_decoded(&mut self.driver, &mut self.queue, &mut sink, cx))
+        pump::block_on(|cx| {
+            pump::poll_flush_decoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+        })
     }
 }
 
@@ -206,7 +210,9 @@ where
     pub fn try_finish(&mut self) -> io::Result<()> {
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
-        pump::block_on(|cx| pump::poll_finish_encoded(&mut self.driver, &mut self.queue, &mut sink, cx))?;
+        pump::block_on(|cx| {
+            pump::poll_finish_encoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+        })?;
         inner_flush(&mut self.inner)
     }
 
@@ -237,7 +243,9 @@ where
     /// bytes (an LZMA2 chunk boundary), then flushes it.
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| pump::poll_flush_encoded(&mut self.driver, &mut self.queue, &mut sink, cx))
+        pump::block_on(|cx| {
+            pump::poll_flush_encoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+        })
     }
 }
 

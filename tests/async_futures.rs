@@ -18,10 +18,15 @@ use lzflow_core::Decode;
 const LIMIT: Duration = Duration::from_secs(120);
 
 async fn with_timeout<T>(f: impl Future<Output = T>) -> T {
-    tokio::time::timeout(LIMIT, f).await.expect("test timed out")
+    tokio::time::timeout(LIMIT, f)
+        .await
+        .expect("test timed out")
 }
 
-async fn futures_read_all<R: futures::io::AsyncRead + Unpin>(mut r: R, chunk: usize) -> io::Result<Vec<u8>> {
+async fn futures_read_all<R: futures::io::AsyncRead + Unpin>(
+    mut r: R,
+    chunk: usize,
+) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; chunk];
     loop {
@@ -66,7 +71,10 @@ impl Stream for ChunkStream {
         if self.data.is_empty() {
             if self.fail_at_end {
                 self.fail_at_end = false;
-                return Poll::Ready(Some(Err(io::Error::new(io::ErrorKind::ConnectionReset, "peer went away"))));
+                return Poll::Ready(Some(Err(io::Error::new(
+                    io::ErrorKind::ConnectionReset,
+                    "peer went away",
+                ))));
             }
             return Poll::Ready(None);
         }
@@ -78,18 +86,27 @@ impl Stream for ChunkStream {
     }
 }
 
-async fn collect_stream<S: Stream<Item = io::Result<Bytes>> + Unpin>(mut s: S) -> io::Result<Vec<u8>> {
+async fn collect_stream<S: Stream<Item = io::Result<Bytes>> + Unpin>(
+    mut s: S,
+) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     while let Some(chunk) = s.next().await {
         let chunk = chunk?;
         assert!(!chunk.is_empty(), "empty chunk yielded");
-        assert!(chunk.len() <= 16 << 10, "chunk of {} bytes exceeds one batch", chunk.len());
+        assert!(
+            chunk.len() <= 16 << 10,
+            "chunk of {} bytes exceeds one batch",
+            chunk.len()
+        );
         out.extend_from_slice(&chunk);
     }
     Ok(out)
 }
 
-async fn decode_every_futures_way<D, F>(data: &[u8], make: F) -> Vec<(&'static str, io::Result<Vec<u8>>)>
+async fn decode_every_futures_way<D, F>(
+    data: &[u8],
+    make: F,
+) -> Vec<(&'static str, io::Result<Vec<u8>>)>
 where
     D: Decode + Unpin,
     D::Error: Into<io::Error>,
@@ -97,12 +114,21 @@ where
 {
     let mut results = Vec::new();
     let fill = if data.len() < 50_000 { 1 } else { 3 };
-    let dec = lzflow::futures::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), fill, 1), make());
-    results.push(("futures bufread, tiny fills", futures_read_all(dec, 1000).await));
+    let dec = lzflow::futures::bufread::Decoder::with_coder(
+        PendingIo::reader(data.to_vec(), fill, 1),
+        make(),
+    );
+    results.push((
+        "futures bufread, tiny fills",
+        futures_read_all(dec, 1000).await,
+    ));
 
     let inner = futures::io::BufReader::with_capacity(3, PendingIo::reader(data.to_vec(), 2, 2));
     let dec = lzflow::futures::bufread::Decoder::with_coder(inner, make());
-    results.push(("futures BufReader over pending reader", futures_read_all(dec, 77).await));
+    results.push((
+        "futures BufReader over pending reader",
+        futures_read_all(dec, 77).await,
+    ));
 
     let mut w = lzflow::futures::write::Decoder::with_coder(PendingIo::writer(13, 3), make());
     let r = async {
@@ -120,7 +146,8 @@ where
     .await;
     results.push(("futures write, pending sink", r));
 
-    let s = lzflow::stream::DecoderStream::with_coder(ChunkStream::new(data.to_vec(), 200, 5), make());
+    let s =
+        lzflow::stream::DecoderStream::with_coder(ChunkStream::new(data.to_vec(), 200, 5), make());
     results.push(("Bytes stream, random chunks", collect_stream(s).await));
     results
 }
@@ -163,7 +190,10 @@ async fn futures_encoder_close_is_idempotent_and_byte_identical() {
             std::io::Write::write_all(&mut w, &payload).unwrap();
             w.finish().unwrap();
         }
-        let mut w = lzflow::futures::write::Encoder::with_coder(PendingIo::writer(50, 6), RefEncoder::xz(6));
+        let mut w = lzflow::futures::write::Encoder::with_coder(
+            PendingIo::writer(50, 6),
+            RefEncoder::xz(6),
+        );
         w.write_all(&payload).await.unwrap();
         w.close().await.unwrap();
         w.close().await.unwrap();
@@ -172,7 +202,10 @@ async fn futures_encoder_close_is_idempotent_and_byte_identical() {
         let e = w.write(b"late").await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 
-        let enc = lzflow::futures::bufread::Encoder::with_coder(PendingIo::reader(payload.clone(), 500, 7), RefEncoder::xz(6));
+        let enc = lzflow::futures::bufread::Encoder::with_coder(
+            PendingIo::reader(payload.clone(), 500, 7),
+            RefEncoder::xz(6),
+        );
         assert!(futures_read_all(enc, 333).await.unwrap() == one_shot);
     })
     .await
@@ -184,7 +217,10 @@ async fn stream_yields_a_decoding_error_once_then_ends() {
         let mut data = std::fs::read(generated_dir().join("xz/check-crc64.xz")).unwrap();
         let n = data.len();
         data[n - 30] ^= 1; // inside the index or check
-        let mut s = lzflow::stream::DecoderStream::with_coder(ChunkStream::new(data, 100, 8), RefDecoder::xz());
+        let mut s = lzflow::stream::DecoderStream::with_coder(
+            ChunkStream::new(data, 100, 8),
+            RefDecoder::xz(),
+        );
         let mut errors = 0;
         while let Some(item) = s.next().await {
             if let Err(e) = item {
@@ -211,7 +247,10 @@ async fn stream_passes_on_inner_errors_and_reports_truncation() {
                 kinds.push(e.kind());
             }
         }
-        assert_eq!(kinds, [io::ErrorKind::ConnectionReset, io::ErrorKind::UnexpectedEof]);
+        assert_eq!(
+            kinds,
+            [io::ErrorKind::ConnectionReset, io::ErrorKind::UnexpectedEof]
+        );
     })
     .await
 }
@@ -219,12 +258,16 @@ async fn stream_passes_on_inner_errors_and_reports_truncation() {
 #[tokio::test]
 async fn lzflow_xz_decoder_through_futures_faces_and_streams() {
     with_timeout(async {
-        let make = || <lzflow_xz::XzDecoder as lzflow::DecoderFormat>::from_options(&Default::default()).unwrap();
+        let make = || {
+            <lzflow_xz::XzDecoder as lzflow::DecoderFormat>::from_options(&Default::default())
+                .unwrap()
+        };
         for fx in fixtures("xz") {
             let data = fx.bytes();
             let results = decode_every_futures_way(&data, make).await;
             let mut sink = Vec::new();
-            let std_result = std::io::Read::read_to_end(&mut lzflow::read::XzDecoder::new(&data[..]), &mut sink);
+            let std_result =
+                std::io::Read::read_to_end(&mut lzflow::read::XzDecoder::new(&data[..]), &mut sink);
             if fx.ok {
                 for (how, r) in results {
                     let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
@@ -238,7 +281,10 @@ async fn lzflow_xz_decoder_through_futures_faces_and_streams() {
             }
         }
         // The named stream type with limits, as a service would use it.
-        let fx = fixtures("xz").into_iter().find(|f| f.name == "xz/mixed.xz").unwrap();
+        let fx = fixtures("xz")
+            .into_iter()
+            .find(|f| f.name == "xz/mixed.xz")
+            .unwrap();
         let s = lzflow::stream::XzDecoderStream::builder()
             .memlimit(16 << 20)
             .output_limit(1 << 30)

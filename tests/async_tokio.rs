@@ -19,7 +19,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 const LIMIT: Duration = Duration::from_secs(120);
 
 async fn with_timeout<T>(f: impl Future<Output = T>) -> T {
-    tokio::time::timeout(LIMIT, f).await.expect("test timed out")
+    tokio::time::timeout(LIMIT, f)
+        .await
+        .expect("test timed out")
 }
 
 async fn read_all<R: AsyncRead + Unpin>(mut r: R, chunk: usize) -> io::Result<Vec<u8>> {
@@ -35,7 +37,10 @@ async fn read_all<R: AsyncRead + Unpin>(mut r: R, chunk: usize) -> io::Result<Ve
 }
 
 /// Every tokio way of decoding `data`.
-async fn decode_every_tokio_way<D, F>(data: &[u8], make: F) -> Vec<(&'static str, io::Result<Vec<u8>>)>
+async fn decode_every_tokio_way<D, F>(
+    data: &[u8],
+    make: F,
+) -> Vec<(&'static str, io::Result<Vec<u8>>)>
 where
     D: Decode + Unpin,
     D::Error: Into<io::Error>,
@@ -43,18 +48,33 @@ where
 {
     let mut results = Vec::new();
     let fill = if data.len() < 50_000 { 1 } else { 3 };
-    let dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), fill, 1), make());
-    results.push(("bufread, tiny fills, pending between", read_all(dec, 4096).await));
+    let dec = lzflow::tokio::bufread::Decoder::with_coder(
+        PendingIo::reader(data.to_vec(), fill, 1),
+        make(),
+    );
+    results.push((
+        "bufread, tiny fills, pending between",
+        read_all(dec, 4096).await,
+    ));
 
-    let dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data.to_vec(), 700, 2), make());
+    let dec = lzflow::tokio::bufread::Decoder::with_coder(
+        PendingIo::reader(data.to_vec(), 700, 2),
+        make(),
+    );
     // 1-byte reads on the small files; a few bytes on the big ones keeps a
     // debug-build run short.
     let read_size = if data.len() < 20_000 { 1 } else { 7 };
-    results.push(("bufread, random fills, tiny reads", read_all(dec, read_size).await));
+    results.push((
+        "bufread, random fills, tiny reads",
+        read_all(dec, read_size).await,
+    ));
 
     let inner = tokio::io::BufReader::with_capacity(5, PendingIo::reader(data.to_vec(), 3, 3));
     let dec = lzflow::tokio::bufread::Decoder::with_coder(inner, make());
-    results.push(("tokio BufReader over pending reader", read_all(dec, 999).await));
+    results.push((
+        "tokio BufReader over pending reader",
+        read_all(dec, 999).await,
+    ));
 
     let mut w = lzflow::tokio::write::Decoder::with_coder(PendingIo::writer(9, 4), make());
     let r = async {
@@ -128,7 +148,10 @@ fn fixture(name: &str) -> Fixture {
 async fn dropped_read_futures_lose_nothing() {
     with_timeout(async {
         let fx = fixture("xz/mixed.xz");
-        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(fx.bytes(), 50, 7), RefDecoder::xz());
+        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(
+            PendingIo::reader(fx.bytes(), 50, 7),
+            RefDecoder::xz(),
+        );
         let mut out = Vec::new();
         let mut buf = vec![0u8; 3000];
         let mut cancelled = 0;
@@ -155,7 +178,10 @@ async fn dropped_read_futures_lose_nothing() {
 async fn reads_raced_against_a_timer_lose_nothing() {
     with_timeout(async {
         let fx = fixture("xz/preset-6.xz");
-        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(fx.bytes(), 3, 8), RefDecoder::xz());
+        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(
+            PendingIo::reader(fx.bytes(), 3, 8),
+            RefDecoder::xz(),
+        );
         let mut out = Vec::new();
         let mut buf = vec![0u8; 1 << 14];
         loop {
@@ -185,7 +211,11 @@ fn poll_a_few<F: Future + Unpin>(f: &mut F, polls: usize) -> Option<F::Output> {
     None
 }
 
-async fn encode_with_pending_sink<E: Encode + Unpin>(payload: &[u8], enc: E, cancel_shutdown: bool) -> (Vec<u8>, usize)
+async fn encode_with_pending_sink<E: Encode + Unpin>(
+    payload: &[u8],
+    enc: E,
+    cancel_shutdown: bool,
+) -> (Vec<u8>, usize)
 where
     E::Error: Into<io::Error>,
 {
@@ -229,7 +259,10 @@ async fn cancelled_and_repeated_shutdown_writes_the_same_bytes() {
         assert!(plain == one_shot, "pending sink changed the bytes");
         assert!(shutdowns >= 2);
         let (cancelled, _) = encode_with_pending_sink(&payload, RefEncoder::xz(6), true).await;
-        assert!(ref_decode_xz(&cancelled) == payload, "cancelled flush/shutdown lost bytes");
+        assert!(
+            ref_decode_xz(&cancelled) == payload,
+            "cancelled flush/shutdown lost bytes"
+        );
     })
     .await
 }
@@ -244,7 +277,8 @@ async fn cancelled_shutdown_without_flushes_is_byte_identical() {
             std::io::Write::write_all(&mut w, &payload).unwrap();
             w.finish().unwrap();
         }
-        let mut w = lzflow::tokio::write::Encoder::with_coder(PendingIo::writer(3, 11), RefEncoder::xz(2));
+        let mut w =
+            lzflow::tokio::write::Encoder::with_coder(PendingIo::writer(3, 11), RefEncoder::xz(2));
         w.write_all(&payload).await.unwrap();
         let mut dropped = 0;
         loop {
@@ -259,7 +293,10 @@ async fn cancelled_shutdown_without_flushes_is_byte_identical() {
         }
         assert!(dropped > 10);
         w.shutdown().await.unwrap();
-        assert!(w.get_ref().written == one_shot, "bytes differ after {dropped} dropped shutdowns");
+        assert!(
+            w.get_ref().written == one_shot,
+            "bytes differ after {dropped} dropped shutdowns"
+        );
     })
     .await
 }
@@ -268,7 +305,10 @@ async fn cancelled_shutdown_without_flushes_is_byte_identical() {
 async fn bufread_encoder_over_a_pending_reader_round_trips() {
     with_timeout(async {
         let payload = sample_data(120_000, 23);
-        let enc = lzflow::tokio::bufread::Encoder::with_coder(PendingIo::reader(payload.clone(), 999, 12), RefEncoder::xz(6));
+        let enc = lzflow::tokio::bufread::Encoder::with_coder(
+            PendingIo::reader(payload.clone(), 999, 12),
+            RefEncoder::xz(6),
+        );
         let compressed = read_all(enc, 77).await.unwrap();
         let mut std_bytes = Vec::new();
         std::io::Read::read_to_end(
@@ -330,7 +370,11 @@ fn one_poll_does_bounded_work_on_an_always_ready_source() {
     }
     assert_eq!(out.len(), 2);
     assert!(pendings > 1000, "{pendings} yields");
-    assert_eq!(counter.0.load(Ordering::SeqCst), pendings, "every yield wakes");
+    assert_eq!(
+        counter.0.load(Ordering::SeqCst),
+        pendings,
+        "every yield wakes"
+    );
     assert!(max_step <= 32 * 4, "one poll took {max_step} bytes");
 }
 
@@ -356,7 +400,10 @@ async fn errors_stick_in_the_async_face() {
     with_timeout(async {
         let mut data = fixture("xz/check-crc32.xz").bytes();
         data.truncate(data.len() - 9);
-        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(PendingIo::reader(data, 64, 3), RefDecoder::xz());
+        let mut dec = lzflow::tokio::bufread::Decoder::with_coder(
+            PendingIo::reader(data, 64, 3),
+            RefDecoder::xz(),
+        );
         let e = read_all(&mut dec, 512).await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
         let again = dec.read(&mut [0u8; 16]).await.unwrap_err();
@@ -384,15 +431,17 @@ async fn tokio_io_copy_through_the_write_decoder() {
 async fn faces_work_as_trait_objects() {
     with_timeout(async {
         let fx = fixture("xz/one-byte.xz");
-        let mut r: Pin<Box<dyn AsyncRead + Send>> = Box::pin(lzflow::tokio::bufread::Decoder::with_coder(
-            PendingIo::reader(fx.bytes(), 2, 1),
-            RefDecoder::xz(),
-        ));
+        let mut r: Pin<Box<dyn AsyncRead + Send>> =
+            Box::pin(lzflow::tokio::bufread::Decoder::with_coder(
+                PendingIo::reader(fx.bytes(), 2, 1),
+                RefDecoder::xz(),
+            ));
         let mut out = Vec::new();
         r.read_to_end(&mut out).await.unwrap();
         assert_content(&fx, &out, "boxed");
-        let w: Pin<Box<dyn AsyncWrite + Send>> =
-            Box::pin(lzflow::tokio::write::Encoder::with_coder(Vec::new(), RefEncoder::xz(0)));
+        let w: Pin<Box<dyn AsyncWrite + Send>> = Box::pin(
+            lzflow::tokio::write::Encoder::with_coder(Vec::new(), RefEncoder::xz(0)),
+        );
         drop(w);
     })
     .await
@@ -409,7 +458,10 @@ async fn lzflow_xz_decoder_through_tokio_faces_matches_every_fixture() {
             let data = fx.bytes();
             let results = decode_every_tokio_way(&data, lzflow_xz).await;
             let mut std_out = Vec::new();
-            let std_result = std::io::Read::read_to_end(&mut lzflow::read::XzDecoder::new(&data[..]), &mut std_out);
+            let std_result = std::io::Read::read_to_end(
+                &mut lzflow::read::XzDecoder::new(&data[..]),
+                &mut std_out,
+            );
             if fx.ok {
                 std_result.unwrap();
                 for (how, r) in results {

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use faces_support::*;
 use lzflow::{EncodeOptions, EncoderFormat, Level};
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_core::{InBuf, OutBuf, Progress};
 
 /// The reference: the sans-I/O encoder driven directly, all input at once.
 fn one_shot<E: EncoderFormat>(opts: &EncodeOptions, data: &[u8]) -> Vec<u8>
@@ -69,7 +69,10 @@ fn std_xz_encoders_are_split_independent_and_round_trip() {
         // write face, random writes into a sink taking a few bytes a call
         let mut w = lzflow::write::XzEncoder::new(SplitWriter::new(37, 1), preset);
         write_in_pieces(&mut w, &payload, 5000, 2).unwrap();
-        assert!(w.finish().unwrap().data == want, "write face, preset {preset}");
+        assert!(
+            w.finish().unwrap().data == want,
+            "write face, preset {preset}"
+        );
         // read face over 1-byte reads
         let mut got = Vec::new();
         lzflow::read::XzEncoder::new(SplitReader::new(payload.clone(), 1, 3), preset)
@@ -77,7 +80,8 @@ fn std_xz_encoders_are_split_independent_and_round_trip() {
             .unwrap();
         assert!(got == want, "read face, preset {preset}");
         // bufread face with 1-byte output reads
-        let mut enc = lzflow::bufread::XzEncoder::new(SplitReader::new(payload.clone(), 999, 4), preset);
+        let mut enc =
+            lzflow::bufread::XzEncoder::new(SplitReader::new(payload.clone(), 999, 4), preset);
         let mut got = Vec::new();
         let mut b = [0u8; 1];
         while enc.read(&mut b).unwrap() == 1 {
@@ -87,7 +91,9 @@ fn std_xz_encoders_are_split_independent_and_round_trip() {
         // decodes with lzflow and liblzma
         assert!(ref_decode_xz(&want) == payload);
         let mut back = Vec::new();
-        lzflow::read::XzDecoder::new(&want[..]).read_to_end(&mut back).unwrap();
+        lzflow::read::XzDecoder::new(&want[..])
+            .read_to_end(&mut back)
+            .unwrap();
         assert!(back == payload);
     }
 }
@@ -101,12 +107,17 @@ fn std_lzma_and_raw_encoders_round_trip() {
     let lzma = w.finish().unwrap();
     assert!(lzma == want);
     let mut back = Vec::new();
-    lzflow::read::LzmaDecoder::new(&lzma[..]).read_to_end(&mut back).unwrap();
+    lzflow::read::LzmaDecoder::new(&lzma[..])
+        .read_to_end(&mut back)
+        .unwrap();
     assert!(back == payload);
     let mut via_liblzma = Vec::new();
-    liblzma::read::XzDecoder::new_stream(&lzma[..], liblzma::stream::Stream::new_lzma_decoder(u64::MAX).unwrap())
-        .read_to_end(&mut via_liblzma)
-        .unwrap();
+    liblzma::read::XzDecoder::new_stream(
+        &lzma[..],
+        liblzma::stream::Stream::new_lzma_decoder(u64::MAX).unwrap(),
+    )
+    .read_to_end(&mut via_liblzma)
+    .unwrap();
     assert!(via_liblzma == payload);
 
     let mut w = lzflow::write::Lzma2Encoder::builder()
@@ -143,18 +154,27 @@ fn encoder_builder_options_reach_the_stream() {
         .preset(1)
         .check(lzflow_xz::Check::Sha256)
         .block_size(64 << 10)
-        .filter(lzflow_filters::FilterConfig::new(lzflow_filters::FilterKind::Delta).with_distance(4))
+        .filter(
+            lzflow_filters::FilterConfig::new(lzflow_filters::FilterKind::Delta).with_distance(4),
+        )
         .build(io::Cursor::new(Vec::new()));
     w.write_all(&payload).unwrap();
     let cursor = w.finish().unwrap();
     let info = lzflow_xz::info::read_info(io::Cursor::new(cursor.get_ref().clone())).unwrap();
     assert_eq!(info.streams.len(), 1);
     assert_eq!(info.streams[0].check, lzflow_xz::Check::Sha256);
-    assert_eq!(info.streams[0].blocks.len(), 4, "200000 bytes in 64 KiB blocks");
+    assert_eq!(
+        info.streams[0].blocks.len(),
+        4,
+        "200000 bytes in 64 KiB blocks"
+    );
     assert!(ref_decode_xz(cursor.get_ref()) == payload);
 
     // Extreme is a different encoding of the same data.
-    let mut w = lzflow::write::XzEncoder::builder().preset(1).extreme().build(Vec::new());
+    let mut w = lzflow::write::XzEncoder::builder()
+        .preset(1)
+        .extreme()
+        .build(Vec::new());
     w.write_all(&payload).unwrap();
     let extreme = w.finish().unwrap();
     assert!(ref_decode_xz(&extreme) == payload);
@@ -168,10 +188,19 @@ fn invalid_encoder_options_fail_on_first_use_with_a_usage_error() {
     let mut w = lzflow::write::XzEncoder::new(Vec::new(), 12);
     let e = w.write(b"data").unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
-    assert_eq!(w.write(b"data").unwrap_err().kind(), io::ErrorKind::InvalidInput);
-    assert_eq!(w.try_finish().unwrap_err().kind(), io::ErrorKind::InvalidInput);
+    assert_eq!(
+        w.write(b"data").unwrap_err().kind(),
+        io::ErrorKind::InvalidInput
+    );
+    assert_eq!(
+        w.try_finish().unwrap_err().kind(),
+        io::ErrorKind::InvalidInput
+    );
     let mut r = lzflow::read::XzEncoder::new(&b"abc"[..], 10);
-    assert_eq!(r.read(&mut [0u8; 10]).unwrap_err().kind(), io::ErrorKind::InvalidInput);
+    assert_eq!(
+        r.read(&mut [0u8; 10]).unwrap_err().kind(),
+        io::ErrorKind::InvalidInput
+    );
 }
 
 #[test]
@@ -217,7 +246,10 @@ async fn tokio_xz_encoder_cancelled_and_repeated_shutdown_is_byte_identical() {
         assert!(dropped > 5);
         w.shutdown().await.unwrap();
         w.shutdown().await.unwrap();
-        assert!(w.get_ref().written == want, "bytes differ after {dropped} dropped shutdowns");
+        assert!(
+            w.get_ref().written == want,
+            "bytes differ after {dropped} dropped shutdowns"
+        );
         let e = w.write_all(b"more").await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
 
@@ -226,9 +258,12 @@ async fn tokio_xz_encoder_cancelled_and_repeated_shutdown_is_byte_identical() {
         w.write_all(&payload).await.unwrap();
         w.shutdown().await.unwrap();
         assert!(w.into_inner() == want);
-        let mut r = lzflow::tokio::bufread::XzEncoder::new(PendingIo::reader(payload.clone(), 4000, 7));
+        let mut r =
+            lzflow::tokio::bufread::XzEncoder::new(PendingIo::reader(payload.clone(), 4000, 7));
         let mut got = Vec::new();
-        tokio::io::AsyncReadExt::read_to_end(&mut r, &mut got).await.unwrap();
+        tokio::io::AsyncReadExt::read_to_end(&mut r, &mut got)
+            .await
+            .unwrap();
         assert!(got == want);
     })
     .await
@@ -262,7 +297,11 @@ async fn tokio_flush_makes_the_prefix_decodable_even_when_cancelled() {
                 }
             }
         }
-        assert!(got == payload[..70_000], "flushed prefix decodes to {} bytes", got.len());
+        assert!(
+            got == payload[..70_000],
+            "flushed prefix decodes to {} bytes",
+            got.len()
+        );
         w.write_all(&payload[70_000..]).await.unwrap();
         w.shutdown().await.unwrap();
         assert!(ref_decode_xz(&w.get_ref().written) == payload);
@@ -276,7 +315,10 @@ async fn futures_encoders_match_the_one_shot_bytes() {
     with_timeout(async {
         let payload = sample_data(150_000, 46);
         let want = one_shot::<lzflow_lzma::AloneEncoder>(&opts(4), &payload);
-        let mut w = lzflow::futures::write::LzmaEncoder::with_quality(PendingIo::writer(9, 9), Level::Precise(4));
+        let mut w = lzflow::futures::write::LzmaEncoder::with_quality(
+            PendingIo::writer(9, 9),
+            Level::Precise(4),
+        );
         w.write_all(&payload).await.unwrap();
         let mut close = Box::pin(w.close());
         let _ = poll_a_few(&mut close, 3);

@@ -116,7 +116,11 @@ fn an_error_is_delivered_after_the_good_bytes_and_then_sticks() {
     let mut got = Vec::new();
     let err = dec.read_to_end(&mut got).unwrap_err();
     assert_eq!(err.kind(), io::ErrorKind::InvalidData);
-    assert!(got.len() >= 5 * 32 * 1024, "good blocks delivered: {}", got.len());
+    assert!(
+        got.len() >= 5 * 32 * 1024,
+        "good blocks delivered: {}",
+        got.len()
+    );
     // The blocks before the damaged one are intact (the damaged block's
     // bytes may be delivered unverified, as by any streaming decoder).
     let good = 5 * 32 * 1024;
@@ -145,7 +149,11 @@ fn truncation_is_unexpected_eof_in_every_face() {
     for cut in [0, 1, 12, data.len() / 2, data.len() - 1] {
         for (how, r) in decode_every_std_way(&data[..cut], RefDecoder::xz) {
             let e = r.expect_err(how);
-            assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof, "cut {cut} via {how}: {e}");
+            assert_eq!(
+                e.kind(),
+                io::ErrorKind::UnexpectedEof,
+                "cut {cut} via {how}: {e}"
+            );
         }
     }
 }
@@ -162,7 +170,8 @@ fn bufread_decoder_consumes_exactly_the_stream() {
     let compressed_len = data.len();
     data.extend_from_slice(b"TRAILER");
     let single = || RefDecoderSingle::new();
-    let mut dec = lzflow::bufread::Decoder::with_coder(BufReader::with_capacity(7, &data[..]), single());
+    let mut dec =
+        lzflow::bufread::Decoder::with_coder(BufReader::with_capacity(7, &data[..]), single());
     let mut got = Vec::new();
     dec.read_to_end(&mut got).unwrap();
     assert!(got == payload);
@@ -191,7 +200,11 @@ impl Decode for RefDecoderSingle {
         let (i0, o0) = (self.0.total_in(), self.0.total_out());
         let st = self
             .0
-            .process(input.remaining(), output.spare_mut(), liblzma::stream::Action::Run)
+            .process(
+                input.remaining(),
+                output.spare_mut(),
+                liblzma::stream::Action::Run,
+            )
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
         input.advance((self.0.total_in() - i0) as usize);
         output.advance((self.0.total_out() - o0) as usize);
@@ -217,7 +230,10 @@ fn write_encoder_output_does_not_depend_on_write_sizes() {
         .unwrap();
     assert!(one_shot == reference, "face output differs from liblzma");
     for seed in 0..3 {
-        let mut w = lzflow::write::Encoder::with_coder(SplitWriter::new(1 + 50 * seed as usize, seed), RefEncoder::xz(6));
+        let mut w = lzflow::write::Encoder::with_coder(
+            SplitWriter::new(1 + 50 * seed as usize, seed),
+            RefEncoder::xz(6),
+        );
         write_in_pieces(&mut w, &payload, 1 + 4000 * seed as usize, seed).unwrap();
         w.try_finish().unwrap();
         w.try_finish().unwrap();
@@ -259,11 +275,17 @@ fn write_encoder_flush_makes_everything_decodable_and_drop_finishes() {
 fn read_encoders_round_trip() {
     let payload = sample_data(200_000, 13);
     let mut a = Vec::new();
-    lzflow::read::Encoder::with_coder(SplitReader::new(payload.clone(), 1000, 1), RefEncoder::xz(6))
-        .read_to_end(&mut a)
-        .unwrap();
+    lzflow::read::Encoder::with_coder(
+        SplitReader::new(payload.clone(), 1000, 1),
+        RefEncoder::xz(6),
+    )
+    .read_to_end(&mut a)
+    .unwrap();
     let mut b = Vec::new();
-    let mut enc = lzflow::bufread::Encoder::with_coder(SplitReader::new(payload.clone(), 3, 2), RefEncoder::xz(6));
+    let mut enc = lzflow::bufread::Encoder::with_coder(
+        SplitReader::new(payload.clone(), 3, 2),
+        RefEncoder::xz(6),
+    );
     let mut buf = [0u8; 7];
     loop {
         let n = enc.read(&mut buf).unwrap();
@@ -288,7 +310,10 @@ fn write_decoder_reports_truncation_on_finish() {
     w.write_all(&data[..data.len() - 3]).unwrap();
     let e = w.try_finish().unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
-    assert_eq!(w.try_finish().unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
+    assert_eq!(
+        w.try_finish().unwrap_err().kind(),
+        io::ErrorKind::UnexpectedEof
+    );
 }
 
 /// lzflow's own decoders, as the named face types build them.
@@ -320,8 +345,9 @@ fn xz_fixtures_through_lzflow_decoders_match_the_manifest_and_the_reference() {
                 assert_eq!(got.kind(), want, "{}: {how}: {got}", fx.name);
                 // The typed error is the source of the first error.
                 assert!(
-                    got.get_ref().is_some_and(|e| e.is::<lzflow_xz::XzError>() || e.is::<lzflow::StickyError>())
-                        || got.kind() == io::ErrorKind::UnexpectedEof,
+                    got.get_ref().is_some_and(
+                        |e| e.is::<lzflow_xz::XzError>() || e.is::<lzflow::StickyError>()
+                    ) || got.kind() == io::ErrorKind::UnexpectedEof,
                     "{}: {how}: {got:?}",
                     fx.name
                 );
@@ -381,7 +407,9 @@ fn named_decoders_apply_builder_options() {
     let data = fx.bytes();
     // 64 MiB dictionary against a 1 MiB memory limit: refused before
     // allocating, as an OutOfMemory error carrying the typed error.
-    let mut dec = lzflow::read::XzDecoder::builder().memlimit(1 << 20).build(&data[..]);
+    let mut dec = lzflow::read::XzDecoder::builder()
+        .memlimit(1 << 20)
+        .build(&data[..]);
     let e = dec.read(&mut [0u8; 100]).unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::OutOfMemory, "{e}");
     assert!(e.get_ref().unwrap().is::<lzflow_xz::XzError>(), "{e:?}");
@@ -402,14 +430,22 @@ fn named_decoders_apply_builder_options() {
         .find(|f| f.name == "xz/multistream.xz")
         .unwrap()
         .bytes();
-    let mut single = lzflow::bufread::XzDecoder::builder().single_stream().build(&multi[..]);
+    let mut single = lzflow::bufread::XzDecoder::builder()
+        .single_stream()
+        .build(&multi[..]);
     let mut first = Vec::new();
     single.read_to_end(&mut first).unwrap();
     let rest = single.into_inner();
     assert!(!rest.is_empty() && rest.len() < multi.len());
-    assert_eq!(&rest[..6], b"\xFD7zXZ\x00", "the next stream's header is left");
+    assert_eq!(
+        &rest[..6],
+        b"\xFD7zXZ\x00",
+        "the next stream's header is left"
+    );
     let mut all = Vec::new();
-    lzflow::bufread::XzDecoder::new(&multi[..]).read_to_end(&mut all).unwrap();
+    lzflow::bufread::XzDecoder::new(&multi[..])
+        .read_to_end(&mut all)
+        .unwrap();
     assert!(all.len() > first.len() && all.starts_with(&first));
 
     // multiple_members(false) before the first read acts like single_stream.
@@ -433,7 +469,9 @@ fn ignore_check_decodes_data_with_a_bad_check() {
     let pos = find_check_position(&data, 32);
     data[pos] ^= 0xFF;
     let mut out = Vec::new();
-    let e = lzflow::read::XzDecoder::new(&data[..]).read_to_end(&mut out).unwrap_err();
+    let e = lzflow::read::XzDecoder::new(&data[..])
+        .read_to_end(&mut out)
+        .unwrap_err();
     assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}");
     let mut out = Vec::new();
     lzflow::read::XzDecoder::builder()

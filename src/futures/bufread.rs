@@ -9,12 +9,12 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use lzflow_core::{Decode, Encode};
 use futures_io::{AsyncBufRead, AsyncRead};
+use lzflow_core::{Decode, Encode};
 
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, Source, ASYNC_FILL_BUDGET};
 
 /// A pinned futures-io `AsyncBufRead` as a [`Source`].

@@ -11,12 +11,12 @@ use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use lzflow_core::{Decode, Encode};
 use futures_io::AsyncWrite;
+use lzflow_core::{Decode, Encode};
 
+use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::pump::{self, OutQueue, Sink};
 
 /// A pinned futures-io `AsyncWrite` as a [`Sink`].

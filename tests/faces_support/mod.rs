@@ -433,7 +433,12 @@ impl RefEncoder {
         }
     }
 
-    fn step(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>, action: Action) -> io::Result<Status> {
+    fn step(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+        action: Action,
+    ) -> io::Result<Status> {
         let (in0, out0) = (self.stream.total_in(), self.stream.total_out());
         let status = self
             .stream
@@ -482,7 +487,14 @@ pub fn ref_decode_xz(data: &[u8]) -> Vec<u8> {
 pub fn sample_data(len: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let words: [&[u8]; 8] = [
-        b"stream ", b"lzflow ", b"poll ", b"\n", b"chunk ", b"window ", b"0123456789", b"xz ",
+        b"stream ",
+        b"lzflow ",
+        b"poll ",
+        b"\n",
+        b"chunk ",
+        b"window ",
+        b"0123456789",
+        b"xz ",
     ];
     let mut out = Vec::with_capacity(len + 16);
     while out.len() < len {
