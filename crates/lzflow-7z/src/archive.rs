@@ -50,8 +50,7 @@ impl<R: Read + Seek> Archive<R> {
                 HeaderStep::Encoded(folders) => {
                     let mut bytes = Vec::new();
                     for dec in folders {
-                        let mut stream = FolderStream::new(&mut reader, dec);
-                        stream.read_to_end(&mut bytes)?;
+                        FolderStream::new(dec).read_to_end(&mut reader, &mut bytes)?;
                     }
                     step = builder.decoded_header(&bytes)?;
                 }
@@ -88,7 +87,7 @@ impl<R: Read + Seek> Archive<R> {
     {
         let limit = self.index.options().limits;
         let mut total: u64 = 0;
-        let mut current: Option<(usize, FolderStream<'_, R>)> = None;
+        let mut current: Option<(usize, FolderStream)> = None;
         let index = &self.index;
         let reader = &mut self.reader;
         for entry in index.entries() {
@@ -100,16 +99,20 @@ impl<R: Read + Seek> Archive<R> {
             };
             if current.as_ref().is_none_or(|(c, _)| *c != fi) {
                 if let Some((_, mut done)) = current.take() {
-                    done.finish()?;
+                    done.finish(reader)?;
                 }
-                let dec = index.folder_decoder(fi)?;
-                // Safety of the reborrow: only one folder stream is alive.
-                current = Some((fi, FolderStream::new(&mut *reader, dec)));
             }
-            let (_, stream) = current.as_mut().expect("set above");
-            stream.skip_to(entry.offset_in_folder)?;
+            let stream = match &mut current {
+                Some((_, s)) => s,
+                slot => {
+                    let dec = index.folder_decoder(fi)?;
+                    &mut slot.insert((fi, FolderStream::new(dec))).1
+                }
+            };
+            stream.skip_to(reader, entry.offset_in_folder)?;
             let mut state = EntryState::new(entry, stream.dec.is_encrypted());
             let mut r = EntryRead {
+                reader: &mut *reader,
                 stream,
                 state: &mut state,
             };
@@ -117,7 +120,7 @@ impl<R: Read + Seek> Archive<R> {
             r.drain()?;
         }
         if let Some((_, mut done)) = current.take() {
-            done.finish()?;
+            done.finish(reader)?;
         }
         Ok(())
     }
@@ -135,16 +138,19 @@ impl<R: Read + Seek> Archive<R> {
         limits.check_output(entry.offset_in_folder.saturating_add(entry.size))?;
         let stream = match entry.folder {
             Some(fi) => {
-                let dec = self.index.folder_decoder(fi)?;
-                let mut s = FolderStream::new(&mut self.reader, dec);
-                s.skip_to(entry.offset_in_folder)?;
+                let mut s = FolderStream::new(self.index.folder_decoder(fi)?);
+                s.skip_to(&mut self.reader, entry.offset_in_folder)?;
                 Some(s)
             }
             None => None,
         };
         let encrypted = stream.as_ref().is_some_and(|s| s.dec.is_encrypted());
         let state = EntryState::new(&entry, encrypted);
-        Ok(EntryReader { stream, state })
+        Ok(EntryReader {
+            reader: &mut self.reader,
+            stream,
+            state,
+        })
     }
 }
 
@@ -163,25 +169,27 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 /// A folder decoder driven by blocking reads.
-struct FolderStream<'r, R> {
-    reader: &'r mut R,
+struct FolderStream {
     dec: FolderDecoder,
     /// Where the reader stands, to skip needless seeks.
     pos: Option<u64>,
     produced: u64,
 }
 
-impl<'r, R: Read + Seek> FolderStream<'r, R> {
-    fn new(reader: &'r mut R, dec: FolderDecoder) -> Self {
+impl FolderStream {
+    fn new(dec: FolderDecoder) -> Self {
         FolderStream {
-            reader,
             dec,
             pos: None,
             produced: 0,
         }
     }
 
-    fn read(&mut self, buf: &mut [u8]) -> Result<usize, SevenZError> {
+    fn read<R: Read + Seek>(
+        &mut self,
+        reader: &mut R,
+        buf: &mut [u8],
+    ) -> Result<usize, SevenZError> {
         if buf.is_empty() {
             return Ok(0);
         }
@@ -194,11 +202,11 @@ impl<'r, R: Read + Seek> FolderStream<'r, R> {
                 FolderStep::End => return Ok(0),
                 FolderStep::NeedPack(req) => {
                     if self.pos != Some(req.offset) {
-                        self.reader.seek(SeekFrom::Start(req.offset))?;
+                        reader.seek(SeekFrom::Start(req.offset))?;
                     }
                     let space = self.dec.pack_space(req.stream);
                     let n = loop {
-                        match self.reader.read(space) {
+                        match reader.read(space) {
                             Ok(n) => break n,
                             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                             Err(e) => return Err(e.into()),
@@ -214,28 +222,32 @@ impl<'r, R: Read + Seek> FolderStream<'r, R> {
         }
     }
 
-    fn read_to_end(&mut self, out: &mut Vec<u8>) -> Result<(), SevenZError> {
+    fn read_to_end<R: Read + Seek>(
+        &mut self,
+        reader: &mut R,
+        out: &mut Vec<u8>,
+    ) -> Result<(), SevenZError> {
         let want = self.dec.unpack_size();
         let start = out.len();
         // The size was checked against max_header_size by the builder.
         out.resize(start + want as usize, 0);
         let mut pos = start;
         while pos < out.len() {
-            let n = self.read(&mut out[pos..])?;
+            let n = self.read(reader, &mut out[pos..])?;
             if n == 0 {
                 return Err(SevenZError::corrupt("header folder output is short"));
             }
             pos += n;
         }
-        self.finish()
+        self.finish(reader)
     }
 
     /// Decodes and drops output up to folder position `offset`.
-    fn skip_to(&mut self, offset: u64) -> Result<(), SevenZError> {
+    fn skip_to<R: Read + Seek>(&mut self, reader: &mut R, offset: u64) -> Result<(), SevenZError> {
         let mut scratch = [0u8; 8192];
         while self.produced < offset {
             let n = (offset - self.produced).min(scratch.len() as u64) as usize;
-            if self.read(&mut scratch[..n])? == 0 {
+            if self.read(reader, &mut scratch[..n])? == 0 {
                 return Err(SevenZError::corrupt("folder ends before an entry"));
             }
         }
@@ -243,9 +255,9 @@ impl<'r, R: Read + Seek> FolderStream<'r, R> {
     }
 
     /// Drives the folder to its end so that its CRC is verified.
-    fn finish(&mut self) -> Result<(), SevenZError> {
+    fn finish<R: Read + Seek>(&mut self, reader: &mut R) -> Result<(), SevenZError> {
         let mut probe = [0u8; 1];
-        if self.read(&mut probe)? != 0 {
+        if self.read(reader, &mut probe)? != 0 {
             return Err(SevenZError::corrupt(
                 "folder holds more data than its entries",
             ));
@@ -275,7 +287,8 @@ impl EntryState {
 
     fn read<R: Read + Seek>(
         &mut self,
-        stream: Option<&mut FolderStream<'_, R>>,
+        reader: &mut R,
+        stream: Option<&mut FolderStream>,
         buf: &mut [u8],
     ) -> Result<usize, SevenZError> {
         let left = self.check.left();
@@ -284,7 +297,7 @@ impl EntryState {
         }
         let Some(stream) = stream else { return Ok(0) };
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-        let n = stream.read(&mut buf[..want])?;
+        let n = stream.read(reader, &mut buf[..want])?;
         if n == 0 {
             return Err(stream.dec.classify_error(SevenZError::corrupt(format!(
                 "the data of {} ends early",
@@ -303,31 +316,34 @@ impl EntryState {
 }
 
 /// The reader handed to [`Archive::for_each_entry`]'s callback.
-struct EntryRead<'a, 'r, R> {
-    stream: &'a mut FolderStream<'r, R>,
+struct EntryRead<'a, R> {
+    reader: &'a mut R,
+    stream: &'a mut FolderStream,
     state: &'a mut EntryState,
 }
 
-impl<R: Read + Seek> EntryRead<'_, '_, R> {
+impl<R: Read + Seek> EntryRead<'_, R> {
     fn drain(&mut self) -> Result<(), SevenZError> {
         let mut scratch = [0u8; 8192];
         while self.state.left() > 0 {
-            self.state.read(Some(self.stream), &mut scratch)?;
+            self.state
+                .read(self.reader, Some(self.stream), &mut scratch)?;
         }
         Ok(())
     }
 }
 
-impl<R: Read + Seek> Read for EntryRead<'_, '_, R> {
+impl<R: Read + Seek> Read for EntryRead<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        Ok(self.state.read(Some(self.stream), buf)?)
+        Ok(self.state.read(self.reader, Some(self.stream), buf)?)
     }
 }
 
 /// A reader of one entry's data, from [`Archive::reader`]. It ends with an
 /// error if the data does not match the entry's CRC.
 pub struct EntryReader<'a, R> {
-    stream: Option<FolderStream<'a, R>>,
+    reader: &'a mut R,
+    stream: Option<FolderStream>,
     state: EntryState,
 }
 
@@ -342,6 +358,6 @@ impl<R> std::fmt::Debug for EntryReader<'_, R> {
 
 impl<R: Read + Seek> Read for EntryReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        Ok(self.state.read(self.stream.as_mut(), buf)?)
+        Ok(self.state.read(self.reader, self.stream.as_mut(), buf)?)
     }
 }

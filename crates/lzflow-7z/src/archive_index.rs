@@ -79,6 +79,12 @@ impl ArchiveOptions {
         self
     }
 
+    /// Sets the most UTF-16 units accepted in one entry name.
+    pub fn with_max_name_len(mut self, units: usize) -> Self {
+        self.max_name_len = units;
+        self
+    }
+
     /// Sets the largest header accepted.
     pub fn with_max_header_size(mut self, bytes: u64) -> Self {
         self.max_header_size = bytes;
@@ -164,7 +170,14 @@ impl IndexBuilder {
     pub fn decoded_header(&mut self, bytes: &[u8]) -> Result<HeaderStep, SevenZError> {
         self.parse(bytes).map_err(|e| {
             // An encrypted header that decodes to garbage: the key was wrong.
-            if self.encrypted_header && matches!(e, SevenZError::Corrupt(_)) {
+            let garbage = matches!(
+                e,
+                SevenZError::Corrupt(_)
+                    | SevenZError::Unsupported { .. }
+                    | SevenZError::UnsupportedFeature(_)
+                    | SevenZError::UnsupportedVersion { .. }
+            );
+            if self.encrypted_header && garbage {
                 SevenZError::WrongPassword
             } else {
                 e
@@ -198,6 +211,7 @@ impl IndexBuilder {
                             &streams.folders[i],
                             &layout.offsets[i],
                             &layout.sizes[i],
+                            &layout.crcs[i],
                             &self.keys,
                             &settings,
                             "the archive header".to_string(),
@@ -282,6 +296,7 @@ impl IndexBuilder {
 struct Layout {
     offsets: Vec<Vec<u64>>,
     sizes: Vec<Vec<u64>>,
+    crcs: Vec<Vec<Option<u32>>>,
 }
 
 impl Layout {
@@ -291,6 +306,7 @@ impl Layout {
         let mut layout = Layout {
             offsets: Vec::new(),
             sizes: Vec::new(),
+            crcs: Vec::new(),
         };
         for (f, first) in streams.folders.iter().zip(firsts) {
             let n = f.packed_streams.len();
@@ -308,6 +324,11 @@ impl Layout {
                     .collect::<Result<_, _>>()?,
             );
             layout.sizes.push(sizes.to_vec());
+            layout.crcs.push(
+                (first..first + n)
+                    .map(|i| streams.pack.crcs.get(i).copied().flatten())
+                    .collect(),
+            );
         }
         Ok(layout)
     }
@@ -362,6 +383,7 @@ impl ArchiveIndex {
             f,
             &self.layout.offsets[folder],
             &self.layout.sizes[folder],
+            &self.layout.crcs[folder],
             &self.keys,
             &self.settings,
             format!("folder {folder}"),

@@ -60,6 +60,8 @@ struct StreamBuf {
     eof: bool,
     /// Pack leaves: bytes of the packed stream not fed yet.
     remaining: u64,
+    /// Pack leaves: the stored CRC of the packed stream and the running one.
+    crc: Option<(u32, crc32fast::Hasher)>,
 }
 
 impl StreamBuf {
@@ -71,6 +73,7 @@ impl StreamBuf {
             end: 0,
             eof: false,
             remaining: 0,
+            crc: None,
         }
     }
 
@@ -249,6 +252,7 @@ pub struct FolderDecoder {
     crc: Option<(u32, crc32fast::Hasher)>,
     label: String,
     failed: bool,
+    bad_pack_crc: bool,
 }
 
 impl std::fmt::Debug for FolderDecoder {
@@ -267,6 +271,7 @@ impl FolderDecoder {
         folder: &Folder,
         pack_offsets: &[u64],
         pack_sizes: &[u64],
+        pack_crcs: &[Option<u32>],
         keys: &KeyCache,
         settings: &CoderSettings,
         label: String,
@@ -283,6 +288,7 @@ impl FolderDecoder {
         let mut builder = Builder {
             folder,
             pack_sizes,
+            pack_crcs,
             keys,
             settings,
             visited: vec![false; folder.coders.len()],
@@ -307,6 +313,7 @@ impl FolderDecoder {
             crc: folder.crc.map(|c| (c, crc32fast::Hasher::new())),
             label,
             failed: false,
+            bad_pack_crc: false,
         })
     }
 
@@ -330,6 +337,12 @@ impl FolderDecoder {
         }
         if out.is_empty() {
             return Ok(FolderStep::Data(0));
+        }
+        if self.bad_pack_crc {
+            self.failed = true;
+            return Err(SevenZError::DataCrc {
+                entry: format!("{} (packed stream)", self.label),
+            });
         }
         match self.root.pull(out) {
             Ok(Pull::Data(n)) => {
@@ -380,7 +393,8 @@ impl FolderDecoder {
         PackRequest {
             stream: k,
             offset: offset + (size - buf.remaining),
-            len: (buf.data.len() - buf.end).min(buf.remaining as usize),
+            len: (buf.data.len() - buf.end)
+                .min(usize::try_from(buf.remaining).unwrap_or(usize::MAX)),
         }
     }
 
@@ -399,11 +413,26 @@ impl FolderDecoder {
 
     /// Records that `n` bytes were written into [`pack_space`](Self::pack_space).
     pub fn pack_filled(&mut self, stream: usize, n: usize) {
+        let mut bad_crc = false;
         if let Some(buf) = self.root.pack_slot(stream) {
-            let n = n.min(buf.data.len() - buf.end).min(buf.remaining as usize);
+            let n = n
+                .min(buf.data.len() - buf.end)
+                .min(usize::try_from(buf.remaining).unwrap_or(usize::MAX));
+            if let Some((_, h)) = &mut buf.crc {
+                h.update(&buf.data[buf.end..buf.end + n]);
+            }
             buf.end += n;
             buf.remaining -= n as u64;
             buf.eof = buf.remaining == 0;
+            if buf.eof {
+                if let Some((want, h)) = buf.crc.take() {
+                    bad_crc = h.finalize() != want;
+                }
+            }
+        }
+        if bad_crc {
+            // Reported by the next read: the packed bytes are damaged.
+            self.bad_pack_crc = true;
         }
     }
 }
@@ -411,6 +440,7 @@ impl FolderDecoder {
 struct Builder<'a> {
     folder: &'a Folder,
     pack_sizes: &'a [u64],
+    pack_crcs: &'a [Option<u32>],
     keys: &'a KeyCache,
     settings: &'a CoderSettings,
     visited: Vec<bool>,
@@ -460,6 +490,13 @@ impl Builder<'_> {
                 let mut buf = StreamBuf::new(size);
                 buf.remaining = size;
                 buf.eof = size == 0;
+                buf.crc = self
+                    .pack_crcs
+                    .get(k)
+                    .copied()
+                    .flatten()
+                    .filter(|_| size > 0)
+                    .map(|c| (c, crc32fast::Hasher::new()));
                 Slot {
                     buf,
                     source: Source::Pack(k),

@@ -55,6 +55,13 @@ pub enum SevenZError {
     NoSuchEntry(usize),
     /// Reading or writing failed.
     Io(io::Error),
+    /// The writer's options are inconsistent; the text says which.
+    InvalidWriterOptions(&'static str),
+    /// The writer cannot go on (an earlier error left an entry half
+    /// written, or the archive is already finished).
+    WriterUnusable(&'static str),
+    /// An entry name the writer refuses (empty, or holding a NUL).
+    InvalidEntryName(String),
 }
 
 impl SevenZError {
@@ -93,6 +100,14 @@ impl fmt::Display for SevenZError {
             ),
             SevenZError::NoSuchEntry(i) => write!(f, "no entry with index {i} in the 7z archive"),
             SevenZError::Io(e) => write!(f, "I/O error: {e}"),
+            SevenZError::InvalidWriterOptions(what) => {
+                write!(f, "invalid 7z writer options: {what}")
+            }
+            SevenZError::WriterUnusable(why) => write!(f, "the 7z writer cannot continue: {why}"),
+            SevenZError::InvalidEntryName(name) => write!(
+                f,
+                "invalid entry name {name:?}: names must be non-empty and hold no NUL"
+            ),
         }
     }
 }
@@ -127,6 +142,9 @@ impl CoderError for SevenZError {
             SevenZError::Filter(e) => e.culprit(),
             SevenZError::NoSuchEntry(_) => Culprit::Usage,
             SevenZError::Io(_) => Culprit::Io,
+            SevenZError::InvalidWriterOptions(_)
+            | SevenZError::WriterUnusable(_)
+            | SevenZError::InvalidEntryName(_) => Culprit::Usage,
         }
     }
 }

@@ -85,7 +85,7 @@ impl Folder {
                 properties,
             });
         }
-        if total_out == 0 || (total_in + total_out) as u64 > MAX_FOLDER_STREAMS {
+        if total_in == 0 || total_out == 0 || (total_in + total_out) as u64 > MAX_FOLDER_STREAMS {
             return Err(SevenZError::corrupt("folder stream counts out of range"));
         }
         let num_bind_pairs = total_out - 1;

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use lzflow_7z::{Archive, ArchiveOptions, Entry, SevenZError};
 use sha2::{Digest, Sha256};
 
+mod common;
+
 fn generated() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/generated")
 }
@@ -119,7 +121,9 @@ struct Got {
     len: u64,
 }
 
-fn extract_all(a: &mut Archive<File>) -> Result<Vec<Got>, SevenZError> {
+fn extract_all<R: std::io::Read + std::io::Seek>(
+    a: &mut Archive<R>,
+) -> Result<Vec<Got>, SevenZError> {
     let mut got = Vec::new();
     a.for_each_entry(|e, r| {
         let mut data = Vec::new();
@@ -180,6 +184,83 @@ fn every_good_7z_fixture_matches_the_manifest() {
             assert_eq!(&hex(&Sha256::digest(&data)), want, "{file} reader({i})");
         }
     }
+}
+
+#[test]
+fn trickled_reads_give_the_same_entries() {
+    for (file, pw) in [
+        ("7z/lzma.7z", ""),
+        ("7z/bcj-lzma2-elf.7z", ""),
+        ("7z/aes-copy.7z", "fixture-pass"),
+        ("7z/aes-header.7z", "fixture-pass"),
+        ("7z/bzip2.7z", ""),
+        ("7z/deflate.7z", ""),
+        ("7z/solid-3f.7z", ""),
+    ] {
+        let want: Vec<(String, String)> = extract_all(&mut open(file, pw).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|g| (g.entry.name, g.sha))
+            .collect();
+        for step in [1, 5, 4099] {
+            let f = File::open(generated().join(file)).unwrap();
+            let src = common::Trickle {
+                inner: f,
+                step,
+                turn: 0,
+            };
+            let mut opts = ArchiveOptions::default();
+            if !pw.is_empty() {
+                opts = opts.with_password(pw);
+            }
+            let mut a = Archive::open_with(src, opts).unwrap();
+            let mut got = Vec::new();
+            a.for_each_entry(|e, r| {
+                let mut data = Vec::new();
+                r.read_to_end(&mut data)?;
+                got.push((e.name.clone(), hex(&Sha256::digest(&data))));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(got, want, "{file} step {step}");
+        }
+    }
+}
+
+#[test]
+fn empty_archive_has_no_entries() {
+    // 7-Zip writes a bare signature header for an archive with nothing in it.
+    let mut b = vec![b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4];
+    b.extend_from_slice(&[0; 24]);
+    let crc = crc32fast::hash(&b[12..32]);
+    b[8..12].copy_from_slice(&crc.to_le_bytes());
+    let mut a = Archive::open(std::io::Cursor::new(b)).unwrap();
+    assert!(a.entries().is_empty());
+    a.for_each_entry(|_, _| panic!("no entries")).unwrap();
+}
+
+#[test]
+fn pack_stream_crc_is_verified() {
+    let good = common::copy_archive_with_pack_crc(&[("a.txt", b"alpha"), ("b.txt", b"beta")]);
+    let mut a = Archive::open(std::io::Cursor::new(good.clone())).unwrap();
+    assert_eq!(extract_all(&mut a).unwrap().len(), 2);
+    // Damage the packed bytes and the entry CRCs alike, so that only the
+    // packed-stream CRC can notice.
+    let mut bad = good;
+    bad[32] = b'A';
+    let hdr = 32 + 9;
+    let pos = bad[hdr..]
+        .windows(4)
+        .position(|w| w == crc32fast::hash(b"alpha").to_le_bytes())
+        .unwrap()
+        + hdr;
+    bad[pos..pos + 4].copy_from_slice(&crc32fast::hash(b"Alpha").to_le_bytes());
+    common::fix_crcs(&mut bad);
+    let mut a = Archive::open(std::io::Cursor::new(bad)).unwrap();
+    assert!(matches!(
+        extract_all(&mut a),
+        Err(SevenZError::DataCrc { .. })
+    ));
 }
 
 #[test]

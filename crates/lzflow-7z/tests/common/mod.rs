@@ -161,3 +161,49 @@ pub fn fix_crcs(archive: &mut [u8]) {
     let s = crc32fast::hash(&archive[12..32]);
     archive[8..12].copy_from_slice(&s.to_le_bytes());
 }
+
+/// A `Read + Seek` that hands out at most `step` bytes per read (cycling
+/// through 1..=step), to show the output does not depend on how the input
+/// arrives.
+pub struct Trickle<R> {
+    pub inner: R,
+    pub step: usize,
+    pub turn: usize,
+}
+
+impl<R: std::io::Read> std::io::Read for Trickle<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.turn = self.turn % self.step + 1;
+        let n = buf.len().min(self.turn);
+        self.inner.read(&mut buf[..n])
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for Trickle<R> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+/// Like [`copy_archive`] but with a CRC for the packed stream in PackInfo.
+pub fn copy_archive_with_pack_crc(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let data: Vec<u8> = files.iter().flat_map(|(_, d)| d.iter().copied()).collect();
+    let mut a = copy_archive(files);
+    // PackInfo starts at header offset 2: 06 00 01 09 <size> 00; insert a
+    // kCRC record before its kEnd.
+    let off = 32 + data.len();
+    let mut h = a.split_off(off);
+    let mut size_len = 1;
+    if data.len() >= 0x80 {
+        size_len = if data.len() < 0x4000 { 2 } else { 9 };
+    }
+    let end_at = 2 + 4 + size_len;
+    assert_eq!(h[end_at], 0x00);
+    let mut rec = vec![0x0A, 0x01];
+    rec.extend_from_slice(&crc32fast::hash(&data).to_le_bytes());
+    h.splice(end_at..end_at, rec);
+    a[20..28].copy_from_slice(&(h.len() as u64).to_le_bytes());
+    a.extend_from_slice(&h);
+    fix_crcs(&mut a);
+    a
+}

@@ -1,0 +1,433 @@
+//! Serialising the header model (the reader's [`Header`] and
+//! [`StreamsInfo`] records) into 7z header bytes, the encoded-header
+//! indirection, and the start header that points at them.
+
+use crate::files_info::FileRecord;
+use crate::folder::Folder;
+use crate::header::{Header, StreamsInfo};
+use crate::property_id as id;
+use crate::signature_header::SIGNATURE;
+
+/// Format version written: 0.4, as current 7-Zip.
+const MINOR_VERSION: u8 = 4;
+
+/// Appends a 7z NUMBER: the count of leading one bits of the first byte
+/// says how many little-endian bytes follow; the rest of the first byte
+/// holds the value's top bits.
+pub(crate) fn write_number(out: &mut Vec<u8>, v: u64) {
+    for n in 0..8u32 {
+        // With n extra bytes the value has 7 * (n + 1) bits of room.
+        if v < 1u64 << (7 * (n + 1)) {
+            let mask = !(0xFFu8 >> n);
+            let high = (v >> (8 * n)) as u8;
+            out.push(mask | high);
+            out.extend_from_slice(&v.to_le_bytes()[..n as usize]);
+            return;
+        }
+    }
+    out.push(0xFF);
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// Appends a bit vector, most significant bit first, padded with zeros.
+fn write_bits(out: &mut Vec<u8>, bits: impl IntoIterator<Item = bool>) {
+    let mut byte = 0u8;
+    let mut n = 0;
+    for b in bits {
+        byte |= u8::from(b) << (7 - n);
+        n += 1;
+        if n == 8 {
+            out.push(byte);
+            byte = 0;
+            n = 0;
+        }
+    }
+    if n > 0 {
+        out.push(byte);
+    }
+}
+
+/// Appends a "defined" vector: `1` when every item is defined, else `0`
+/// and the bits.
+fn write_defined(out: &mut Vec<u8>, defined: &[bool]) {
+    if defined.iter().all(|d| *d) {
+        out.push(1);
+    } else {
+        out.push(0);
+        write_bits(out, defined.iter().copied());
+    }
+}
+
+/// Appends a digests record for the defined CRCs.
+fn write_digests(out: &mut Vec<u8>, crcs: &[Option<u32>]) {
+    let defined: Vec<bool> = crcs.iter().map(Option::is_some).collect();
+    write_defined(out, &defined);
+    for c in crcs.iter().flatten() {
+        out.extend_from_slice(&c.to_le_bytes());
+    }
+}
+
+/// Appends one folder record (coders, bind pairs, packed stream indices).
+fn write_folder(out: &mut Vec<u8>, f: &Folder) {
+    write_number(out, f.coders.len() as u64);
+    for c in &f.coders {
+        let complex = c.num_in_streams != 1 || c.num_out_streams != 1;
+        let mut flags = c.method.len() as u8 & 0x0F;
+        if complex {
+            flags |= 0x10;
+        }
+        if !c.properties.is_empty() {
+            flags |= 0x20;
+        }
+        out.push(flags);
+        out.extend_from_slice(&c.method);
+        if complex {
+            write_number(out, c.num_in_streams as u64);
+            write_number(out, c.num_out_streams as u64);
+        }
+        if !c.properties.is_empty() {
+            write_number(out, c.properties.len() as u64);
+            out.extend_from_slice(&c.properties);
+        }
+    }
+    for b in &f.bind_pairs {
+        write_number(out, b.in_index as u64);
+        write_number(out, b.out_index as u64);
+    }
+    // A single packed stream is implied (the one unbound input).
+    if f.packed_streams.len() > 1 {
+        for &p in &f.packed_streams {
+            write_number(out, p as u64);
+        }
+    }
+}
+
+/// Appends a StreamsInfo record (without its introducing ID); the
+/// SubStreamsInfo only when `with_substreams`.
+pub(crate) fn write_streams_info(out: &mut Vec<u8>, s: &StreamsInfo, with_substreams: bool) {
+    out.push(id::PACK_INFO);
+    write_number(out, s.pack.pack_pos);
+    write_number(out, s.pack.sizes.len() as u64);
+    out.push(id::SIZE);
+    for &size in &s.pack.sizes {
+        write_number(out, size);
+    }
+    if s.pack.crcs.iter().any(Option::is_some) {
+        out.push(id::CRC);
+        write_digests(out, &s.pack.crcs);
+    }
+    out.push(id::END);
+
+    out.push(id::UNPACK_INFO);
+    out.push(id::FOLDER);
+    write_number(out, s.folders.len() as u64);
+    out.push(0); // not external
+    for f in &s.folders {
+        write_folder(out, f);
+    }
+    out.push(id::CODERS_UNPACK_SIZE);
+    for f in &s.folders {
+        for &size in &f.unpack_sizes {
+            write_number(out, size);
+        }
+    }
+    if s.folders.iter().any(|f| f.crc.is_some()) {
+        out.push(id::CRC);
+        let crcs: Vec<Option<u32>> = s.folders.iter().map(|f| f.crc).collect();
+        write_digests(out, &crcs);
+    }
+    out.push(id::END);
+
+    if with_substreams {
+        write_substreams(out, s);
+    }
+    out.push(id::END);
+}
+
+fn write_substreams(out: &mut Vec<u8>, s: &StreamsInfo) {
+    let sub = &s.substreams;
+    out.push(id::SUBSTREAMS_INFO);
+    if sub.per_folder.iter().any(|&n| n != 1) {
+        out.push(id::NUM_UNPACK_STREAM);
+        for &n in &sub.per_folder {
+            write_number(out, n as u64);
+        }
+    }
+    if sub.per_folder.iter().any(|&n| n > 1) {
+        out.push(id::SIZE);
+        let mut at = 0;
+        for &n in &sub.per_folder {
+            // The last size of a folder is implied by the folder size.
+            for &size in &sub.sizes[at..at + n.saturating_sub(1)] {
+                write_number(out, size);
+            }
+            at += n;
+        }
+    }
+    // CRCs of substreams whose folder does not carry it already.
+    let mut crcs = Vec::new();
+    let mut at = 0;
+    for (f, &n) in s.folders.iter().zip(&sub.per_folder) {
+        if !(n == 1 && f.crc.is_some()) {
+            crcs.extend_from_slice(&sub.crcs[at..at + n]);
+        }
+        at += n;
+    }
+    if crcs.iter().any(Option::is_some) {
+        out.push(id::CRC);
+        write_digests(out, &crcs);
+    }
+    out.push(id::END);
+}
+
+/// Appends one FilesInfo property: ID, size, data.
+fn write_property(out: &mut Vec<u8>, prop: u8, data: &[u8]) {
+    out.push(prop);
+    write_number(out, data.len() as u64);
+    out.extend_from_slice(data);
+}
+
+fn write_files_info(out: &mut Vec<u8>, files: &[FileRecord]) {
+    write_number(out, files.len() as u64);
+    if files.iter().any(|f| f.empty_stream) {
+        let mut bits = Vec::new();
+        write_bits(&mut bits, files.iter().map(|f| f.empty_stream));
+        write_property(out, id::EMPTY_STREAM, &bits);
+        let empties = files.iter().filter(|f| f.empty_stream);
+        if empties.clone().any(|f| f.empty_file) {
+            let mut bits = Vec::new();
+            write_bits(&mut bits, empties.map(|f| f.empty_file));
+            write_property(out, id::EMPTY_FILE, &bits);
+        }
+    }
+    let mut names = vec![0u8]; // not external
+    for f in files {
+        for u in f.name.encode_utf16() {
+            names.extend_from_slice(&u.to_le_bytes());
+        }
+        names.extend_from_slice(&[0, 0]);
+    }
+    write_property(out, id::NAME, &names);
+    type Pick = fn(&FileRecord) -> Option<u64>;
+    let times: [(u8, Pick); 3] = [
+        (id::CTIME, |f| f.ctime),
+        (id::ATIME, |f| f.atime),
+        (id::MTIME, |f| f.mtime),
+    ];
+    for (prop, pick) in times {
+        let values: Vec<Option<u64>> = files.iter().map(pick).collect();
+        if values.iter().any(Option::is_some) {
+            let mut data = Vec::new();
+            let defined: Vec<bool> = values.iter().map(Option::is_some).collect();
+            write_defined(&mut data, &defined);
+            data.push(0); // not external
+            for v in values.iter().flatten() {
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+            write_property(out, prop, &data);
+        }
+    }
+    if files.iter().any(|f| f.attributes.is_some()) {
+        let mut data = Vec::new();
+        let defined: Vec<bool> = files.iter().map(|f| f.attributes.is_some()).collect();
+        write_defined(&mut data, &defined);
+        data.push(0); // not external
+        for a in files.iter().filter_map(|f| f.attributes) {
+            data.extend_from_slice(&a.to_le_bytes());
+        }
+        write_property(out, id::WIN_ATTRIBUTES, &data);
+    }
+    out.push(id::END);
+}
+
+/// The bytes of a plain header.
+pub(crate) fn write_header(h: &Header) -> Vec<u8> {
+    let mut out = vec![id::HEADER];
+    if !h.main.folders.is_empty() {
+        out.push(id::MAIN_STREAMS_INFO);
+        write_streams_info(&mut out, &h.main, true);
+    }
+    if !h.files.is_empty() {
+        out.push(id::FILES_INFO);
+        write_files_info(&mut out, &h.files);
+    }
+    out.push(id::END);
+    out
+}
+
+/// The bytes of an encoded header: the streams that decode to the real
+/// header.
+pub(crate) fn write_encoded_header(streams: &StreamsInfo) -> Vec<u8> {
+    let mut out = vec![id::ENCODED_HEADER];
+    write_streams_info(&mut out, streams, false);
+    out
+}
+
+/// The 32-byte start header pointing at the header: signature, version,
+/// CRC of the 20 bytes that follow, then offset, size and CRC of the
+/// header.
+pub(crate) fn start_header(offset: u64, size: u64, crc: u32) -> [u8; 32] {
+    let mut b = [0u8; 32];
+    b[..6].copy_from_slice(&SIGNATURE);
+    b[7] = MINOR_VERSION;
+    b[12..20].copy_from_slice(&offset.to_le_bytes());
+    b[20..28].copy_from_slice(&size.to_le_bytes());
+    b[28..32].copy_from_slice(&crc.to_le_bytes());
+    let start_crc = crc32fast::hash(&b[12..32]);
+    b[8..12].copy_from_slice(&start_crc.to_le_bytes());
+    b
+}
+
+/// The start header of an archive still being written: signature and
+/// version, everything else zero, so no reader takes it for complete (the
+/// start header CRC does not match).
+pub(crate) fn unfinished_start_header() -> [u8; 32] {
+    let mut b = [0u8; 32];
+    b[..6].copy_from_slice(&SIGNATURE);
+    b[7] = MINOR_VERSION;
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::byte_reader::ByteReader;
+    use crate::folder::{BindPair, Coder};
+    use crate::header::{parse_header_block, HeaderBlock};
+    use crate::pack_info::PackInfo;
+    use crate::signature_header::SignatureHeader;
+    use crate::substreams::SubStreams;
+
+    #[test]
+    fn numbers_round_trip_at_every_width() {
+        let cases = [
+            0u64,
+            0x7F,
+            0x80,
+            0x3FFF,
+            0x4000,
+            3024,
+            1 << 20,
+            (1 << 56) - 1,
+            1 << 56,
+            u64::MAX,
+        ];
+        for v in cases {
+            let mut out = Vec::new();
+            write_number(&mut out, v);
+            let mut r = ByteReader::new(&out);
+            assert_eq!(r.number().unwrap(), v, "{v:#x}");
+            assert_eq!(r.remaining(), 0, "{v:#x} used extra bytes");
+        }
+        // 3024 as 7-Zip writes it.
+        let mut out = Vec::new();
+        write_number(&mut out, 3024);
+        assert_eq!(out, [0x8B, 0xD0]);
+    }
+
+    fn sample_header() -> Header {
+        let lzma2 = Coder {
+            method: crate::method_id::LZMA2.to_vec(),
+            num_in_streams: 1,
+            num_out_streams: 1,
+            properties: vec![0x10],
+        };
+        let bcj = Coder {
+            method: crate::method_id::BCJ_X86.to_vec(),
+            num_in_streams: 1,
+            num_out_streams: 1,
+            properties: Vec::new(),
+        };
+        let folders = vec![
+            Folder {
+                coders: vec![lzma2.clone(), bcj],
+                bind_pairs: vec![BindPair {
+                    in_index: 1,
+                    out_index: 0,
+                }],
+                packed_streams: vec![0],
+                unpack_sizes: vec![300, 300],
+                crc: None,
+            },
+            Folder {
+                coders: vec![lzma2],
+                bind_pairs: Vec::new(),
+                packed_streams: vec![0],
+                unpack_sizes: vec![7],
+                crc: None,
+            },
+        ];
+        let file = |name: &str, empty_stream: bool, empty_file: bool| FileRecord {
+            name: name.to_string(),
+            empty_stream,
+            empty_file,
+            mtime: Some(1234),
+            attributes: Some(0x20),
+            ..FileRecord::default()
+        };
+        let mut dir = file("d", true, false);
+        dir.mtime = None;
+        dir.ctime = Some(99);
+        Header {
+            main: StreamsInfo {
+                pack: PackInfo {
+                    pack_pos: 0,
+                    sizes: vec![200, 20],
+                    crcs: vec![None, None],
+                },
+                folders,
+                substreams: SubStreams {
+                    per_folder: vec![2, 1],
+                    sizes: vec![100, 200, 7],
+                    crcs: vec![Some(1), Some(2), Some(3)],
+                },
+            },
+            files: vec![
+                dir,
+                file("a", false, false),
+                file("e😀", true, true),
+                file("b", false, false),
+                file("c", false, false),
+            ],
+        }
+    }
+
+    #[test]
+    fn header_parses_back_to_the_same_model() {
+        let h = sample_header();
+        let bytes = write_header(&h);
+        match parse_header_block(&bytes, 100, 100).unwrap() {
+            HeaderBlock::Plain(back) => assert_eq!(back, h),
+            HeaderBlock::Encoded(_) => panic!("plain header read as encoded"),
+        }
+    }
+
+    #[test]
+    fn encoded_header_parses_back() {
+        let mut s = sample_header().main;
+        s.folders.truncate(1);
+        s.folders[0].crc = Some(0xDEAD_BEEF);
+        s.pack.sizes.truncate(1);
+        s.pack.crcs.truncate(1);
+        s.substreams = SubStreams::one_per_folder(&s.folders);
+        let bytes = write_encoded_header(&s);
+        match parse_header_block(&bytes, 100, 100).unwrap() {
+            HeaderBlock::Encoded(back) => assert_eq!(back, s),
+            HeaderBlock::Plain(_) => panic!("encoded header read as plain"),
+        }
+    }
+
+    #[test]
+    fn start_headers_finished_and_unfinished() {
+        let b = start_header(100, 20, 0xAABB_CCDD);
+        let h = SignatureHeader::parse(&b).unwrap();
+        assert_eq!(
+            (h.next_header_offset, h.next_header_size, h.next_header_crc),
+            (100, 20, 0xAABB_CCDD)
+        );
+        assert!(matches!(
+            SignatureHeader::parse(&unfinished_start_header()),
+            Err(crate::SevenZError::HeaderCrc)
+        ));
+    }
+}

@@ -1,0 +1,206 @@
+//! Options of the 7z writer and the metadata of one entry.
+
+use std::time::SystemTime;
+
+use lzflow_filters::FilterConfig;
+
+/// The compression coder of every data folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    /// LZMA2 (7-Zip's default).
+    #[default]
+    Lzma2,
+    /// LZMA (without end marker; the size is in the header).
+    Lzma,
+    /// Stored without compression.
+    Copy,
+}
+
+/// How entries are grouped into folders (solid blocks).
+///
+/// A folder is compressed as one stream: more entries per folder compress
+/// better, fewer make single entries faster to extract. An entry is never
+/// split across folders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Solid {
+    /// One folder for everything (as long as the filter stays the same).
+    #[default]
+    All,
+    /// At most this many entries with data per folder.
+    Files(u64),
+    /// A new folder starts once a folder holds at least this many
+    /// uncompressed bytes.
+    Bytes(u64),
+    /// One folder per entry.
+    None,
+}
+
+/// How a [`Writer`](crate::Writer) compresses and protects an archive.
+///
+/// `level` picks lzflow's LZMA presets, which are xz's (`0..=9`); the
+/// default 5 has an 8 MiB dictionary (7-Zip's `-mx5` uses 16 MiB).
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct WriterOptions {
+    /// Compression coder.
+    pub method: Method,
+    /// Preset level `0..=9` for LZMA and LZMA2.
+    pub level: u32,
+    /// A filter (BCJ or Delta) applied before compression to every entry.
+    pub filter: Option<FilterConfig>,
+    /// When `filter` is `None`: put x86 BCJ in front of files that look like
+    /// executables (by extension `.exe .dll .sys .so ...` or an ELF / PE
+    /// header), in folders of their own, as 7-Zip does.
+    pub auto_bcj: bool,
+    /// Folder grouping.
+    pub solid: Solid,
+    /// LZMA-compress the header (7-Zip's `-mhc=on`, the default).
+    pub compress_header: bool,
+    /// Encrypt the data with AES-256 (7-Zip's `-p`).
+    pub password: Option<String>,
+    /// Also encrypt the header, so names are hidden (7-Zip's `-mhe=on`);
+    /// the header is then always LZMA-compressed first. Needs `password`.
+    pub encrypt_header: bool,
+    /// Key derivation rounds are `2^aes_cycles_power` SHA-256 updates
+    /// (7-Zip uses 19; at most 24).
+    pub aes_cycles_power: u8,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            method: Method::Lzma2,
+            level: 5,
+            filter: None,
+            auto_bcj: false,
+            solid: Solid::All,
+            compress_header: true,
+            password: None,
+            encrypt_header: false,
+            aes_cycles_power: 19,
+        }
+    }
+}
+
+impl std::fmt::Debug for WriterOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriterOptions")
+            .field("method", &self.method)
+            .field("level", &self.level)
+            .field("filter", &self.filter)
+            .field("auto_bcj", &self.auto_bcj)
+            .field("solid", &self.solid)
+            .field("compress_header", &self.compress_header)
+            .field("password", &self.password.as_ref().map(|_| "<set>"))
+            .field("encrypt_header", &self.encrypt_header)
+            .field("aes_cycles_power", &self.aes_cycles_power)
+            .finish()
+    }
+}
+
+impl WriterOptions {
+    /// Sets the compression method.
+    pub fn with_method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Sets the preset level (`0..=9`).
+    pub fn with_level(mut self, level: u32) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Sets a filter applied to every entry.
+    pub fn with_filter(mut self, filter: FilterConfig) -> Self {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Turns automatic x86 BCJ for executables on or off.
+    pub fn with_auto_bcj(mut self, on: bool) -> Self {
+        self.auto_bcj = on;
+        self
+    }
+
+    /// Sets the folder grouping.
+    pub fn with_solid(mut self, solid: Solid) -> Self {
+        self.solid = solid;
+        self
+    }
+
+    /// Turns header compression on or off.
+    pub fn with_compress_header(mut self, on: bool) -> Self {
+        self.compress_header = on;
+        self
+    }
+
+    /// Encrypts the data with this password.
+    pub fn with_password(mut self, password: impl Into<String>) -> Self {
+        self.password = Some(password.into());
+        self
+    }
+
+    /// Turns header encryption on or off (needs a password).
+    pub fn with_encrypt_header(mut self, on: bool) -> Self {
+        self.encrypt_header = on;
+        self
+    }
+
+    /// Sets the key derivation cost (`2^power` rounds, at most 24).
+    pub fn with_aes_cycles_power(mut self, power: u8) -> Self {
+        self.aes_cycles_power = power;
+        self
+    }
+}
+
+/// Metadata stored with an entry. Everything is optional; a missing time
+/// is not stored, missing attributes default to "archive" for files and
+/// "directory" for directories.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct EntryMeta {
+    /// Modification time.
+    pub mtime: Option<SystemTime>,
+    /// Access time.
+    pub atime: Option<SystemTime>,
+    /// Creation time.
+    pub ctime: Option<SystemTime>,
+    /// Windows attributes (low 16 bits).
+    pub attributes: Option<u32>,
+    /// Unix mode (`0o644`, or with the type bits `0o100644`); stored in the
+    /// high 16 bits of the attributes as 7-Zip does on unix.
+    pub unix_mode: Option<u32>,
+}
+
+impl EntryMeta {
+    /// Sets the modification time.
+    pub fn with_mtime(mut self, t: SystemTime) -> Self {
+        self.mtime = Some(t);
+        self
+    }
+
+    /// Sets the access time.
+    pub fn with_atime(mut self, t: SystemTime) -> Self {
+        self.atime = Some(t);
+        self
+    }
+
+    /// Sets the creation time.
+    pub fn with_ctime(mut self, t: SystemTime) -> Self {
+        self.ctime = Some(t);
+        self
+    }
+
+    /// Sets the Windows attributes.
+    pub fn with_attributes(mut self, a: u32) -> Self {
+        self.attributes = Some(a);
+        self
+    }
+
+    /// Sets the unix mode.
+    pub fn with_unix_mode(mut self, mode: u32) -> Self {
+        self.unix_mode = Some(mode);
+        self
+    }
+}
