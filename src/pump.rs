@@ -29,6 +29,7 @@ pub(crate) trait Sink {
     /// Flushes the sink.
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
     /// Shuts the sink down (async faces) or flushes it (std).
+    #[cfg_attr(not(any(feature = "tokio", feature = "futures-io")), allow(dead_code))]
     fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 }
 

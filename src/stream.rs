@@ -1,6 +1,6 @@
 //! [`Stream`] adapters for bodies made of [`Bytes`] chunks (hyper, axum,
 //! reqwest): a stream of compressed chunks in, a stream of decoded chunks
-//! out.
+//! out ([`DecoderStream`]), or the other way round ([`EncoderStream`]).
 //!
 //! Each item is at most one batch (the decoder's `batch_size`, 16 KiB by
 //! default). After a decoding error the stream yields that error once and
@@ -13,10 +13,11 @@ use std::task::{ready, Context, Poll};
 
 use bytes::{Buf, Bytes, BytesMut};
 use futures_core::Stream;
-use lzflow_core::Decode;
+use lzflow_core::{Decode, Encode};
 
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
+use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 use crate::pump::ASYNC_FILL_BUDGET;
 
 /// Largest output chunk, whatever the batch size says.
@@ -150,6 +151,143 @@ where
         Poll::Pending
     }
 }
+
+pin_project_lite::pin_project! {
+    /// Compresses a stream of `Bytes` into a stream of compressed `Bytes`
+    /// with any lzflow encoder `E` (e.g. a response body);
+    /// [`XzEncoderStream`] fixes `E`. The trailer is produced when the
+    /// inner stream ends.
+    #[derive(Debug)]
+    pub struct EncoderStream<S, E> {
+        #[pin]
+        inner: S,
+        driver: Driver<E>,
+        chunk: Bytes,
+        out: BytesMut,
+        eof: bool,
+        done: bool,
+    }
+}
+
+/// Output chunk size of an [`EncoderStream`].
+const ENCODED_CHUNK: usize = 16 << 10;
+
+impl<S, E> EncoderStream<S, E> {
+    fn from_driver(inner: S, driver: Driver<E>) -> Self {
+        EncoderStream {
+            inner,
+            driver,
+            chunk: Bytes::new(),
+            out: BytesMut::new(),
+            eof: false,
+            done: false,
+        }
+    }
+
+    /// Compresses `inner` with an already configured `coder`.
+    pub fn with_coder(inner: S, coder: E) -> Self {
+        Self::from_driver(inner, Driver::new(coder))
+    }
+
+    /// The inner stream.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+
+    /// The inner stream. Polling it directly loses data.
+    pub fn get_mut(&mut self) -> &mut S {
+        &mut self.inner
+    }
+
+    /// The pinned inner stream.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut S> {
+        self.project().inner
+    }
+
+    /// The inner stream; input taken from it but not compressed is lost.
+    pub fn into_inner(self) -> S {
+        self.inner
+    }
+}
+
+impl<S, E: EncoderFormat> EncoderStream<S, E> {
+    /// Compresses `inner` at the default level (`xz` preset 6).
+    pub fn new(inner: S) -> Self {
+        Self::builder().build(inner)
+    }
+
+    /// Compresses `inner` at `level`.
+    pub fn with_quality(inner: S, level: Level) -> Self {
+        Self::builder().quality(level).build(inner)
+    }
+
+    /// Options beyond the level.
+    pub fn builder() -> EncoderBuilder<Self> {
+        EncoderBuilder::default()
+    }
+}
+
+impl<S, E: EncoderFormat> BuildEncoder for EncoderStream<S, E> {
+    type Inner = S;
+    fn build_encoder(inner: S, opts: EncodeOptions) -> Self {
+        Self::from_driver(inner, Driver::from_result(E::from_options(&opts)))
+    }
+}
+
+impl<S, Err, E> Stream for EncoderStream<S, E>
+where
+    S: Stream<Item = Result<Bytes, Err>>,
+    Err: Into<io::Error>,
+    E: Encode,
+    E::Error: Into<io::Error>,
+{
+    type Item = io::Result<Bytes>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut this = self.project();
+        if *this.done {
+            return Poll::Ready(None);
+        }
+        for _ in 0..ASYNC_FILL_BUDGET {
+            if this.chunk.is_empty() && !*this.eof {
+                match ready!(this.inner.as_mut().poll_next(cx)) {
+                    Some(Ok(bytes)) => *this.chunk = bytes,
+                    Some(Err(e)) => return Poll::Ready(Some(Err(e.into()))),
+                    None => *this.eof = true,
+                }
+                continue;
+            }
+            if this.out.len() < ENCODED_CHUNK {
+                this.out.resize(ENCODED_CHUNK, 0);
+            }
+            let result = if this.chunk.is_empty() {
+                this.driver.finish(&mut this.out[..])
+            } else {
+                this.driver.encode(&this.chunk[..], &mut this.out[..])
+            };
+            let step = match result {
+                Ok(step) => step,
+                Err(e) => {
+                    *this.done = true;
+                    return Poll::Ready(Some(Err(e)));
+                }
+            };
+            this.chunk.advance(step.consumed);
+            if step.produced > 0 {
+                return Poll::Ready(Some(Ok(this.out.split_to(step.produced).freeze())));
+            }
+            if this.driver.is_ended() {
+                *this.done = true;
+                return Poll::Ready(None);
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Compresses a stream of chunks into `.xz`.
+pub type XzEncoderStream<S> = EncoderStream<S, lzflow_xz::XzEncoder>;
 
 /// Decodes a stream of `.xz` chunks.
 pub type XzDecoderStream<S> = DecoderStream<S, lzflow_xz::XzDecoder>;

@@ -301,3 +301,29 @@ async fn lzflow_xz_decoder_through_futures_faces_and_streams() {
     })
     .await
 }
+
+#[tokio::test]
+async fn encoder_stream_round_trips_and_matches_the_write_face() {
+    with_timeout(async {
+        let payload = sample_data(180_000, 47);
+        let mut w = lzflow::write::XzEncoder::new(Vec::new(), 6);
+        std::io::Write::write_all(&mut w, &payload).unwrap();
+        let want = w.finish().unwrap();
+        let s = lzflow::stream::XzEncoderStream::new(ChunkStream::new(payload.clone(), 3000, 12));
+        let got = collect_stream(Box::pin(s)).await.unwrap();
+        assert!(got == want, "stream and write face differ");
+        // And back through the decoding stream.
+        let back = lzflow::stream::XzDecoderStream::new(ChunkStream::new(got, 700, 13));
+        assert!(collect_stream(Box::pin(back)).await.unwrap() == payload);
+        // Bad options surface as the first item, then the stream ends.
+        let mut bad = Box::pin(
+            lzflow::stream::XzEncoderStream::builder()
+                .preset(77)
+                .build(ChunkStream::new(payload.clone(), 10, 14)),
+        );
+        let first = bad.next().await.unwrap().unwrap_err();
+        assert_eq!(first.kind(), io::ErrorKind::InvalidInput);
+        assert!(bad.next().await.is_none());
+    })
+    .await
+}

@@ -526,3 +526,46 @@ async fn named_tokio_write_decoder_reports_limits() {
     })
     .await
 }
+
+#[tokio::test]
+async fn xz_utils_conformance_files_give_the_same_outcome_in_std_and_tokio_faces() {
+    with_timeout(async {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/xz-utils/files");
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".xz"))
+            .collect();
+        names.sort();
+        assert!(names.len() >= 70, "{} files", names.len());
+        let (mut ok, mut failed) = (0, 0);
+        for name in names {
+            let data = std::fs::read(dir.join(&name)).unwrap();
+            let mut std_out = Vec::new();
+            let std_result = std::io::Read::read_to_end(
+                &mut lzflow::read::XzDecoder::new(&data[..]),
+                &mut std_out,
+            )
+            .map(|_| std_out);
+            let dec = lzflow::tokio::bufread::XzDecoder::new(PendingIo::reader(data.clone(), 1, 9));
+            let tokio_result = read_all(dec, 5).await;
+            match (std_result, tokio_result) {
+                (Ok(a), Ok(b)) => {
+                    assert!(a == b, "{name}: outputs differ");
+                    ok += 1;
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.kind(), b.kind(), "{name}: {a} / {b}");
+                    failed += 1;
+                }
+                (a, b) => panic!(
+                    "{name}: std {:?} vs tokio {:?}",
+                    a.map(|v| v.len()),
+                    b.map(|v| v.len())
+                ),
+            }
+        }
+        assert!(ok > 10 && failed > 30, "{ok} decoded, {failed} rejected");
+    })
+    .await
+}
