@@ -87,6 +87,32 @@ fn x86_like(n: usize, seed: u64) -> Vec<u8> {
     v
 }
 
+/// CPU time of the calling thread in seconds (utime + stime from
+/// /proc/thread-self/stat), so a loaded machine skews the ratios less than
+/// wall-clock time does.
+fn thread_cpu() -> f64 {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are
+    // fields 14 and 15 of the whole line.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    if f.len() < 13 {
+        return 0.0;
+    }
+    (f[11] + f[12]) as f64 / 100.0
+}
+
+/// Runs `f`, returning its result, wall seconds and CPU seconds.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, f64) {
+    let c = thread_cpu();
+    let t = Instant::now();
+    let r = f();
+    (r, t.elapsed().as_secs_f64(), thread_cpu() - c)
+}
+
 fn lzflow(opts: &LzmaOptions, data: &[u8]) -> Vec<u8> {
     let mut enc = Lzma2Encoder::new(opts).unwrap();
     let mut out = Vec::with_capacity(data.len() / 3);
@@ -161,7 +187,9 @@ fn compare_with_liblzma() {
         ("text", text_corpus(mib << 20)),
         ("x86", x86_like(mib << 20, 0x5eed)),
     ];
-    println!("input  preset     size ratio   time ratio   lzflow (bytes, s)    liblzma (bytes, s)");
+    println!(
+        "input  preset  size ratio  cpu ratio  wall ratio   lzflow bytes  cpu s  |  liblzma bytes  cpu s"
+    );
     for (name, data) in &inputs {
         for p in presets.split(',') {
             let extreme = p.ends_with('e');
@@ -171,24 +199,22 @@ fn compare_with_liblzma() {
             } else {
                 LzmaOptions::preset(level).unwrap()
             };
-            let t = Instant::now();
-            let ours = lzflow(&opts, data);
-            let t_ours = t.elapsed().as_secs_f64();
-            let t = Instant::now();
-            let theirs = liblzma(level | if extreme { PRESET_EXTREME } else { 0 }, data);
-            let t_theirs = t.elapsed().as_secs_f64();
+            let (ours, w_ours, c_ours) = timed(|| lzflow(&opts, data));
+            let preset = level | if extreme { PRESET_EXTREME } else { 0 };
+            let (theirs, w_theirs, c_theirs) = timed(|| liblzma(preset, data));
             assert!(
                 unlzma2(&ours, opts.dict_size) == *data,
                 "round trip {name} {p}"
             );
             println!(
-                "{name:5}  {p:6}  {:11.4}  {:11.3}   {:>9} {:7.2}    {:>9} {:7.2}",
+                "{name:5}  {p:6}  {:10.4}  {:9.3}  {:10.3}   {:>12}  {:5.1}  |  {:>13}  {:5.1}",
                 ours.len() as f64 / theirs.len() as f64,
-                t_ours / t_theirs,
+                c_ours / c_theirs,
+                w_ours / w_theirs,
                 ours.len(),
-                t_ours,
+                c_ours,
                 theirs.len(),
-                t_theirs
+                c_theirs
             );
         }
     }

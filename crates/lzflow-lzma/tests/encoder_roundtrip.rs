@@ -592,3 +592,63 @@ fn raw_lzma1_with_and_without_end_marker() {
         assert_eq!(unlzma_alone(&file), data, "end marker {end_marker}");
     }
 }
+
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Small inputs built from literals, runs and back-references, so that
+    /// every symbol kind and the end cases (tiny lookahead) are exercised.
+    fn input() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec((0u8..4, any::<u8>(), 1usize..300, 1usize..2000), 0..40).prop_map(
+            |ops| {
+                let mut v: Vec<u8> = Vec::new();
+                for (kind, b, len, dist) in ops {
+                    match kind {
+                        0 => v.push(b),
+                        1 => v.extend(std::iter::repeat_n(b, len)),
+                        2 if !v.is_empty() => {
+                            let d = dist.min(v.len());
+                            for _ in 0..len {
+                                v.push(v[v.len() - d]);
+                            }
+                        }
+                        _ => v.extend(random_bytes(len, u64::from(b) + 1)),
+                    }
+                }
+                v
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn random_inputs_options_and_splits(
+            data in input(),
+            level in 0u32..10,
+            extreme in any::<bool>(),
+            lclppb in (0u32..5, 0u32..5, 0u32..5),
+            in_step in 1usize..5000,
+            out_step in 1usize..700,
+        ) {
+            let mut o = if extreme {
+                LzmaOptions::preset_extreme(level).unwrap()
+            } else {
+                LzmaOptions::preset(level).unwrap()
+            };
+            o.dict_size = 1 << 16;
+            let (lc, lp, pb) = lclppb;
+            o.lc = lc.min(4 - lp.min(4));
+            o.lp = lp.min(4);
+            o.pb = pb;
+            let whole = lzma2(&o, &data);
+            prop_assert_eq!(unlzma2(&whole, &o), data.clone());
+            let mut enc = Lzma2Encoder::new(&o).unwrap();
+            let split = encode_with(&mut enc, &data, in_step, out_step);
+            prop_assert_eq!(split, whole);
+            let alone = encode_with(&mut AloneEncoder::new(&o).unwrap(), &data, in_step, out_step);
+            prop_assert_eq!(unlzma_alone(&alone), data);
+        }
+    }
+}

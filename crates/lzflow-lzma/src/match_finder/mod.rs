@@ -9,6 +9,8 @@
 mod binary_tree;
 mod hash_chain;
 
+use lzflow_core::{Lease, Pool};
+
 use crate::encoder_options::MatchFinder as Kind;
 
 /// One match: `len` bytes at encoded distance `dist` (distance - 1).
@@ -31,8 +33,9 @@ const HASH_MUL: u32 = 0x9E37_79B1;
 #[derive(Debug)]
 pub(crate) struct Finder {
     kind: Kind,
-    /// Window: history before `read_pos` and lookahead after it.
-    pub(crate) buf: Vec<u8>,
+    /// Window: history before `read_pos` and lookahead after it, leased
+    /// from the global byte pool so short-lived encoders reuse it.
+    pub(crate) buf: Lease<u8>,
     /// Index in `buf` of the next position to be indexed.
     pub(crate) read_pos: usize,
     /// Absolute stream position of `buf[0]`.
@@ -146,7 +149,8 @@ impl Finder {
         let son_len = cyclic_size as usize * if kind.is_binary_tree() { 2 } else { 1 };
         Finder {
             kind,
-            buf: Vec::new(),
+            // Capacity is only reserved, not touched, until data arrives.
+            buf: Pool::<u8>::global().lease(max_buf),
             read_pos: 0,
             base: 0,
             max_buf,
@@ -170,13 +174,23 @@ impl Finder {
         self.buf.clear();
         self.read_pos = 0;
         self.base = 0;
-        self.pos32 = self.cyclic_size;
         self.cyclic_pos = 0;
-        if self.dirty {
-            self.hash2.fill(0);
-            self.hash3.fill(0);
-            self.main.fill(0);
-            self.dirty = false;
+        if !self.dirty {
+            // Nothing stored since the tables were last (virtually) cleared.
+            return;
+        }
+        self.dirty = false;
+        // Moving the counter a whole cycle ahead puts every stored position
+        // out of reach, which is as good as clearing the tables (and much
+        // cheaper for small blocks). Clear only when the counter would wrap.
+        match self.pos32.checked_add(self.cyclic_size) {
+            Some(p) if p < u32::MAX / 2 => self.pos32 = p,
+            _ => {
+                self.hash2.fill(0);
+                self.hash3.fill(0);
+                self.main.fill(0);
+                self.pos32 = self.cyclic_size;
+            }
         }
     }
 
@@ -209,7 +223,8 @@ impl Finder {
             let discard = (keep_from.saturating_sub(self.base) as usize).min(self.read_pos);
             if discard > 0 {
                 self.buf.copy_within(discard.., 0);
-                self.buf.truncate(self.buf.len() - discard);
+                let keep = self.buf.len() - discard;
+                self.buf.truncate(keep);
                 self.read_pos -= discard;
                 self.base += discard as u64;
             }
@@ -220,7 +235,8 @@ impl Finder {
             let want = (self.buf.capacity() * 2)
                 .max(self.buf.len() + n)
                 .min(self.max_buf);
-            self.buf.reserve_exact(want - self.buf.len());
+            let extra = want - self.buf.len();
+            self.buf.reserve_exact(extra);
         }
         self.buf.extend_from_slice(&data[..n]);
         n
@@ -394,9 +410,17 @@ mod tests {
             x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
             data.push(b"abcab"[(x >> 16) as usize % 5]);
         }
-        for kind in [Kind::Hc3, Kind::Hc4, Kind::Bt2, Kind::Bt3, Kind::Bt4] {
+        for (kind, near_wrap) in [Kind::Hc3, Kind::Hc4, Kind::Bt2, Kind::Bt3, Kind::Bt4]
+            .into_iter()
+            .flat_map(|k| [(k, false), (k, true)])
+        {
             let dict = 4096;
             let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20);
+            if near_wrap {
+                // Rebasing the position counters must not lose or invent
+                // matches.
+                f.pos32 = u32::MAX - 7000;
+            }
             assert_eq!(f.fill(&data, 0), data.len());
             let mut m = Vec::new();
             for cur in 0..data.len() {
@@ -414,11 +438,14 @@ mod tests {
                         "{kind:?} at {cur}"
                     );
                 }
-                if kind.is_binary_tree() && cur % 97 == 0 && avail >= 4 {
+                if kind.is_binary_tree()
+                    && (cur % 97 == 0 || (near_wrap && (6950..7100).contains(&cur)))
+                    && avail >= 4
+                {
                     let want = brute_longest(&data, cur, dict as usize, avail.min(64));
                     let got = m.last().map_or(0, |mm| mm.len as usize);
                     if want >= kind.hash_bytes() as usize {
-                        assert_eq!(got, want, "{kind:?} at {cur}");
+                        assert_eq!(got, want, "{kind:?} at {cur} (near wrap: {near_wrap})");
                     }
                 }
             }
