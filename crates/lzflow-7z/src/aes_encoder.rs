@@ -39,12 +39,8 @@ impl ArchiveKey {
                 "aes_cycles_power must be at most 24",
             ));
         }
-        let utf16: Zeroizing<Vec<u8>> = Zeroizing::new(
-            password
-                .encode_utf16()
-                .flat_map(u16::to_le_bytes)
-                .collect(),
-        );
+        let utf16: Zeroizing<Vec<u8>> =
+            Zeroizing::new(password.encode_utf16().flat_map(u16::to_le_bytes).collect());
         Ok(ArchiveKey {
             key: derive_key(&utf16, &[], cycles_power),
             cycles_power,
@@ -111,6 +107,7 @@ impl AesEncoder {
     }
 
     /// Plaintext bytes taken so far.
+    #[cfg(test)]
     pub(crate) fn total_in(&self) -> u64 {
         self.total_in
     }

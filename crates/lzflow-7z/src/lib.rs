@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 
 mod aes;
+mod aes_encoder;
 mod archive;
 mod archive_index;
 mod bcj2;
@@ -32,11 +33,14 @@ mod extract;
 mod files_info;
 mod folder;
 mod header;
+mod header_writer;
 mod method_id;
 mod pack_info;
 mod property_id;
 pub mod signature_header;
 mod substreams;
+mod writer;
+mod writer_options;
 
 pub use archive::{Archive, EntryReader};
 pub use archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
@@ -47,3 +51,5 @@ pub use entry::{
 pub use error::SevenZError;
 pub use lzflow_core::Limits;
 pub use signature_header::SignatureHeader;
+pub use writer::{system_time_to_filetime, Writer};
+pub use writer_options::{EntryMeta, Method, Solid, WriterOptions};

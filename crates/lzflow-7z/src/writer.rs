@@ -1,0 +1,1105 @@
+//! The 7z writer: entries are packed into folders as they arrive, and
+//! [`Writer::finish`] writes the header and then patches the start header.
+//!
+//! Layout of the archive written: the 32-byte start header, the packed
+//! streams of the data folders in order, the packed header stream (when the
+//! header is compressed), and the header record last. The start header is
+//! written first with zeros where the header's offset, size and CRC go (its
+//! own CRC then fails, so no reader takes the archive for complete); it is
+//! patched only at the very end of `finish`.
+
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
+use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, DICT_SIZE_MIN};
+use zeroize::Zeroizing;
+
+use crate::aes_encoder::{AesEncoder, ArchiveKey};
+use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
+use crate::files_info::FileRecord;
+use crate::folder::{BindPair, Coder, Folder};
+use crate::header::{Header, StreamsInfo};
+use crate::header_writer::{
+    start_header, unfinished_start_header, write_encoded_header, write_header,
+};
+use crate::method_id;
+use crate::pack_info::PackInfo;
+use crate::signature_header::SIGNATURE_HEADER_SIZE;
+use crate::writer_options::{EntryMeta, Method, Solid, WriterOptions};
+use crate::SevenZError;
+
+/// Bytes read from an entry's source at a time, and the size of the coder
+/// output buffer.
+const CHUNK: usize = 64 << 10;
+/// Output gathered before it is written to the sink.
+const SINK_BATCH: usize = 64 << 10;
+/// Windows "archive" attribute, 7-Zip's default for files.
+const ATTR_ARCHIVE: u32 = 0x20;
+/// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
+const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
+
+/// Writes a 7z archive to a `Write + Seek` sink.
+///
+/// Seeking is needed once, at the end, to patch the start header; output
+/// is otherwise written front to back. Entry data is compressed as it is
+/// read (an entry is never held in memory whole); only the header model
+/// (one record per entry) grows with the archive.
+///
+/// If any call fails, the archive is left marked unfinished: readers
+/// (lzflow's and 7-Zip's) reject it. An I/O error from the sink during
+/// [`finish`](Self::finish) can be retried by calling `finish` again,
+/// which writes the same bytes; an error in the middle of an entry (from
+/// its source or the sink) leaves the writer unusable.
+///
+/// Dropping a `Writer` without `finish` leaves an unfinished archive.
+pub struct Writer<W: Write + Seek> {
+    sink: Sink<W>,
+    opts: WriterOptions,
+    lz_opts: LzmaOptions,
+    key: Option<ArchiveKey>,
+    /// The LZ engine between folders, kept so its allocations are reused.
+    idle: Option<Lz>,
+    folder: Option<OpenFolder>,
+    header: Header,
+    /// Entry data read from the source (plaintext: zeroized on drop).
+    input: Zeroizing<Vec<u8>>,
+    state: State,
+}
+
+impl<W: Write + Seek> std::fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("options", &self.opts)
+            .field("entries", &self.header.files.len())
+            .field("folders", &self.header.main.folders.len())
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug)]
+enum State {
+    /// Accepting entries.
+    Open,
+    /// `finish` built the tail (header streams and start header); retries
+    /// write exactly these bytes.
+    Finishing(Box<Tail>),
+    /// An error left an entry half written.
+    Broken,
+    /// `finish` succeeded.
+    Done,
+}
+
+/// What `finish` writes after the data: fixed once built so that a retry
+/// produces the same archive (the header IV is random).
+#[derive(Debug)]
+struct Tail {
+    bytes: Vec<u8>,
+    start: [u8; 32],
+    queued: bool,
+}
+
+impl<W: Write + Seek> Writer<W> {
+    /// A writer with default options (LZMA2 level 5, solid, compressed
+    /// header, no encryption). Writes the unfinished start header at the
+    /// sink's current position, where the archive begins.
+    pub fn new(w: W) -> Result<Self, SevenZError> {
+        Self::with_options(w, WriterOptions::default())
+    }
+
+    /// A writer with `opts`; the options are checked and the AES key (if
+    /// any) is derived here, once for the whole archive.
+    pub fn with_options(w: W, opts: WriterOptions) -> Result<Self, SevenZError> {
+        let lz_opts = LzmaOptions::preset(opts.level)
+            .map_err(|_| SevenZError::InvalidWriterOptions("level must be 0..=9"))?;
+        if opts.encrypt_header && opts.password.is_none() {
+            return Err(SevenZError::InvalidWriterOptions(
+                "encrypt_header needs a password",
+            ));
+        }
+        if let Some(cfg) = &opts.filter {
+            cfg.validate()?;
+        }
+        let key = match &opts.password {
+            Some(p) => Some(ArchiveKey::derive(p, opts.aes_cycles_power)?),
+            None => None,
+        };
+        let sink = Sink::start(w)?;
+        Ok(Writer {
+            sink,
+            opts,
+            lz_opts,
+            key,
+            idle: None,
+            folder: None,
+            header: Header::default(),
+            input: Zeroizing::new(vec![0; CHUNK]),
+            state: State::Open,
+        })
+    }
+
+    /// Number of entries added so far.
+    pub fn len(&self) -> usize {
+        self.header.files.len()
+    }
+
+    /// True when no entry has been added.
+    pub fn is_empty(&self) -> bool {
+        self.header.files.is_empty()
+    }
+
+    fn check_open(&self) -> Result<(), SevenZError> {
+        match self.state {
+            State::Open => Ok(()),
+            State::Finishing(_) => Err(SevenZError::WriterUnusable(
+                "finish() has started; no more entries can be added",
+            )),
+            State::Broken => Err(SevenZError::WriterUnusable(
+                "an earlier error left an entry half written; start a new archive",
+            )),
+            State::Done => Err(SevenZError::WriterUnusable("the archive is finished")),
+        }
+    }
+
+    /// Adds a file whose data is read from `reader` to its end. The data is
+    /// compressed as it is read; a source that yields nothing makes an empty
+    /// file (stored without a data stream).
+    pub fn add_file<R: Read>(
+        &mut self,
+        name: &str,
+        mut reader: R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        self.check_open()?;
+        let name = clean_name(name)?;
+        // The first block tells an empty file from one with data and, for
+        // automatic BCJ, whether it looks like an executable. Nothing has
+        // been written yet, so an error here leaves the writer usable.
+        let first = read_full(&mut reader, &mut self.input)?;
+        if first == 0 {
+            return self.add_empty_file(&name, meta);
+        }
+        let filter = self.filter_for(&name, &self.input[..first]);
+        let result = self.add_stream(filter, first, &mut reader);
+        if result.is_err() {
+            self.state = State::Broken;
+        }
+        result?;
+        self.header.files.push(FileRecord {
+            attributes: Some(attributes(&meta, false)),
+            ..record(name, &meta, false, false)
+        });
+        if self.solid_block_full() {
+            self.close_folder()
+                .inspect_err(|_| self.state = State::Broken)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a directory entry.
+    pub fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.check_open()?;
+        let name = clean_name(name)?;
+        self.header.files.push(FileRecord {
+            attributes: Some(attributes(&meta, true)),
+            ..record(name, &meta, true, false)
+        });
+        Ok(())
+    }
+
+    /// Adds an empty file (no data stream).
+    pub fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.check_open()?;
+        let name = clean_name(name)?;
+        self.header.files.push(FileRecord {
+            attributes: Some(attributes(&meta, false)),
+            ..record(name, &meta, true, true)
+        });
+        Ok(())
+    }
+
+    /// Adds `disk_path` as `name_in_archive`, with its times and (on unix)
+    /// its mode. A directory is added with everything below it, in name
+    /// order; a symbolic link is stored as a link (its target as data, as
+    /// 7-Zip's `-snl`), not followed.
+    pub fn add_path(
+        &mut self,
+        disk_path: impl AsRef<Path>,
+        name_in_archive: &str,
+    ) -> Result<(), SevenZError> {
+        self.check_open()?;
+        let path = disk_path.as_ref();
+        let md = std::fs::symlink_metadata(path)?;
+        let meta = meta_from_fs(&md);
+        let name = name_in_archive.trim_end_matches('/');
+        if md.is_dir() {
+            self.add_dir(name, meta)?;
+            let mut children: Vec<_> = std::fs::read_dir(path)?
+                .map(|e| e.map(|e| e.file_name()))
+                .collect::<Result<_, _>>()?;
+            children.sort();
+            for child in children {
+                let child_name = format!("{name}/{}", child.to_string_lossy());
+                self.add_path(path.join(&child), &child_name)?;
+            }
+            Ok(())
+        } else if md.file_type().is_symlink() {
+            let target = std::fs::read_link(path)?;
+            let bytes = target.to_string_lossy().into_owned().into_bytes();
+            self.add_file(name, &bytes[..], meta)
+        } else {
+            self.add_file(name, std::fs::File::open(path)?, meta)
+        }
+    }
+
+    /// Ends the archive: finishes the open folder, writes the header
+    /// (LZMA-compressed and AES-encrypted as configured) and patches the
+    /// start header. Gives back the sink, positioned at the end of the
+    /// archive.
+    ///
+    /// After an I/O error, calling `finish` again resumes and writes the
+    /// same bytes; any other error leaves the writer unusable.
+    pub fn finish(&mut self) -> Result<W, SevenZError> {
+        match self.state {
+            State::Open | State::Finishing(_) => {}
+            State::Broken | State::Done => self.check_open()?,
+        }
+        let result = self.try_finish();
+        if let Err(e) = &result {
+            if !matches!(e, SevenZError::Io(_)) {
+                self.state = State::Broken;
+            }
+        }
+        result
+    }
+
+    fn try_finish(&mut self) -> Result<W, SevenZError> {
+        self.close_folder()?;
+        if matches!(self.state, State::Open) {
+            let tail = self.build_tail()?;
+            self.state = State::Finishing(Box::new(tail));
+        }
+        let State::Finishing(tail) = &mut self.state else {
+            return Err(SevenZError::WriterUnusable("finish() in a bad state"));
+        };
+        if !tail.queued {
+            self.sink.queue(&tail.bytes);
+            tail.queued = true;
+        }
+        self.sink.write_pending()?;
+        self.sink.patch_start(&tail.start)?;
+        let w = self.sink.inner.take();
+        self.state = State::Done;
+        w.ok_or(SevenZError::WriterUnusable("the archive is finished"))
+    }
+
+    /// The filter for an entry: the configured one, or x86 BCJ for what
+    /// looks like an executable when `auto_bcj` is on.
+    fn filter_for(&self, name: &str, head: &[u8]) -> Option<FilterConfig> {
+        if self.opts.filter.is_some() {
+            return self.opts.filter.clone();
+        }
+        (self.opts.auto_bcj && looks_like_x86_executable(name, head))
+            .then(|| FilterConfig::new(FilterKind::X86))
+    }
+
+    fn solid_block_full(&self) -> bool {
+        let Some(f) = &self.folder else { return false };
+        match self.opts.solid {
+            Solid::All => false,
+            Solid::None => true,
+            Solid::Files(n) => f.files as u64 >= n,
+            Solid::Bytes(n) => f.in_size >= n,
+        }
+    }
+
+    /// Compresses one entry's data (the first `first` bytes are already in
+    /// the input buffer) into the open folder, opening one if needed.
+    fn add_stream<R: Read>(
+        &mut self,
+        filter: Option<FilterConfig>,
+        first: usize,
+        reader: &mut R,
+    ) -> Result<(), SevenZError> {
+        if self.folder.as_ref().is_some_and(|f| f.filter != filter) {
+            self.close_folder()?;
+        }
+        if self.folder.is_none() {
+            self.folder = Some(self.open_folder(filter)?);
+        }
+        let folder = self.folder.as_mut().expect("opened above");
+        let mut crc = crc32fast::Hasher::new();
+        let mut size = 0u64;
+        let mut n = first;
+        while n > 0 {
+            let data = &self.input[..n];
+            crc.update(data);
+            size += n as u64;
+            folder.encode(data, &mut self.sink)?;
+            n = read_full(reader, &mut self.input)?;
+        }
+        folder.in_size += size;
+        folder.files += 1;
+        let sub = &mut self.header.main.substreams;
+        sub.sizes.push(size);
+        sub.crcs.push(Some(crc.finalize()));
+        Ok(())
+    }
+
+    fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
+        let lz = match self.idle.take() {
+            Some(lz) => lz,
+            None => Lz::new(self.opts.method, &self.lz_opts)?,
+        };
+        let stage = match &filter {
+            Some(cfg) => {
+                let f = try_new_filter(cfg, Direction::Encode)?;
+                Stage::Filtered(FilterEncoder::new(lz, vec![f]))
+            }
+            None => Stage::Plain(lz),
+        };
+        let aes = match &self.key {
+            Some(k) => Some(k.encoder()?),
+            None => None,
+        };
+        Ok(OpenFolder {
+            stage: Some(stage),
+            filter,
+            aes,
+            chunk: Zeroizing::new(vec![0; CHUNK]),
+            crypt: vec![0; CHUNK + 32],
+            in_size: 0,
+            lz_out: 0,
+            files: 0,
+            stage_done: false,
+        })
+    }
+
+    /// Ends the open folder (if any) and records it in the header model.
+    /// Resumable: an I/O error leaves the folder open with no byte lost.
+    fn close_folder(&mut self) -> Result<(), SevenZError> {
+        let Some(f) = self.folder.as_mut() else {
+            return Ok(());
+        };
+        f.finish(&mut self.sink)?;
+        let mut f = self.folder.take().expect("checked above");
+        let mut coders = Vec::with_capacity(3);
+        let mut unpack_sizes = Vec::with_capacity(3);
+        let mut packed = f.lz_out;
+        if let Some((_, props)) = &f.aes {
+            coders.push(coder(method_id::AES, props.clone()));
+            unpack_sizes.push(f.lz_out);
+            packed = AesEncoder::padded_len(f.lz_out);
+        }
+        coders.push(lz_coder(self.opts.method, &self.lz_opts));
+        unpack_sizes.push(f.in_size);
+        if let Some(cfg) = &f.filter {
+            coders.push(coder(&filter_method_id(cfg.kind), cfg.sevenz_props()));
+            unpack_sizes.push(f.in_size);
+        }
+        // Coder i decodes the output of coder i - 1; coder 0 reads the
+        // packed stream (7-Zip's order).
+        let bind_pairs = (1..coders.len())
+            .map(|i| BindPair {
+                in_index: i,
+                out_index: i - 1,
+            })
+            .collect();
+        let main = &mut self.header.main;
+        main.pack.sizes.push(packed);
+        main.pack.crcs.push(None);
+        main.folders.push(Folder {
+            coders,
+            bind_pairs,
+            packed_streams: vec![0],
+            unpack_sizes,
+            crc: None,
+        });
+        main.substreams.per_folder.push(f.files);
+        if let Some(stage) = f.stage.take() {
+            let mut lz = stage.into_lz();
+            lz.reset();
+            self.idle = Some(lz);
+        }
+        Ok(())
+    }
+
+    /// Serialises the header and, as configured, compresses and encrypts
+    /// it into a packed stream described by an encoded header.
+    fn build_tail(&mut self) -> Result<Tail, SevenZError> {
+        let pack_pos = self.sink.logical_pos();
+        if self.header.files.is_empty() {
+            // An empty archive has no header at all, as 7-Zip writes it.
+            return Ok(Tail {
+                bytes: Vec::new(),
+                start: start_header(0, 0, 0),
+                queued: false,
+            });
+        }
+        let plain = Zeroizing::new(write_header(&self.header));
+        if !self.opts.compress_header && !self.opts.encrypt_header {
+            return Ok(Tail {
+                start: start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain)),
+                bytes: plain.to_vec(),
+                queued: false,
+            });
+        }
+        let (packed, lzma_props) = compress_header(&plain)?;
+        let lzma = coder(method_id::LZMA, lzma_props);
+        let (stream, folder) = match (&self.key, self.opts.encrypt_header) {
+            (Some(key), true) => {
+                let (mut aes, props) = key.encoder()?;
+                let mut out = Vec::with_capacity(packed.len() + 16);
+                encode_all(&mut aes, &packed, &mut out)?;
+                let folder = Folder {
+                    coders: vec![coder(method_id::AES, props), lzma],
+                    bind_pairs: vec![BindPair {
+                        in_index: 1,
+                        out_index: 0,
+                    }],
+                    packed_streams: vec![0],
+                    unpack_sizes: vec![packed.len() as u64, plain.len() as u64],
+                    crc: Some(crc32fast::hash(&plain)),
+                };
+                (out, folder)
+            }
+            _ => {
+                let folder = Folder {
+                    coders: vec![lzma],
+                    bind_pairs: Vec::new(),
+                    packed_streams: vec![0],
+                    unpack_sizes: vec![plain.len() as u64],
+                    crc: Some(crc32fast::hash(&plain)),
+                };
+                (packed.to_vec(), folder)
+            }
+        };
+        let streams = StreamsInfo {
+            pack: PackInfo {
+                pack_pos,
+                sizes: vec![stream.len() as u64],
+                crcs: vec![None],
+            },
+            folders: vec![folder],
+            substreams: Default::default(),
+        };
+        let block = write_encoded_header(&streams);
+        let start = start_header(
+            pack_pos + stream.len() as u64,
+            block.len() as u64,
+            crc32fast::hash(&block),
+        );
+        let mut bytes = stream;
+        bytes.extend_from_slice(&block);
+        Ok(Tail {
+            bytes,
+            start,
+            queued: false,
+        })
+    }
+}
+
+/// The header's LZMA stream and its coder properties. The dictionary is
+/// the header's size rounded up to a power of two (at least 4 KiB, at most
+/// 64 MiB), so readers allocate little.
+fn compress_header(plain: &[u8]) -> Result<(Zeroizing<Vec<u8>>, Vec<u8>), SevenZError> {
+    let mut opts = LzmaOptions::preset(5).expect("preset 5 exists");
+    opts.dict_size = (plain.len() as u32)
+        .checked_next_power_of_two()
+        .unwrap_or(1 << 26)
+        .clamp(DICT_SIZE_MIN, 1 << 26);
+    let mut enc = LzmaEncoder::new(&opts, false)?;
+    let mut out = Zeroizing::new(Vec::with_capacity(plain.len() / 2 + 64));
+    encode_all(&mut Mapped(&mut enc), plain, &mut out)?;
+    Ok((out, lzma_props(&opts)))
+}
+
+/// Runs `enc` over all of `data` and finishes it, appending to `out`.
+fn encode_all<E: Encode<Error = SevenZError>>(
+    enc: &mut E,
+    data: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<(), SevenZError> {
+    let mut space = Zeroizing::new(vec![0u8; CHUNK]);
+    let mut input = InBuf::new(data);
+    loop {
+        let mut o = OutBuf::new(&mut space);
+        let p = enc.encode(&mut input, &mut o)?;
+        out.extend_from_slice(o.written());
+        if p == Progress::NeedInput {
+            break;
+        }
+    }
+    loop {
+        let mut o = OutBuf::new(&mut space);
+        let p = enc.finish(&mut o)?;
+        out.extend_from_slice(o.written());
+        if p == Progress::StreamEnd {
+            return Ok(());
+        }
+    }
+}
+
+/// An LZMA-layer encoder seen with the 7z error type.
+struct Mapped<'a, E>(&'a mut E);
+
+impl<E: Encode<Error = LzmaError>> Encode for Mapped<'_, E> {
+    type Error = SevenZError;
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, SevenZError> {
+        Ok(self.0.encode(input, output)?)
+    }
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
+        Ok(self.0.flush(output)?)
+    }
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
+        Ok(self.0.finish(output)?)
+    }
+}
+
+fn coder(method: &[u8], properties: Vec<u8>) -> Coder {
+    Coder {
+        method: method.to_vec(),
+        num_in_streams: 1,
+        num_out_streams: 1,
+        properties,
+    }
+}
+
+/// LZMA coder properties: the lc/lp/pb byte and the dictionary size.
+fn lzma_props(opts: &LzmaOptions) -> Vec<u8> {
+    let mut p = vec![opts.props().to_byte()];
+    p.extend_from_slice(&opts.dict_size.to_le_bytes());
+    p
+}
+
+fn lz_coder(method: Method, opts: &LzmaOptions) -> Coder {
+    match method {
+        Method::Lzma2 => coder(
+            method_id::LZMA2,
+            vec![lzflow_lzma::lzma2_props_byte(opts.dict_size)],
+        ),
+        Method::Lzma => coder(method_id::LZMA, lzma_props(opts)),
+        Method::Copy => coder(method_id::COPY, Vec::new()),
+    }
+}
+
+/// The method ID bytes 7-Zip writes for a filter (its big-endian number
+/// without leading zero bytes).
+fn filter_method_id(kind: FilterKind) -> Vec<u8> {
+    let id = kind.sevenz_id().to_be_bytes();
+    let skip = id.iter().take_while(|b| **b == 0).count().min(7);
+    id[skip..].to_vec()
+}
+
+/// The compression engine of a folder.
+enum Lz {
+    Copy,
+    Lzma(Box<LzmaEncoder>),
+    Lzma2(Box<Lzma2Encoder>),
+}
+
+impl Lz {
+    fn new(method: Method, opts: &LzmaOptions) -> Result<Self, SevenZError> {
+        Ok(match method {
+            Method::Copy => Lz::Copy,
+            Method::Lzma => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
+            Method::Lzma2 => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+        })
+    }
+
+    fn reset(&mut self) {
+        match self {
+            Lz::Copy => {}
+            Lz::Lzma(e) => e.reset(),
+            Lz::Lzma2(e) => e.reset(),
+        }
+    }
+}
+
+impl Encode for Lz {
+    type Error = LzmaError;
+
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => {
+                let n = output.push(input.remaining());
+                input.advance(n);
+                Ok(if input.is_empty() {
+                    Progress::NeedInput
+                } else {
+                    Progress::OutputFull
+                })
+            }
+            Lz::Lzma(e) => e.encode(input, output),
+            Lz::Lzma2(e) => e.encode(input, output),
+        }
+    }
+
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => Ok(Progress::NeedInput),
+            Lz::Lzma(e) => e.flush(output),
+            Lz::Lzma2(e) => e.flush(output),
+        }
+    }
+
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => Ok(Progress::StreamEnd),
+            Lz::Lzma(e) => e.finish(output),
+            Lz::Lzma2(e) => e.finish(output),
+        }
+    }
+}
+
+/// The LZ engine, with or without a filter in front.
+enum Stage {
+    Plain(Lz),
+    Filtered(FilterEncoder<Lz>),
+}
+
+impl Stage {
+    fn into_lz(self) -> Lz {
+        match self {
+            Stage::Plain(lz) => lz,
+            Stage::Filtered(f) => f.into_inner(),
+        }
+    }
+
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        match self {
+            Stage::Plain(lz) => lz.encode(input, output),
+            Stage::Filtered(f) => f.encode(input, output),
+        }
+    }
+
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Stage::Plain(lz) => lz.finish(output),
+            Stage::Filtered(f) => f.finish(output),
+        }
+    }
+}
+
+/// A folder being written: filter → LZ → (AES) → sink.
+struct OpenFolder {
+    stage: Option<Stage>,
+    filter: Option<FilterConfig>,
+    aes: Option<(AesEncoder, Vec<u8>)>,
+    /// LZ output (plaintext when encrypting: zeroized on drop).
+    chunk: Zeroizing<Vec<u8>>,
+    /// AES output.
+    crypt: Vec<u8>,
+    /// Uncompressed bytes in the folder.
+    in_size: u64,
+    /// LZ output bytes (the AES coder's unpack size).
+    lz_out: u64,
+    /// Entries with data in the folder.
+    files: usize,
+    stage_done: bool,
+}
+
+impl OpenFolder {
+    fn stage(&mut self) -> Result<&mut Stage, SevenZError> {
+        self.stage
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("folder already closed"))
+    }
+
+    fn encode<W: Write + Seek>(
+        &mut self,
+        data: &[u8],
+        sink: &mut Sink<W>,
+    ) -> Result<(), SevenZError> {
+        let mut input = InBuf::new(data);
+        loop {
+            let mut chunk = std::mem::take(&mut self.chunk);
+            let mut out = OutBuf::new(&mut chunk);
+            let step = self.stage()?.encode(&mut input, &mut out);
+            let n = out.pos();
+            let emitted = self.emit(&chunk[..n], sink);
+            self.chunk = chunk;
+            let p = step?;
+            emitted?;
+            if p == Progress::NeedInput {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Hands LZ output on: through AES when encrypting, then to the sink.
+    /// The bytes are queued before the sink is written, so an I/O error
+    /// loses none of them.
+    fn emit<W: Write + Seek>(
+        &mut self,
+        data: &[u8],
+        sink: &mut Sink<W>,
+    ) -> Result<(), SevenZError> {
+        self.lz_out += data.len() as u64;
+        match &mut self.aes {
+            None => sink.queue(data),
+            Some((aes, _)) => {
+                let mut input = InBuf::new(data);
+                while !input.is_empty() {
+                    let mut out = OutBuf::new(&mut self.crypt);
+                    aes.encode(&mut input, &mut out)?;
+                    sink.queue(out.written());
+                }
+            }
+        }
+        sink.write_if_full()
+    }
+
+    /// Ends the LZ stream and the encryption. Resumable after an I/O error.
+    fn finish<W: Write + Seek>(&mut self, sink: &mut Sink<W>) -> Result<(), SevenZError> {
+        while !self.stage_done {
+            let mut chunk = std::mem::take(&mut self.chunk);
+            let mut out = OutBuf::new(&mut chunk);
+            let step = self.stage()?.finish(&mut out);
+            let n = out.pos();
+            let emitted = self.emit(&chunk[..n], sink);
+            self.chunk = chunk;
+            if step? == Progress::StreamEnd {
+                self.stage_done = true;
+            }
+            emitted?;
+        }
+        if let Some((aes, _)) = &mut self.aes {
+            loop {
+                let mut out = OutBuf::new(&mut self.crypt);
+                let p = aes.finish(&mut out)?;
+                sink.queue(out.written());
+                if p == Progress::StreamEnd {
+                    break;
+                }
+            }
+        }
+        sink.write_pending()
+    }
+}
+
+/// The output: bytes queued in memory, written in batches; knows where
+/// the archive starts so the start header can be patched.
+struct Sink<W> {
+    inner: Option<W>,
+    /// Sink position of the start header.
+    base: u64,
+    /// Bytes after the start header confirmed written.
+    written: u64,
+    pending: Vec<u8>,
+    /// A write failed: seek back to the confirmed end before writing.
+    resync: bool,
+}
+
+impl<W: Write + Seek> Sink<W> {
+    /// Writes the unfinished start header at the current position.
+    fn start(mut w: W) -> Result<Self, SevenZError> {
+        let base = w.stream_position()?;
+        w.write_all(&unfinished_start_header())?;
+        Ok(Sink {
+            inner: Some(w),
+            base,
+            written: 0,
+            pending: Vec::with_capacity(SINK_BATCH * 2),
+            resync: false,
+        })
+    }
+
+    /// Position of the next byte, counted from the end of the start header.
+    fn logical_pos(&self) -> u64 {
+        self.written + self.pending.len() as u64
+    }
+
+    fn queue(&mut self, data: &[u8]) {
+        self.pending.extend_from_slice(data);
+    }
+
+    fn write_if_full(&mut self) -> Result<(), SevenZError> {
+        if self.pending.len() >= SINK_BATCH {
+            self.write_pending()?;
+        }
+        Ok(())
+    }
+
+    fn inner(&mut self) -> Result<&mut W, SevenZError> {
+        self.inner
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("the archive is finished"))
+    }
+
+    /// Writes every queued byte. On error the unwritten bytes stay queued
+    /// and the next attempt seeks back to the confirmed end first (a failed
+    /// write may have left anything behind).
+    fn write_pending(&mut self) -> Result<(), SevenZError> {
+        let at = self.base + SIGNATURE_HEADER_SIZE + self.written;
+        let resync = self.resync;
+        let w = self
+            .inner
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("the archive is finished"))?;
+        if resync {
+            w.seek(SeekFrom::Start(at))?;
+            self.resync = false;
+        }
+        let mut done = 0;
+        let mut result = Ok(());
+        while done < self.pending.len() {
+            match w.write(&self.pending[done..]) {
+                Ok(0) => {
+                    result = Err(io::Error::from(io::ErrorKind::WriteZero));
+                    break;
+                }
+                Ok(n) => done += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.written += done as u64;
+        self.pending.drain(..done);
+        if result.is_err() {
+            self.resync = true;
+        }
+        Ok(result?)
+    }
+
+    /// Writes the final start header, flushes, and leaves the sink at the
+    /// end of the archive.
+    fn patch_start(&mut self, start: &[u8; 32]) -> Result<(), SevenZError> {
+        let (base, end) = (self.base, self.base + SIGNATURE_HEADER_SIZE + self.written);
+        let w = self.inner()?;
+        w.flush()?;
+        w.seek(SeekFrom::Start(base))?;
+        w.write_all(start)?;
+        w.seek(SeekFrom::Start(end))?;
+        w.flush()?;
+        Ok(())
+    }
+}
+
+/// Reads until `buf` is full or the source ends.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(SevenZError::Io(e)),
+        }
+    }
+    Ok(n)
+}
+
+/// Checks a name: non-empty and without NUL (the name separator in the
+/// header); trailing slashes are dropped.
+fn clean_name(name: &str) -> Result<String, SevenZError> {
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() || trimmed.contains('\0') {
+        return Err(SevenZError::InvalidEntryName(name.to_string()));
+    }
+    Ok(trimmed.to_string())
+}
+
+fn record(name: String, meta: &EntryMeta, empty_stream: bool, empty_file: bool) -> FileRecord {
+    FileRecord {
+        name,
+        empty_stream,
+        empty_file,
+        mtime: meta.mtime.map(system_time_to_filetime),
+        atime: meta.atime.map(system_time_to_filetime),
+        ctime: meta.ctime.map(system_time_to_filetime),
+        ..FileRecord::default()
+    }
+}
+
+/// The stored attributes: the given (or default) Windows bits, and the unix
+/// mode in the high half behind 7-Zip's extension bit.
+fn attributes(meta: &EntryMeta, is_dir: bool) -> u32 {
+    let default = if is_dir { ATTR_DIRECTORY } else { ATTR_ARCHIVE };
+    let mut a = meta.attributes.unwrap_or(default);
+    if is_dir {
+        a |= ATTR_DIRECTORY;
+    }
+    if let Some(mode) = meta.unix_mode {
+        let mut m = mode & 0xFFFF;
+        if m & 0o170000 == 0 {
+            m |= if is_dir { 0o040000 } else { 0o100000 };
+        }
+        a = (a & 0x7FFF) | ATTR_UNIX_EXTENSION | (m << 16);
+    }
+    a
+}
+
+/// A `SystemTime` as a FILETIME (100 ns ticks since 1601 UTC); times
+/// before 1601 become 0.
+pub fn system_time_to_filetime(t: SystemTime) -> u64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => FILETIME_UNIX_EPOCH
+            .saturating_add(d.as_secs().saturating_mul(10_000_000))
+            .saturating_add(u64::from(d.subsec_nanos() / 100)),
+        Err(e) => {
+            let d = e.duration();
+            let ticks = d
+                .as_secs()
+                .saturating_mul(10_000_000)
+                .saturating_add(u64::from(d.subsec_nanos()).div_ceil(100));
+            FILETIME_UNIX_EPOCH.saturating_sub(ticks)
+        }
+    }
+}
+
+fn meta_from_fs(md: &std::fs::Metadata) -> EntryMeta {
+    let mut meta = EntryMeta {
+        mtime: md.modified().ok(),
+        atime: md.accessed().ok(),
+        ctime: md.created().ok(),
+        ..EntryMeta::default()
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.unix_mode = Some(md.mode() & 0xFFFF);
+    }
+    if md.permissions().readonly() {
+        meta.attributes = Some(
+            crate::entry::ATTR_READONLY
+                | if md.is_dir() {
+                    ATTR_DIRECTORY
+                } else {
+                    ATTR_ARCHIVE
+                },
+        );
+    }
+    meta
+}
+
+/// Extensions 7-Zip treats as x86 executables.
+const EXE_EXTENSIONS: [&str; 10] = [
+    "exe", "dll", "sys", "ocx", "cpl", "scr", "drv", "efi", "so", "ko",
+];
+
+/// True for names with an executable extension (`.so.1` counts) and for
+/// data starting with an x86 ELF or PE header.
+fn looks_like_x86_executable(name: &str, head: &[u8]) -> bool {
+    let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    let mut parts = base.split('.').skip(1);
+    if parts.any(|ext| EXE_EXTENSIONS.contains(&ext) && (ext == "so" || base.ends_with(ext))) {
+        return true;
+    }
+    if head.len() >= 20 && head.starts_with(b"\x7fELF") {
+        let machine = u16::from_le_bytes([head[18], head[19]]);
+        return machine == 3 || machine == 62;
+    }
+    if head.len() >= 0x40 && head.starts_with(b"MZ") {
+        let pe = u32::from_le_bytes([head[0x3C], head[0x3D], head[0x3E], head[0x3F]]) as usize;
+        if let Some(h) = head.get(pe..pe + 6) {
+            let machine = u16::from_le_bytes([h[4], h[5]]);
+            return h.starts_with(b"PE\0\0") && (machine == 0x14C || machine == 0x8664);
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executables_are_recognised() {
+        assert!(looks_like_x86_executable("a/b/setup.EXE", b""));
+        assert!(looks_like_x86_executable("libz.so.1", b""));
+        assert!(looks_like_x86_executable("libz.so", b""));
+        assert!(!looks_like_x86_executable("notes.exe.txt", b""));
+        assert!(!looks_like_x86_executable(
+            "readme",
+            b"plain text here......"
+        ));
+        let mut elf = b"\x7fELF".to_vec();
+        elf.resize(20, 0);
+        elf[18] = 62;
+        assert!(looks_like_x86_executable("prog", &elf));
+        elf[18] = 40; // ARM
+        assert!(!looks_like_x86_executable("prog", &elf));
+        let mut pe = vec![0u8; 0x100];
+        pe[..2].copy_from_slice(b"MZ");
+        pe[0x3C] = 0x80;
+        pe[0x80..0x84].copy_from_slice(b"PE\0\0");
+        pe[0x84..0x86].copy_from_slice(&0x8664u16.to_le_bytes());
+        assert!(looks_like_x86_executable("prog", &pe));
+    }
+
+    #[test]
+    fn attributes_carry_the_unix_mode() {
+        let m = EntryMeta::default().with_unix_mode(0o644);
+        assert_eq!(attributes(&m, false), 0x20 | 0x8000 | (0o100644 << 16));
+        assert_eq!(attributes(&m, true), 0x10 | 0x8000 | (0o040644 << 16));
+        assert_eq!(attributes(&EntryMeta::default(), true), 0x10);
+        assert_eq!(
+            attributes(&EntryMeta::default().with_attributes(0x21), false),
+            0x21
+        );
+    }
+
+    #[test]
+    fn filetimes_on_both_sides_of_1970() {
+        use std::time::Duration;
+        assert_eq!(system_time_to_filetime(UNIX_EPOCH), FILETIME_UNIX_EPOCH);
+        assert_eq!(
+            system_time_to_filetime(UNIX_EPOCH + Duration::new(1, 250)),
+            FILETIME_UNIX_EPOCH + 10_000_002
+        );
+        assert_eq!(
+            system_time_to_filetime(UNIX_EPOCH - Duration::from_secs(1)),
+            FILETIME_UNIX_EPOCH - 10_000_000
+        );
+        assert_eq!(
+            system_time_to_filetime(UNIX_EPOCH - Duration::from_secs(20_000_000_000)),
+            0
+        );
+        for ft in [FILETIME_UNIX_EPOCH + 123_456_789, 5_000_000] {
+            assert_eq!(
+                system_time_to_filetime(crate::filetime_to_system_time(ft)),
+                ft
+            );
+        }
+    }
+
+    #[test]
+    fn filter_ids_are_7zips() {
+        assert_eq!(filter_method_id(FilterKind::X86), method_id::BCJ_X86);
+        assert_eq!(filter_method_id(FilterKind::Delta), method_id::DELTA);
+        assert_eq!(filter_method_id(FilterKind::Arm64), method_id::BCJ_ARM64);
+        assert_eq!(filter_method_id(FilterKind::Sparc), method_id::BCJ_SPARC);
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert_eq!(clean_name("dir/").unwrap(), "dir");
+        assert!(matches!(
+            clean_name("/"),
+            Err(SevenZError::InvalidEntryName(_))
+        ));
+        assert!(matches!(
+            clean_name("a\0b"),
+            Err(SevenZError::InvalidEntryName(_))
+        ));
+    }
+}
