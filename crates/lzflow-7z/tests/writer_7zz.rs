@@ -1,0 +1,417 @@
+//! Archives written by lzflow are accepted by `7zz t`, extract byte-exact
+//! with `7zz x`, and list the right names, times and attributes with
+//! `7zz l -slt`: every method, filter, solid mode and encryption setting.
+
+mod writer_support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use lzflow_7z::{EntryMeta, Method, Solid, Writer, WriterOptions};
+use lzflow_filters::{FilterConfig, FilterKind};
+use writer_support::{
+    data, have_7zz, read_archive, run_7zz, temp_dir, time, write_archive, Item, Kind,
+};
+
+/// x86-like code: E8/E9 branches among filler, so BCJ has work to do.
+fn code(n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n + 8);
+    let mut k = 0u32;
+    while out.len() < n {
+        k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        if k % 5 == 0 {
+            out.push(0xE8);
+            out.extend_from_slice(&((k >> 8) % 4096 * 16).to_le_bytes());
+        } else {
+            out.extend_from_slice(&[0x48, 0x89, 0xC3, 0x90][..(k as usize >> 4) % 4 + 1]);
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+fn tree() -> Vec<Item> {
+    let mut items = vec![
+        Item::dir("docs"),
+        Item::file(
+            "docs/readme.txt",
+            b"lzflow wrote this 7z archive\n".repeat(300),
+        ),
+        Item::file("docs/ünïcödé 😀 𝄞.bin", data(1, 40_000)),
+        Item {
+            name: "docs/empty.txt".to_string(),
+            kind: Kind::Empty,
+            mtime: Some(time(1_600_000_000, 1_234_567)),
+        },
+        Item::dir("docs/nested/deeper"),
+        Item::file("code/prog.exe", code(70_000)),
+        Item::file("code/libx.so.1", code(20_000)),
+        Item::file("random.bin", data(2, 100_000)),
+        Item::file("one.byte", vec![0x42]),
+        Item::file("zero-through-add-file", Vec::new()),
+    ];
+    for (i, it) in items.iter_mut().enumerate() {
+        if it.mtime.is_none() {
+            it.mtime = Some(time(1_700_000_000 + i as u64 * 3600, i as u32 * 777));
+        }
+    }
+    items
+}
+
+/// Formats a time the way `7zz l -slt` prints it in UTC.
+fn listing_time(t: std::time::SystemTime) -> String {
+    let d = t.duration_since(std::time::UNIX_EPOCH).unwrap();
+    let secs = d.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:07}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        d.subsec_nanos() / 100
+    )
+}
+
+/// `7zz l -slt` records by path: property name to value.
+fn listing(archive: &Path, password: Option<&str>) -> BTreeMap<String, BTreeMap<String, String>> {
+    let pw = format!("-p{}", password.unwrap_or(""));
+    let out = std::process::Command::new("7zz")
+        .env("TZ", "UTC")
+        .args(["l", "-slt", &pw])
+        .arg(archive)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "7zz l failed");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let body = text.split("----------").nth(1).unwrap_or("").to_string();
+    let mut map = BTreeMap::new();
+    for block in body.split("\n\n") {
+        let mut rec = BTreeMap::new();
+        for line in block.lines() {
+            if let Some((k, v)) = line.split_once(" = ") {
+                rec.insert(k.to_string(), v.to_string());
+            } else if let Some(k) = line.strip_suffix(" =") {
+                rec.insert(k.to_string(), String::new());
+            }
+        }
+        if let Some(p) = rec.get("Path").cloned() {
+            map.insert(p, rec);
+        }
+    }
+    map
+}
+
+/// Writes `items` with `opts`, then checks `7zz t`, `7zz x` (bytes),
+/// `7zz l -slt` (names, times, encryption) and lzflow's own reader.
+fn check(name: &str, items: &[Item], opts: WriterOptions) {
+    let password = opts.password.clone();
+    let bytes = write_archive(items, opts);
+    let back = read_archive(&bytes, password.as_deref()).expect("lzflow reads it back");
+    assert_eq!(
+        back,
+        writer_support::expected(items),
+        "{name}: lzflow reader"
+    );
+    if !have_7zz() {
+        return;
+    }
+    let dir = temp_dir(name);
+    let archive = dir.join("out.7z");
+    std::fs::write(&archive, &bytes).unwrap();
+    let pw = format!("-p{}", password.as_deref().unwrap_or(""));
+    let a = archive.to_str().unwrap();
+    let (ok, text) = run_7zz(&["t", "-bd", &pw, a]);
+    assert!(ok, "{name}: 7zz t failed:\n{text}");
+    assert!(text.contains("Everything is Ok"), "{name}:\n{text}");
+    let out = dir.join("x");
+    let o = format!("-o{}", out.display());
+    let (ok, text) = run_7zz(&["x", "-bd", "-y", &pw, &o, a]);
+    assert!(ok, "{name}: 7zz x failed:\n{text}");
+    for it in items {
+        let p = out.join(&it.name);
+        match &it.kind {
+            Kind::Dir => assert!(p.is_dir(), "{name}: {} not a directory", it.name),
+            _ => assert_eq!(
+                std::fs::read(&p).unwrap_or_else(|e| panic!("{name}: {}: {e}", it.name)),
+                it.data(),
+                "{name}: {} differs",
+                it.name
+            ),
+        }
+    }
+    let list = listing(&archive, password.as_deref());
+    assert_eq!(list.len(), items.len(), "{name}: listed entries");
+    for it in items {
+        let rec = list
+            .get(&it.name)
+            .unwrap_or_else(|| panic!("{name}: {} not listed", it.name));
+        assert_eq!(
+            rec["Size"],
+            it.data().len().to_string(),
+            "{name}: {}",
+            it.name
+        );
+        if let Some(t) = it.mtime {
+            assert_eq!(rec["Modified"], listing_time(t), "{name}: {}", it.name);
+        }
+        let attrs = &rec["Attributes"];
+        assert_eq!(
+            attrs.starts_with('D'),
+            it.kind == Kind::Dir,
+            "{name}: {attrs}"
+        );
+        if !it.data().is_empty() {
+            let enc = if password.is_some() { "+" } else { "-" };
+            assert_eq!(rec["Encrypted"], enc, "{name}: {}", it.name);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn fast() -> WriterOptions {
+    WriterOptions::default().with_level(1)
+}
+
+#[test]
+fn default_options_level_5() {
+    check("default", &tree(), WriterOptions::default());
+}
+
+#[test]
+fn lzma_one_folder_per_file_plain_header() {
+    let opts = fast()
+        .with_method(Method::Lzma)
+        .with_solid(Solid::None)
+        .with_compress_header(false);
+    check("lzma-none", &tree(), opts);
+}
+
+#[test]
+fn copy_with_delta_two_files_per_folder() {
+    let opts = fast()
+        .with_method(Method::Copy)
+        .with_filter(FilterConfig::new(FilterKind::Delta).with_distance(4))
+        .with_solid(Solid::Files(2));
+    check("copy-delta", &tree(), opts);
+}
+
+#[test]
+fn bcj_for_everything_in_byte_limited_blocks() {
+    let opts = fast()
+        .with_filter(FilterConfig::new(FilterKind::X86))
+        .with_solid(Solid::Bytes(50_000));
+    check("bcj-bytes", &tree(), opts);
+}
+
+#[test]
+fn auto_bcj_puts_executables_in_their_own_folders() {
+    check("auto-bcj", &tree(), fast().with_auto_bcj(true));
+    if have_7zz() {
+        let bytes = write_archive(&tree(), fast().with_auto_bcj(true));
+        let dir = temp_dir("auto-bcj-list");
+        let p = dir.join("a.7z");
+        std::fs::write(&p, bytes).unwrap();
+        let list = listing(&p, None);
+        assert!(list["code/prog.exe"]["Method"].contains("BCJ"));
+        assert!(list["code/libx.so.1"]["Method"].contains("BCJ"));
+        assert!(!list["random.bin"]["Method"].contains("BCJ"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[test]
+fn arm64_filter_and_lzma() {
+    let opts = fast()
+        .with_method(Method::Lzma)
+        .with_filter(FilterConfig::new(FilterKind::Arm64));
+    check("arm64", &tree(), opts);
+}
+
+#[test]
+fn encrypted_data_with_7zips_key_cost() {
+    check("aes-data", &tree(), fast().with_password("fixture-pass"));
+}
+
+#[test]
+fn encrypted_data_and_header() {
+    let opts = fast()
+        .with_password("pässwörd 😀")
+        .with_encrypt_header(true)
+        .with_aes_cycles_power(12)
+        .with_solid(Solid::Files(3));
+    check("aes-header", &tree(), opts);
+    if have_7zz() {
+        let bytes = write_archive(
+            &tree(),
+            fast()
+                .with_password("pw")
+                .with_encrypt_header(true)
+                .with_aes_cycles_power(10),
+        );
+        let dir = temp_dir("aes-header-nopw");
+        let p = dir.join("a.7z");
+        std::fs::write(&p, bytes).unwrap();
+        // Without the password nothing, not even a name, is listed.
+        let (ok, text) = run_7zz(&["l", "-bd", "-p", p.to_str().unwrap()]);
+        assert!(!ok, "listing must fail without the password:\n{text}");
+        assert!(!text.contains("readme"), "{text}");
+        let (ok, _) = run_7zz(&["t", "-bd", "-pwrong", p.to_str().unwrap()]);
+        assert!(!ok);
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
+
+#[test]
+fn encrypted_copy_with_plain_header() {
+    let opts = fast()
+        .with_method(Method::Copy)
+        .with_password("pw")
+        .with_aes_cycles_power(8)
+        .with_compress_header(false)
+        .with_solid(Solid::None);
+    check("aes-copy", &tree(), opts);
+}
+
+#[test]
+fn empty_archive_and_only_empty_entries() {
+    check("empty", &[], fast());
+    let items = vec![
+        Item::dir("d"),
+        Item::dir("d/e"),
+        Item::file("d/zero", Vec::new()),
+    ];
+    check("only-empty", &items, fast());
+    check(
+        "only-empty-aes",
+        &items,
+        fast()
+            .with_password("x")
+            .with_encrypt_header(true)
+            .with_aes_cycles_power(4),
+    );
+}
+
+#[test]
+fn unix_modes_and_attributes_are_listed() {
+    if !have_7zz() {
+        return;
+    }
+    let mut w = Writer::with_options(std::io::Cursor::new(Vec::new()), fast()).unwrap();
+    w.add_file(
+        "script.sh",
+        &b"#!/bin/sh\necho hi\n"[..],
+        EntryMeta::default().with_unix_mode(0o755),
+    )
+    .unwrap();
+    w.add_dir("dir", EntryMeta::default().with_unix_mode(0o700))
+        .unwrap();
+    w.add_file(
+        "ro.txt",
+        &b"read only"[..],
+        EntryMeta::default().with_attributes(0x21),
+    )
+    .unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let dir = temp_dir("modes");
+    let p = dir.join("a.7z");
+    std::fs::write(&p, bytes).unwrap();
+    let list = listing(&p, None);
+    assert_eq!(list["script.sh"]["Attributes"], "A -rwxr-xr-x");
+    assert_eq!(list["dir"]["Attributes"], "D drwx------");
+    assert_eq!(list["ro.txt"]["Attributes"], "RA");
+    let out = dir.join("x");
+    let (ok, text) = run_7zz(&[
+        "x",
+        "-bd",
+        "-y",
+        &format!("-o{}", out.display()),
+        p.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(out.join("script.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn add_path_stores_a_disk_tree() {
+    let dir = temp_dir("add-path");
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("sub/empty")).unwrap();
+    std::fs::write(src.join("a.txt"), b"alpha").unwrap();
+    std::fs::write(src.join("sub/b.bin"), data(9, 5000)).unwrap();
+    std::fs::write(src.join("sub/zero"), b"").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("a.txt", src.join("link")).unwrap();
+    let mut w = Writer::with_options(std::io::Cursor::new(Vec::new()), fast()).unwrap();
+    w.add_path(&src, "top").unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let back = read_archive(&bytes, None).unwrap();
+    let names: Vec<&str> = back.iter().map(|e| e.name.as_str()).collect();
+    let mut want = vec!["top", "top/a.txt"];
+    #[cfg(unix)]
+    want.push("top/link");
+    want.extend(["top/sub", "top/sub/b.bin", "top/sub/empty", "top/sub/zero"]);
+    assert_eq!(names, want);
+    let find = |n: &str| back.iter().find(|e| e.name == n).unwrap();
+    assert_eq!(find("top/sub/b.bin").data, data(9, 5000));
+    assert!(find("top/sub/empty").is_dir);
+    assert!(!find("top/sub/zero").is_dir);
+    let mtime = std::fs::metadata(src.join("a.txt"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    // FILETIMEs keep 100 ns ticks.
+    let ticks = lzflow_7z::system_time_to_filetime(mtime);
+    assert_eq!(
+        find("top/a.txt").mtime,
+        Some(lzflow_7z::filetime_to_system_time(ticks))
+    );
+    #[cfg(unix)]
+    {
+        assert_eq!(find("top/link").data, b"a.txt");
+        let a = lzflow_7z::Archive::open(std::io::Cursor::new(&bytes)).unwrap();
+        let link = a.entries().iter().find(|e| e.name == "top/link").unwrap();
+        assert!(link.is_symlink());
+        if have_7zz() {
+            let p = dir.join("a.7z");
+            std::fs::write(&p, &bytes).unwrap();
+            let out = dir.join("x");
+            let (ok, text) = run_7zz(&[
+                "x",
+                "-bd",
+                "-y",
+                "-snl",
+                &format!("-o{}", out.display()),
+                p.to_str().unwrap(),
+            ]);
+            assert!(ok, "{text}");
+            assert_eq!(
+                std::fs::read_link(out.join("top/link")).unwrap(),
+                Path::new("a.txt")
+            );
+            assert_eq!(
+                std::fs::read(out.join("top/sub/b.bin")).unwrap(),
+                data(9, 5000)
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
