@@ -49,25 +49,38 @@ pub fn sniff<'a>(
     Ok((format, Box::new(BufReader::with_capacity(1 << 16, whole))))
 }
 
-/// A reader of the decoded bytes of `input`.
-pub fn decoder<'a>(
+/// Decodes all of `input` into `sink`. Returns the decoded size and, for
+/// data that decoded but could not be fully verified, a warning.
+pub fn decode(
     format: Format,
-    input: Box<dyn BufRead + 'a>,
+    input: Box<dyn BufRead + '_>,
     opts: &DecodeOptions,
-) -> Box<dyn Read + 'a> {
+    sink: &mut dyn Write,
+) -> io::Result<(u64, Option<String>)> {
     match format {
         Format::Xz => {
             let mut builder = lzflow::bufread::XzDecoder::builder().memlimit(opts.memlimit);
             if opts.single_stream {
                 builder = builder.single_stream();
             }
-            Box::new(builder.build(input))
+            let mut decoder = builder.build(input);
+            let n = io::copy(&mut decoder, sink)?;
+            let warning = decoder
+                .coder()
+                .and_then(|c| c.unverified_check_id())
+                .map(|id| {
+                    format!(
+                        "unsupported type of integrity check (ID {id}); the data was not verified"
+                    )
+                });
+            Ok((n, warning))
         }
-        Format::Lzma => Box::new(
-            lzflow::bufread::LzmaDecoder::builder()
+        Format::Lzma => {
+            let mut decoder = lzflow::bufread::LzmaDecoder::builder()
                 .memlimit(opts.memlimit)
-                .build(input),
-        ),
+                .build(input);
+            Ok((io::copy(&mut decoder, sink)?, None))
+        }
     }
 }
 

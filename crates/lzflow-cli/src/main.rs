@@ -1,6 +1,7 @@
 //! `lzflow`: decompress, test, list and compress .xz and .lzma files.
 //!
-//! Exit status follows xz: 0 when every file went well, 1 when any failed.
+//! Exit status follows xz: 0 when every file went well, 1 when any failed,
+//! 2 when none failed but one gave a warning (data not fully verified).
 //! Errors are printed as `lzflow: FILE: message` on stderr and processing
 //! continues with the next file.
 #![forbid(unsafe_code)]
@@ -58,17 +59,13 @@ fn main() -> ExitCode {
             return ExitCode::from(status);
         }
     };
-    let ok = match cli.command {
+    let status = match cli.command {
         Command::D(args) => cmd::decompress::run(&args),
         Command::T(args) => cmd::test::run(&args),
         Command::L(args) => cmd::list::run(&args),
         Command::C(args) => cmd::compress::run(&args),
     };
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    ExitCode::from(status.code())
 }
 
 /// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`

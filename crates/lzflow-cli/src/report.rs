@@ -8,6 +8,11 @@ pub fn file_error(name: &str, err: &io::Error) {
     eprintln!("lzflow: {name}: {}", describe(err));
 }
 
+/// Prints a warning about one file, `lzflow: NAME: message`.
+pub fn file_warning(name: &str, message: &str) {
+    eprintln!("lzflow: {name}: {message}");
+}
+
 /// Prints `lzflow: message` to stderr (errors not tied to one file).
 pub fn error(message: &str) {
     eprintln!("lzflow: {message}");

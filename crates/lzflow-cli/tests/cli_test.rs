@@ -101,3 +101,29 @@ fn usage_errors_exit_1_and_help_exits_0() {
         );
     }
 }
+
+#[test]
+fn unverifiable_check_is_a_warning_with_status_2_like_xz() {
+    let path = xz_utils().join("files/unsupported-check.xz");
+    let out = bin().arg("t").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        msg.starts_with(&format!("lzflow: {}: ", path.display())) && msg.contains("not verified"),
+        "{msg}"
+    );
+
+    // d still writes the data (EXPECT.tsv: 13 bytes, what xz writes too).
+    let out = bin().args(["d", "-c"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stdout.len(), 13);
+
+    // An error elsewhere outranks the warning.
+    let out = bin()
+        .arg("t")
+        .arg(&path)
+        .arg(xz_utils().join("files/bad-1-check-crc64.xz"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use lzflow_filters::{FilterConfig, FilterKind};
 use lzflow_xz::Check;
 
+use super::Status;
 use crate::codec::{self, EncodeOptions};
 use crate::format::Format;
 use crate::output::{Input, Sink};
@@ -157,13 +158,15 @@ impl Args {
     }
 }
 
-/// Runs `lzflow c`; false when any file failed.
-pub fn run(args: &Args) -> bool {
+/// Runs `lzflow c`.
+pub fn run(args: &Args) -> Status {
+    let mut status = Status::default();
     let opts = match args.options() {
         Ok(o) => o,
         Err(msg) => {
             report::error(&msg);
-            return false;
+            status.fail();
+            return status;
         }
     };
     let files = if args.files.is_empty() {
@@ -173,16 +176,16 @@ pub fn run(args: &Args) -> bool {
     };
     if args.output.is_some() && files.len() > 1 {
         report::error("-o works with a single input file only");
-        return false;
+        status.fail();
+        return status;
     }
-    let mut ok = true;
     for file in &files {
         if let Err(e) = compress_one(file, args, &opts) {
             report::file_error(if file == "-" { "(stdin)" } else { file }, &e);
-            ok = false;
+            status.fail();
         }
     }
-    ok
+    status
 }
 
 fn compress_one(file: &str, args: &Args, opts: &EncodeOptions) -> io::Result<()> {

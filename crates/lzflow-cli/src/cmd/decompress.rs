@@ -4,7 +4,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{decode_into, DecodeArgs};
+use super::{decode_into, DecodeArgs, Status};
 use crate::format::strip_suffix;
 use crate::output::{Input, Sink};
 use crate::report;
@@ -34,25 +34,33 @@ pub struct Args {
     pub decode: DecodeArgs,
 }
 
-/// Runs `lzflow d`; false when any file failed.
-pub fn run(args: &Args) -> bool {
+/// Runs `lzflow d`.
+pub fn run(args: &Args) -> Status {
     let files = if args.files.is_empty() {
         vec!["-".to_string()]
     } else {
         args.files.clone()
     };
+    let mut status = Status::default();
     if args.output.is_some() && files.len() > 1 {
         report::error("-o works with a single input file only");
-        return false;
+        status.fail();
+        return status;
     }
-    let mut ok = true;
     for file in &files {
-        if let Err(e) = decompress_one(file, args) {
-            report::file_error(display_name(file), &e);
-            ok = false;
+        match decompress_one(file, args) {
+            Ok(None) => {}
+            Ok(Some(warning)) => {
+                report::file_warning(display_name(file), &warning);
+                status.warn();
+            }
+            Err(e) => {
+                report::file_error(display_name(file), &e);
+                status.fail();
+            }
         }
     }
-    ok
+    status
 }
 
 fn display_name(file: &str) -> &str {
@@ -63,12 +71,13 @@ fn display_name(file: &str) -> &str {
     }
 }
 
-fn decompress_one(file: &str, args: &Args) -> io::Result<()> {
+/// Decompresses one file; Ok carries a warning when there was one.
+fn decompress_one(file: &str, args: &Args) -> io::Result<Option<String>> {
     let input = Input::open(file)?;
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
     let input_path = input.path.clone();
     let metadata = input.metadata.clone();
-    let (sink, _) = decode_into(input, &args.decode, |format| {
+    let decoded = decode_into(input, &args.decode, |format| {
         if to_stdout {
             return Ok(Sink::stdout());
         }
@@ -95,13 +104,16 @@ fn decompress_one(file: &str, args: &Args) -> io::Result<()> {
         }
         Sink::create(&out, args.force)
     })?;
-    sink.commit(if to_stdout { None } else { metadata.as_ref() })?;
-    if args.rm && !to_stdout {
+    decoded
+        .sink
+        .commit(if to_stdout { None } else { metadata.as_ref() })?;
+    // An unverified file is not a reason to delete the only verified copy.
+    if args.rm && !to_stdout && decoded.warning.is_none() {
         if let Some(path) = &input_path {
             fs::remove_file(path)?;
         }
     }
-    Ok(())
+    Ok(decoded.warning)
 }
 
 /// With -f the output is unlinked first, so writing onto the input would

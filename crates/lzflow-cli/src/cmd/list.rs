@@ -6,6 +6,7 @@ use std::io::{self, BufReader, Read};
 
 use lzflow_xz::info::{read_info, XzInfo};
 
+use super::Status;
 use crate::format::{detect, Detected, Format, SNIFF_LEN};
 use crate::report;
 use crate::size::{human, ratio};
@@ -32,9 +33,9 @@ struct Summary {
     checks: u16,
 }
 
-/// Runs `lzflow l`; false when any file failed.
-pub fn run(args: &Args) -> bool {
-    let mut ok = true;
+/// Runs `lzflow l`.
+pub fn run(args: &Args) -> Status {
+    let mut status = Status::default();
     let mut totals = Summary {
         streams: 0,
         blocks: 0,
@@ -50,7 +51,7 @@ pub fn run(args: &Args) -> bool {
             Ok(v) => v,
             Err(e) => {
                 report::file_error(file, &e);
-                ok = false;
+                status.fail();
                 continue;
             }
         };
@@ -80,7 +81,7 @@ pub fn run(args: &Args) -> bool {
         println!("{}", "-".repeat(79));
         print_row(&totals, &format!("{listed} files"));
     }
-    ok
+    status
 }
 
 fn load(file: &str) -> io::Result<(XzInfo, u64)> {

@@ -40,20 +40,64 @@ impl DecodeArgs {
     }
 }
 
-/// Decodes all of `input` into `sink`; returns the decoded size. `on_format`
-/// runs once the format is known and before any output is written (it
-/// creates the output file, so nothing is created for unrecognised input).
+/// What decoding one file gave.
+pub struct Decoded<W> {
+    /// The sink, for the caller to commit.
+    pub sink: W,
+    /// Decoded size.
+    pub size: u64,
+    /// Set when the data decoded but was not fully verified.
+    pub warning: Option<String>,
+}
+
+/// Decodes all of `input` into a sink. `on_format` runs once the format is
+/// known and before any output is written (it creates the output file, so
+/// nothing is created for unrecognised input).
 pub fn decode_into<W: Write>(
     input: Input,
     args: &DecodeArgs,
     on_format: impl FnOnce(Format) -> io::Result<W>,
-) -> io::Result<(W, u64)> {
+) -> io::Result<Decoded<W>> {
     let size = input.size();
     let progress = Progress::new(input.reader, size, &input.name, args.quiet);
     let opts = args.options();
     let (format, buffered) = codec::sniff(Box::new(progress), opts.format)?;
     let mut sink = on_format(format)?;
-    let mut decoder = codec::decoder(format, buffered, &opts);
-    let n = io::copy(&mut decoder, &mut sink)?;
-    Ok((sink, n))
+    let (size, warning) = codec::decode(format, buffered, &opts, &mut sink)?;
+    Ok(Decoded {
+        sink,
+        size,
+        warning,
+    })
+}
+
+/// The exit status over all files, as xz reports it: 1 if anything failed,
+/// else 2 if anything warned, else 0.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Status {
+    failed: bool,
+    warned: bool,
+}
+
+impl Status {
+    /// Records a failed file.
+    pub fn fail(&mut self) {
+        self.failed = true;
+    }
+
+    /// Records a warning.
+    pub fn warn(&mut self) {
+        self.warned = true;
+    }
+
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        if self.failed {
+            1
+        } else if self.warned {
+            2
+        } else {
+            0
+        }
+    }
 }

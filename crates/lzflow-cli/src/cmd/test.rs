@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{decode_into, DecodeArgs};
+use super::{decode_into, DecodeArgs, Status};
 use crate::output::Input;
 use crate::report;
 
@@ -20,27 +20,32 @@ pub struct Args {
     pub decode: DecodeArgs,
 }
 
-/// Runs `lzflow t`; false when any file failed.
-pub fn run(args: &Args) -> bool {
+/// Runs `lzflow t`.
+pub fn run(args: &Args) -> Status {
     let files = if args.files.is_empty() {
         vec!["-".to_string()]
     } else {
         args.files.clone()
     };
-    let mut ok = true;
+    let mut status = Status::default();
     for file in &files {
-        let result = Input::open(file).and_then(|input| {
-            let name = input.name.clone();
-            decode_into(input, &args.decode, |_| Ok(io::sink())).map(|(_, n)| (name, n))
-        });
+        let name = if file == "-" { "(stdin)" } else { file };
+        let result = Input::open(file)
+            .and_then(|input| decode_into(input, &args.decode, |_| Ok(io::sink())));
         match result {
-            Ok((name, n)) if args.verbose => println!("{name}: OK ({n} bytes)"),
-            Ok(_) => {}
+            Ok(decoded) => {
+                if let Some(warning) = &decoded.warning {
+                    report::file_warning(name, warning);
+                    status.warn();
+                } else if args.verbose {
+                    println!("{name}: OK ({} bytes)", decoded.size);
+                }
+            }
             Err(e) => {
-                report::file_error(if file == "-" { "(stdin)" } else { file }, &e);
-                ok = false;
+                report::file_error(name, &e);
+                status.fail();
             }
         }
     }
-    ok
+    status
 }
