@@ -91,6 +91,42 @@ fn has_typed_source(container: &str, err: &io::Error) -> bool {
     }
 }
 
+/// For the error classes whose culprit is unambiguous, the XzError
+/// variant that must be reported (other classes are only checked for their
+/// io::ErrorKind).
+fn variant_matches(class: &str, err: &io::Error) -> Result<(), String> {
+    use lzflow_xz::XzError as E;
+    let Some(xz) = err.get_ref().and_then(|e| e.downcast_ref::<E>()) else {
+        return Ok(()); // .lzma files carry an LzmaError; checked elsewhere
+    };
+    let ok = match class {
+        "format" => matches!(xz, E::NotXz),
+        "check" => matches!(xz, E::CheckMismatch { .. }),
+        "stream_header_crc" => matches!(xz, E::StreamHeaderCrc { .. }),
+        "stream_footer_crc" => matches!(xz, E::StreamFooterCrc { .. }),
+        "stream_footer_magic" => matches!(xz, E::StreamFooterMagic),
+        "stream_flags_mismatch" => matches!(xz, E::StreamFlagsMismatch { .. }),
+        "stream_footer_backward_size" => matches!(xz, E::BackwardSizeMismatch { .. }),
+        "stream_padding" => matches!(xz, E::StreamPadding { .. }),
+        "block_header_crc" => matches!(xz, E::BlockHeaderCrc { .. }),
+        "block_header_vli" => matches!(xz, E::BlockHeaderVli { .. }),
+        "block_padding" => matches!(xz, E::BlockPadding),
+        "index_crc" => matches!(xz, E::IndexCrc { .. }),
+        "index_padding" => matches!(xz, E::IndexPadding),
+        "truncated" => matches!(xz, E::Truncated { .. }),
+        c if c.starts_with("lzma2_") => matches!(xz, E::Lzma(_)),
+        "unsupported_check" => matches!(xz, E::UnsupportedCheck { .. }),
+        "unsupported_filter" => matches!(xz, E::UnsupportedFilter { .. }),
+        "unsupported_block_header" => matches!(xz, E::UnsupportedBlockHeader { .. }),
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("class {class}: unexpected variant {xz:?}"))
+    }
+}
+
 /// Checks one file; Err describes the mismatch.
 fn check(row: &Row) -> Result<(), String> {
     let data = fs::read(root().join("files").join(&row.file)).map_err(|e| e.to_string())?;
@@ -141,6 +177,7 @@ fn check(row: &Row) -> Result<(), String> {
             if !has_typed_source(&row.container, &e) {
                 return Err(format!("error has no typed source: {e:?}"));
             }
+            variant_matches(&row.class, &e)?;
             // Where xz writes nothing, the defect is in headers that come
             // before any data: nothing may be emitted from such a stream.
             if row.xz_partial == Some(0) && !out.is_empty() {
