@@ -5,6 +5,7 @@ use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::Coder;
+use crate::mt_decoder::MtPool;
 use crate::stream_decoder::StreamDecoder;
 use crate::{Check, XzError};
 
@@ -90,6 +91,8 @@ pub struct XzDecoder {
     last_check: Option<Check>,
     /// A fatal error; returned again by every later call.
     error: Option<XzError>,
+    /// Worker threads, for [`MtXzDecoder`](crate::MtXzDecoder).
+    mt: Option<MtPool>,
 }
 
 impl Default for XzDecoder {
@@ -124,6 +127,15 @@ impl XzDecoder {
             unverified: None,
             last_check: None,
             error: None,
+            mt: None,
+        }
+    }
+
+    /// A decoder that hands Blocks with known sizes to `mt`'s workers.
+    pub(crate) fn with_mt(opts: XzDecoderOptions, mt: MtPool) -> Self {
+        XzDecoder {
+            mt: Some(mt),
+            ..Self::new(opts)
         }
     }
 
@@ -157,6 +169,56 @@ impl XzDecoder {
         self.unverified
     }
 
+    /// Runs the stream decoder; with worker threads, also hands out their
+    /// output in order and holds back the parser's errors and the stream's
+    /// end until every earlier Block is out.
+    fn run_stream(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, XzError> {
+        let limit = self.opts.lzma.limits.output;
+        loop {
+            if let Some(mt) = &mut self.mt {
+                mt.deliver(output, &mut self.out_left, limit, false)?;
+                if mt.has_pending() && output.is_full() {
+                    return Ok(Progress::OutputFull);
+                }
+                if mt.deferred.is_some() {
+                    if !mt.has_pending() {
+                        return Err(mt.deferred.take().expect("checked"));
+                    }
+                    mt.deliver(output, &mut self.out_left, limit, true)?;
+                    continue;
+                }
+            }
+            let res = self.stream.decode(
+                &mut self.coder,
+                &self.opts.lzma,
+                input,
+                output,
+                &mut self.out_left,
+                self.mt.as_mut(),
+            );
+            if let Some(id) = self.stream.check_id() {
+                if Check::from_id(id).is_err() {
+                    self.unverified = Some(id);
+                }
+            }
+            let Some(mt) = self.mt.as_mut().filter(|m| m.has_pending()) else {
+                return res;
+            };
+            match res {
+                Err(e) => mt.deferred = Some(e),
+                Ok(Progress::NeedInput) if !input.is_last() => return Ok(Progress::NeedInput),
+                Ok(_) if output.is_full() => return Ok(Progress::OutputFull),
+                // Stalled on a worker, or at the stream's end with Blocks
+                // still out: wait for the next one.
+                Ok(_) => mt.deliver(output, &mut self.out_left, limit, true)?,
+            }
+        }
+    }
+
     /// `in_start` is where `input` stood at the start of the call, when
     /// `total_in` bytes had been consumed.
     fn run(
@@ -168,19 +230,7 @@ impl XzDecoder {
         loop {
             match &mut self.state {
                 State::Stream => {
-                    let progress = self.stream.decode(
-                        &mut self.coder,
-                        &self.opts.lzma,
-                        input,
-                        output,
-                        &mut self.out_left,
-                    );
-                    if let Some(id) = self.stream.check_id() {
-                        if Check::from_id(id).is_err() {
-                            self.unverified = Some(id);
-                        }
-                    }
-                    let progress = progress?;
+                    let progress = self.run_stream(input, output)?;
                     if progress != Progress::StreamEnd {
                         return Ok(progress);
                     }

@@ -13,6 +13,8 @@
 //!   concatenated streams with Stream Padding (2.2);
 //! * `block_encoder`, `encoder` — [`XzEncoder`], Blocks buffered so that
 //!   their headers carry both sizes;
+//! * `mt_decoder` — [`MtXzDecoder`], Blocks with known sizes decoded on
+//!   worker threads;
 //! * [`info`] — reading the Index from the end of a seekable file, as
 //!   `xz --list` does, without decoding any data.
 //!
@@ -45,6 +47,7 @@ mod encoder;
 mod error;
 mod index;
 pub mod info;
+mod mt_decoder;
 mod stream_decoder;
 mod stream_flags;
 pub mod vli;
@@ -53,4 +56,5 @@ pub use check::{size_of_id as check_size_of_id, Check};
 pub use decoder::{XzDecoder, XzDecoderOptions};
 pub use encoder::{XzEncoder, XzEncoderOptions};
 pub use error::XzError;
+pub use mt_decoder::{MtXzDecoder, MtXzDecoderOptions};
 pub use stream_flags::{FOOTER_MAGIC, HEADER_MAGIC};

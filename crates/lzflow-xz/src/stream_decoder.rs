@@ -1,12 +1,13 @@
 //! One XZ stream (spec section 2.1): Stream Header, Blocks, Index, Stream
 //! Footer, each cross-checked against the others.
 
-use lzflow_core::{InBuf, OutBuf, Progress};
+use lzflow_core::{InBuf, Lease, OutBuf, Progress};
 use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
 use crate::block_header::{header_size, BlockHeader, BLOCK_HEADER_SIZE_MAX};
 use crate::index::{IndexDecoder, IndexEvent, IndexRecord};
+use crate::mt_decoder::{BlockJob, MtPool};
 use crate::stream_flags::{
     decode_footer, decode_header, StreamFlags, HEADER_MAGIC, STREAM_HEADER_SIZE,
 };
@@ -15,10 +16,21 @@ use crate::XzError;
 enum State {
     Header,
     BlockStart,
-    BlockHeader { size: usize },
+    BlockHeader {
+        size: usize,
+    },
     Block,
+    /// Collecting a whole Block for a worker thread.
+    Collect {
+        data: Lease<u8>,
+        header: BlockHeader,
+        total: usize,
+        cost: u64,
+    },
     Index(IndexDecoder),
-    Footer { index_size: u64 },
+    Footer {
+        index_size: u64,
+    },
     Done,
 }
 
@@ -103,6 +115,7 @@ impl StreamDecoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
         out_left: &mut u64,
+        mut mt: Option<&mut MtPool>,
     ) -> Result<Progress, XzError> {
         loop {
             match &mut self.state {
@@ -153,16 +166,89 @@ impl StreamDecoder {
                     if !self.fill(input, size) {
                         return Self::need_input(input, "block header");
                     }
-                    self.have = 0;
                     let check_size = self.flags.check_size();
                     let header = BlockHeader::decode(&self.buf[..size], check_size)?;
+                    if let Some(mt) = mt.as_deref_mut() {
+                        if let Some(cost) =
+                            MtPool::cost(&header, check_size).filter(|&c| mt.takes(c))
+                        {
+                            if !mt.has_room(cost) {
+                                // Wait for a worker; the header is parsed
+                                // again next time.
+                                return Ok(Progress::OutputFull);
+                            }
+                            let total = (cost - header.uncompressed_size.unwrap_or(0)) as usize;
+                            let mut data = opts.pool.lease(total);
+                            data.extend_from_slice(&self.buf[..size]);
+                            self.have = 0;
+                            self.state = State::Collect {
+                                data,
+                                header,
+                                total,
+                                cost,
+                            };
+                            continue;
+                        }
+                    }
+                    self.have = 0;
                     prepare_coder(coder, &header, opts)?;
                     let check = self.flags.check().filter(|_| self.verify);
                     let number = self.records.len() as u64 + 1;
                     self.block.start(&header, check, check_size, number);
                     self.state = State::Block;
                 }
+                State::Collect {
+                    data,
+                    header,
+                    total,
+                    cost,
+                } => {
+                    let got = input.take(*total - data.len());
+                    data.extend_from_slice(got);
+                    // Dispatch once it is known whether input ends right
+                    // after the Block: inline decoding tells a truncated
+                    // LZMA2 stream from an overlong one by that.
+                    if input.is_empty() && !input.is_last() {
+                        return Ok(Progress::NeedInput);
+                    }
+                    // Complete, or cut short by the end of input: the
+                    // worker then reports the truncation as inline
+                    // decoding would.
+                    let at_end = input.is_empty() && input.is_last();
+                    let check_size = self.flags.check_size();
+                    let record = IndexRecord {
+                        unpadded_size: (header.header_size + check_size) as u64
+                            + header.compressed_size.unwrap_or(0),
+                        uncompressed_size: header.uncompressed_size.unwrap_or(0),
+                    };
+                    let check = self.flags.check().filter(|_| self.verify);
+                    let number = self.records.len() as u64 + 1;
+                    let cost = *cost;
+                    let State::Collect { data, header, .. } =
+                        std::mem::replace(&mut self.state, State::BlockStart)
+                    else {
+                        unreachable!()
+                    };
+                    mt.as_deref_mut()
+                        .expect("collecting only with workers")
+                        .submit(
+                            BlockJob {
+                                data,
+                                header,
+                                check,
+                                check_size,
+                                number,
+                                at_end,
+                            },
+                            cost,
+                        );
+                    self.records.push(record);
+                }
                 State::Block => {
+                    if mt.as_deref().is_some_and(|m| m.has_pending()) {
+                        // Earlier Blocks' output goes out first.
+                        return Ok(Progress::OutputFull);
+                    }
                     let c = coder.as_mut().expect("prepared with the header");
                     let limit = opts.limits.output;
                     match self.block.decode(c, input, output, out_left, limit)? {

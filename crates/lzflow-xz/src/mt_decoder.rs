@@ -1,0 +1,348 @@
+//! Multi-threaded decoding: Blocks whose headers state both sizes are
+//! collected whole and decoded on worker threads; their output is handed
+//! out in order. Other Blocks are decoded inline once everything before
+//! them has been handed out.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, OutBuf, Progress};
+use lzflow_lzma::DecoderOptions;
+
+use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
+use crate::block_header::BlockHeader;
+use crate::decoder::{XzDecoder, XzDecoderOptions};
+use crate::{Check, XzError};
+
+/// A Block for a worker.
+pub(crate) struct BlockJob {
+    /// The whole Block: header, data, padding, check (fewer bytes when the
+    /// input ended inside it).
+    pub(crate) data: Lease<u8>,
+    pub(crate) header: BlockHeader,
+    pub(crate) check: Option<Check>,
+    pub(crate) check_size: usize,
+    pub(crate) number: u64,
+    /// No input follows the Block's bytes.
+    pub(crate) at_end: bool,
+}
+
+/// A Block handed to a worker, and where to send the result.
+struct Job {
+    block: BlockJob,
+    reply: Sender<Done>,
+}
+
+/// What a worker made of a Block: the output, and the error that ended it.
+struct Done {
+    out: Lease<u8>,
+    error: Option<XzError>,
+}
+
+struct InFlight {
+    reply: Receiver<Done>,
+    cost: u64,
+}
+
+/// The result being handed out.
+struct Current {
+    done: Done,
+    pos: usize,
+    cost: u64,
+}
+
+/// Worker threads and the Blocks in flight, in stream order.
+pub(crate) struct MtPool {
+    threads: usize,
+    jobs: Option<Sender<Job>>,
+    workers: Vec<JoinHandle<()>>,
+    queue: VecDeque<InFlight>,
+    current: Option<Current>,
+    in_flight: u64,
+    budget: u64,
+    opts: Arc<DecoderOptions>,
+    /// An error found by the parser, returned once the Blocks before it
+    /// have been handed out.
+    pub(crate) deferred: Option<XzError>,
+}
+
+impl MtPool {
+    fn new(threads: usize, budget: u64, opts: &DecoderOptions) -> Self {
+        MtPool {
+            threads: threads.max(1),
+            jobs: None,
+            workers: Vec::new(),
+            queue: VecDeque::new(),
+            current: None,
+            in_flight: 0,
+            budget,
+            opts: Arc::new(opts.clone()),
+            deferred: None,
+        }
+    }
+
+    /// True while some dispatched Block's output has not been handed out.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.current.is_some() || !self.queue.is_empty()
+    }
+
+    /// Bytes a Block costs in flight: its input plus its output.
+    pub(crate) fn cost(header: &BlockHeader, check_size: usize) -> Option<u64> {
+        let cs = header.compressed_size?;
+        let us = header.uncompressed_size?;
+        Some(header.header_size as u64 + cs.next_multiple_of(4) + check_size as u64 + us)
+    }
+
+    /// Whether a Block of this cost goes to a worker at all.
+    pub(crate) fn takes(&self, cost: u64) -> bool {
+        cost <= self.budget
+    }
+
+    /// Whether a Block of this cost can be dispatched now.
+    pub(crate) fn has_room(&self, cost: u64) -> bool {
+        !self.has_pending()
+            || (self.queue.len() < 2 * self.threads && self.in_flight + cost <= self.budget)
+    }
+
+    /// Sends a Block to the workers (starting them on first use).
+    pub(crate) fn submit(&mut self, block: BlockJob, cost: u64) {
+        if self.jobs.is_none() {
+            self.start_workers();
+        }
+        let (reply, rx) = mpsc::channel();
+        let job = Job { block, reply };
+        // Workers only exit once the sender is dropped, so this succeeds.
+        let _ = self.jobs.as_ref().expect("started").send(job);
+        self.queue.push_back(InFlight { reply: rx, cost });
+        self.in_flight += cost;
+    }
+
+    fn start_workers(&mut self) {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        for _ in 0..self.threads {
+            let rx = Arc::clone(&rx);
+            let opts = Arc::clone(&self.opts);
+            self.workers
+                .push(std::thread::spawn(move || worker(&rx, &opts)));
+        }
+        self.jobs = Some(tx);
+    }
+
+    /// Hands out finished output in order, within the output limit. With
+    /// `wait`, blocks until the first Block in line is done. Returns a
+    /// Block's error once its output is out.
+    pub(crate) fn deliver(
+        &mut self,
+        output: &mut OutBuf<'_>,
+        out_left: &mut u64,
+        limit: u64,
+        mut wait: bool,
+    ) -> Result<(), XzError> {
+        loop {
+            if let Some(cur) = &mut self.current {
+                let rest = &cur.done.out[cur.pos..];
+                let n = rest.len().min(output.available()).min(clamp(*out_left));
+                output.push(&rest[..n]);
+                cur.pos += n;
+                *out_left -= n as u64;
+                if cur.pos < cur.done.out.len() {
+                    if *out_left == 0 {
+                        return Err(XzError::Limit(LimitExceeded::Output { limit }));
+                    }
+                    return Ok(());
+                }
+                let cur = self.current.take().expect("checked");
+                self.in_flight -= cur.cost;
+                if let Some(e) = cur.done.error {
+                    return Err(e);
+                }
+            }
+            let Some(front) = self.queue.front() else {
+                return Ok(());
+            };
+            let done = if wait {
+                wait = false;
+                front.reply.recv().ok()
+            } else {
+                match front.reply.try_recv() {
+                    Ok(done) => Some(done),
+                    Err(TryRecvError::Empty) => return Ok(()),
+                    Err(TryRecvError::Disconnected) => None,
+                }
+            };
+            let front = self.queue.pop_front().expect("checked");
+            let done = done.unwrap_or_else(|| Done {
+                out: Lease::unpooled(Vec::new()),
+                error: Some(XzError::InvalidOptions {
+                    reason: "a decoder worker thread died",
+                }),
+            });
+            self.current = Some(Current {
+                done,
+                pos: 0,
+                cost: front.cost,
+            });
+        }
+    }
+}
+
+impl Drop for MtPool {
+    fn drop(&mut self) {
+        // Closing the queue makes the workers finish their Block and exit.
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+fn clamp(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// A worker: decodes whole Blocks with its own LZMA2 decoder, reused.
+fn worker(jobs: &Mutex<Receiver<Job>>, opts: &DecoderOptions) {
+    let mut coder: Option<Coder> = None;
+    let mut block = BlockDecoder::idle();
+    loop {
+        let job = {
+            let rx = jobs.lock().unwrap_or_else(|e| e.into_inner());
+            rx.recv()
+        };
+        let Ok(job) = job else { return };
+        let done = decode_block(&mut coder, &mut block, opts, &job.block);
+        let _ = job.reply.send(done);
+    }
+}
+
+fn decode_block(
+    coder: &mut Option<Coder>,
+    block: &mut BlockDecoder,
+    opts: &DecoderOptions,
+    job: &BlockJob,
+) -> Done {
+    // The cost check bounded the size. One spare byte keeps output room
+    // available, so that the Block decoder probes for (and reports) data
+    // beyond the declared size instead of waiting for room.
+    let us = clamp(job.header.uncompressed_size.unwrap_or(0));
+    let mut out = opts.pool.lease(us + 1);
+    out.resize(us + 1, 0);
+    if let Err(e) = prepare_coder(coder, &job.header, opts) {
+        out.clear();
+        return Done {
+            out,
+            error: Some(e),
+        };
+    }
+    let c = coder.as_mut().expect("prepared");
+    block.start(&job.header, job.check, job.check_size, job.number);
+    let mut input = InBuf::new(&job.data[job.header.header_size..]).with_last(job.at_end);
+    let mut produced = 0;
+    let error = loop {
+        let mut output = OutBuf::new(&mut out[produced..]);
+        let mut unlimited = u64::MAX;
+        let res = block.decode(c, &mut input, &mut output, &mut unlimited, u64::MAX);
+        produced += output.pos();
+        match res {
+            Ok(Progress::StreamEnd) => break None,
+            Ok(Progress::OutputFull) => {}
+            // The Block's bytes are all here (or the input ended, and
+            // the Block decoder said so); an error beats a hang.
+            Ok(Progress::NeedInput) => {
+                break Some(XzError::Truncated {
+                    during: "block data",
+                })
+            }
+            Err(e) => break Some(e),
+        }
+    };
+    out.truncate(produced);
+    Done { out, error }
+}
+
+/// Options for [`MtXzDecoder`].
+#[derive(Debug, Clone)]
+pub struct MtXzDecoderOptions {
+    /// Limits, pools, stream and check settings, as for [`XzDecoder`].
+    /// The memory limit applies to each worker's dictionary.
+    pub base: XzDecoderOptions,
+    /// Worker threads; 0 means one per available CPU.
+    pub threads: usize,
+    /// Most bytes of Blocks in flight (their input plus their output). A
+    /// Block larger than this is decoded inline, single-threaded.
+    pub memory_budget: u64,
+}
+
+impl Default for MtXzDecoderOptions {
+    fn default() -> Self {
+        MtXzDecoderOptions {
+            base: XzDecoderOptions::default(),
+            threads: 0,
+            memory_budget: 256 << 20,
+        }
+    }
+}
+
+/// Multi-threaded `.xz` decoder with the same [`Decode`] contract and
+/// output as [`XzDecoder`].
+///
+/// Blocks whose headers carry both Compressed and Uncompressed Size (what
+/// `xz -T` and [`XzEncoder`](crate::XzEncoder) write) are collected whole
+/// and decoded in parallel; output is handed out in order. Blocks without
+/// sizes, or larger than
+/// [`memory_budget`](MtXzDecoderOptions::memory_budget), are decoded on the
+/// calling thread. Memory stays within the budget plus one dictionary per
+/// worker. `decode` blocks the calling thread when it can do nothing but
+/// wait for a worker.
+pub struct MtXzDecoder {
+    inner: XzDecoder,
+}
+
+impl std::fmt::Debug for MtXzDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MtXzDecoder")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl MtXzDecoder {
+    /// A decoder with these options; threads start with the first Block
+    /// that can use them.
+    pub fn new(opts: MtXzDecoderOptions) -> Self {
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let pool = MtPool::new(threads, opts.memory_budget, &opts.base.lzma);
+        MtXzDecoder {
+            inner: XzDecoder::with_mt(opts.base, pool),
+        }
+    }
+
+    /// The single-threaded decoder state underneath (totals, checks).
+    pub fn get_ref(&self) -> &XzDecoder {
+        &self.inner
+    }
+}
+
+impl Default for MtXzDecoder {
+    fn default() -> Self {
+        Self::new(MtXzDecoderOptions::default())
+    }
+}
+
+impl Decode for MtXzDecoder {
+    type Error = XzError;
+
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, XzError> {
+        self.inner.decode(input, output)
+    }
+}

@@ -1,0 +1,129 @@
+//! MtXzDecoder gives exactly XzDecoder's output and error, for every
+//! fixture and for multi-block files with sizes in the headers, under any
+//! split, budget and thread count.
+
+mod common;
+
+use common::{data, drive, encode_all, fixtures, Split};
+use lzflow_core::Limits;
+use lzflow_lzma::DecoderOptions;
+use lzflow_xz::{
+    MtXzDecoder, MtXzDecoderOptions, XzDecoder, XzDecoderOptions, XzEncoder, XzEncoderOptions,
+    XzError,
+};
+
+fn mt(threads: usize, budget: u64) -> MtXzDecoder {
+    MtXzDecoder::new(MtXzDecoderOptions {
+        threads,
+        memory_budget: budget,
+        ..MtXzDecoderOptions::default()
+    })
+}
+
+fn single(data: &[u8]) -> (Vec<u8>, String) {
+    let (out, res) = drive(&mut XzDecoder::default(), data, Split::Whole);
+    (out, format!("{:?}", res.err()))
+}
+
+fn same_as_single(data: &[u8], dec: &mut MtXzDecoder, split: Split, what: &str) {
+    let (want, want_err) = single(data);
+    let (got, res) = drive(dec, data, split);
+    assert_eq!(format!("{:?}", res.err()), want_err, "{what} {split:?}");
+    assert!(got == want, "{what} {split:?}: output differs");
+}
+
+fn multi_block(len: usize, block: u64) -> (Vec<u8>, Vec<u8>) {
+    let input = data("text", len, 41);
+    let opts = XzEncoderOptions::preset(0)
+        .unwrap()
+        .with_block_size(Some(block));
+    let xz = encode_all(&mut XzEncoder::new(opts).unwrap(), &input, 1 << 20, 1 << 20).unwrap();
+    (input, xz)
+}
+
+#[test]
+fn every_fixture_matches_the_single_threaded_decoder() {
+    for dir in ["xz-utils/files", "generated/xz"] {
+        for entry in std::fs::read_dir(fixtures().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "xz") {
+                continue;
+            }
+            let data = std::fs::read(&path).unwrap();
+            let name = path.display().to_string();
+            same_as_single(&data, &mut mt(2, 1 << 20), Split::Whole, &name);
+            same_as_single(
+                &data,
+                &mut mt(3, 1 << 20),
+                Split::Random { seed: 1, max: 200 },
+                &name,
+            );
+        }
+    }
+}
+
+#[test]
+fn multi_block_files_decode_in_parallel_order_preserved() {
+    let (input, xz) = multi_block(300_000, 20_000);
+    for (threads, budget) in [
+        (1, 1 << 20),
+        (2, 1 << 20),
+        (4, 64 << 10),
+        (2, 45_000),
+        (2, 0),
+    ] {
+        for split in [
+            Split::Whole,
+            Split::Random { seed: 9, max: 5000 },
+            Split::Fixed {
+                input: 1,
+                output: 777,
+            },
+        ] {
+            let (out, res) = drive(&mut mt(threads, budget), &xz, split);
+            res.unwrap_or_else(|e| panic!("threads {threads} budget {budget} {split:?}: {e}"));
+            assert!(out == input, "threads {threads} budget {budget} {split:?}");
+        }
+    }
+}
+
+#[test]
+fn errors_and_partial_output_match_the_single_threaded_decoder() {
+    let (_, xz) = multi_block(100_000, 10_000);
+    // A flipped byte inside the fourth Block's data, a truncation in the
+    // middle, one inside the Index, and trailing garbage.
+    let mut flipped = xz.clone();
+    let info = lzflow_xz::info::read_info(std::io::Cursor::new(&xz)).unwrap();
+    let blocks = &info.streams[0].blocks;
+    let fourth: u64 = 12 + blocks[..3].iter().map(|b| b.total_size()).sum::<u64>();
+    flipped[fourth as usize + 40] ^= 0x55;
+    let mut garbage = xz.clone();
+    garbage.extend_from_slice(b"junk");
+    let cases = [
+        ("flipped", flipped),
+        ("truncated", xz[..xz.len() / 2].to_vec()),
+        ("truncated index", xz[..xz.len() - 14].to_vec()),
+        ("garbage", garbage),
+    ];
+    for (what, data) in cases {
+        assert!(single(&data).1 != "None", "{what} must fail");
+        for split in [Split::Whole, Split::Random { seed: 4, max: 999 }] {
+            same_as_single(&data, &mut mt(3, 1 << 20), split, what);
+        }
+    }
+}
+
+#[test]
+fn output_limit_applies_across_workers() {
+    let (input, xz) = multi_block(100_000, 10_000);
+    let limit = 55_555;
+    let mut dec = MtXzDecoder::new(MtXzDecoderOptions {
+        base: XzDecoderOptions::default()
+            .with_lzma(DecoderOptions::default().with_limits(Limits::NONE.with_output(limit))),
+        threads: 2,
+        ..MtXzDecoderOptions::default()
+    });
+    let (out, res) = drive(&mut dec, &xz, Split::Random { seed: 2, max: 3000 });
+    assert!(matches!(res, Err(XzError::Limit(_))), "{res:?}");
+    assert!(out == input[..limit as usize]);
+}
