@@ -85,6 +85,13 @@ pub fn run(args: &Args) -> Status {
 }
 
 fn load(file: &str) -> io::Result<(XzInfo, u64)> {
+    if file == "-" {
+        // The index sits at the end of the file: listing needs to seek.
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "listing needs a seekable file, not standard input",
+        ));
+    }
     let mut f = File::open(file)?;
     let size = f.metadata()?.len();
     let mut head = Vec::with_capacity(SNIFF_LEN);
