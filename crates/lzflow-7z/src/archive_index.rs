@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use lzflow_core::{LimitExceeded, Limits};
+use zeroize::Zeroize;
 
 use crate::aes::KeyCache;
 use crate::coder_graph::{CoderSettings, FolderDecoder};
@@ -113,8 +114,13 @@ pub struct IndexBuilder {
 
 impl IndexBuilder {
     /// A builder for an archive opened with `options`.
-    pub fn new(options: ArchiveOptions) -> Self {
+    /// The password moves into the key cache (zeroized on drop); the
+    /// options kept afterwards hold none.
+    pub fn new(mut options: ArchiveOptions) -> Self {
         let keys = Arc::new(KeyCache::new(options.password.as_deref()));
+        if let Some(mut p) = options.password.take() {
+            p.zeroize();
+        }
         IndexBuilder {
             options,
             keys,
@@ -367,7 +373,7 @@ impl ArchiveIndex {
         self.streams.folders.iter().any(|f| f.is_encrypted())
     }
 
-    /// The options the archive was opened with.
+    /// The options the archive was opened with (without the password).
     pub fn options(&self) -> &ArchiveOptions {
         &self.options
     }

@@ -227,6 +227,55 @@ fn trickled_reads_give_the_same_entries() {
     }
 }
 
+/// Counts the bytes read through it.
+struct Counting<R> {
+    inner: R,
+    read: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for Counting<R> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.inner.seek(pos)
+    }
+}
+
+#[test]
+fn solid_folder_is_decoded_once_for_all_entries() {
+    let path = generated().join("7z/solid.7z");
+    let len = std::fs::metadata(&path).unwrap().len();
+    let read = std::rc::Rc::new(std::cell::Cell::new(0));
+    let src = Counting {
+        inner: File::open(&path).unwrap(),
+        read: read.clone(),
+    };
+    let mut a = Archive::open(src).unwrap();
+    assert_eq!(a.index().folder_count(), 1);
+    assert_eq!(a.entries().len(), 8);
+    read.set(0);
+    let mut n = 0;
+    a.for_each_entry(|_, r| {
+        n += std::io::copy(r, &mut std::io::sink())?;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(n, 69_864);
+    // Eight entries from one pass: the packed stream is read once, not
+    // once per entry.
+    assert!(
+        read.get() <= len,
+        "read {} of a {len}-byte file",
+        read.get()
+    );
+}
+
 #[test]
 fn empty_archive_has_no_entries() {
     // 7-Zip writes a bare signature header for an archive with nothing in it.

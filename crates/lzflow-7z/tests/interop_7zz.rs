@@ -146,6 +146,9 @@ fn filters() {
     check("bcj2-lzma", &["-mf=BCJ2", "-m0=lzma"], None);
     check("arm64", &["-mf=ARM64"], None);
     check("delta4", &["-mf=Delta:4"], None);
+    for f in ["ARM", "ARMT", "PPC", "SPARC", "IA64", "RISCV"] {
+        check(&format!("bcj-{f}"), &[&format!("-mf={f}")], None);
+    }
 }
 
 #[test]
