@@ -4,6 +4,7 @@
 //! The machine is noisy, so contestants run round-robin (rotating the start)
 //! and only ratios from the same run are meaningful.
 
+mod encode;
 mod measure;
 mod workloads;
 
@@ -14,7 +15,8 @@ use measure::{measure, Sample};
 use workloads::{Kind, Workload};
 
 #[global_allocator]
-static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
+pub(crate) static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> =
+    &stats_alloc::INSTRUMENTED_SYSTEM;
 
 /// A decoder under test: decodes the workload and returns the decoded length.
 type Contestant = (&'static str, fn(&Workload) -> io::Result<usize>);
@@ -192,7 +194,8 @@ const DECODERS: &[Contestant] = &[
     ("lzma-rust2", lzma_rust2),
 ];
 
-fn median(v: &mut [Duration]) -> Duration {
+/// The median of `v` (sorts it).
+pub(crate) fn median(v: &mut [Duration]) -> Duration {
     v.sort();
     v[v.len() / 2]
 }
@@ -289,9 +292,6 @@ fn main() -> io::Result<()> {
     }
     match mode.as_str() {
         "decode" => compare_decode(rounds, only.as_deref()),
-        _ => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "encode comparison: not yet",
-        )),
+        _ => encode::compare_encode(rounds, only.as_deref()),
     }
 }

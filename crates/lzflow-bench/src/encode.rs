@@ -1,0 +1,210 @@
+//! Encode comparison: lzflow's XZ encoder beside liblzma's, from one run.
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use liblzma::stream::{Check, Filters, LzmaOptions, Stream};
+use lzflow_filters::{FilterConfig, FilterKind};
+
+use crate::measure::{measure, Sample};
+use crate::{median, GLOBAL};
+
+/// A preset as xz names it.
+#[derive(Clone, Copy)]
+struct Preset {
+    level: u32,
+    extreme: bool,
+}
+
+impl Preset {
+    fn name(self) -> String {
+        format!("{}{}", self.level, if self.extreme { "e" } else { "" })
+    }
+}
+
+struct Input {
+    name: &'static str,
+    data: Vec<u8>,
+    x86: bool,
+}
+
+fn lzflow_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) -> io::Result<usize> {
+    let mut b = lzflow::write::XzEncoder::builder().preset(p.level);
+    if p.extreme {
+        b = b.extreme();
+    }
+    if input.x86 {
+        b = b.filter(FilterConfig::new(FilterKind::X86));
+    }
+    if let Some(bs) = block {
+        b = b.block_size(bs);
+    }
+    if threads > 1 {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "multi-threaded encoding is not in the facade yet",
+        ));
+    }
+    let mut enc = b.build(Vec::with_capacity(input.data.len() / 3));
+    enc.write_all(&input.data)?;
+    Ok(enc.finish()?.len())
+}
+
+fn liblzma_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) -> io::Result<usize> {
+    let level = p.level
+        | if p.extreme {
+            liblzma::stream::PRESET_EXTREME
+        } else {
+            0
+        };
+    let mut f = Filters::new();
+    if input.x86 {
+        f.x86();
+    }
+    f.lzma2(&LzmaOptions::new_preset(level).map_err(io::Error::other)?);
+    let stream = if threads > 1 || block.is_some() {
+        let mut b = liblzma::stream::MtStreamBuilder::new();
+        b.threads(threads).filters(f).check(Check::Crc64);
+        if let Some(bs) = block {
+            b.block_size(bs);
+        }
+        b.encoder().map_err(io::Error::other)?
+    } else {
+        Stream::new_stream_encoder(&f, Check::Crc64).map_err(io::Error::other)?
+    };
+    let mut w =
+        liblzma::write::XzEncoder::new_stream(Vec::with_capacity(input.data.len() / 3), stream);
+    w.write_all(&input.data)?;
+    Ok(w.finish()?.len())
+}
+
+type Encoder = fn(&Input, Preset, u32, Option<u64>) -> io::Result<usize>;
+
+/// Prints the encode table: presets 0, 6, 9, 9e on text and mixed-x86, then
+/// 1- vs 2-thread encoding of the text in 4 MiB blocks.
+pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
+    eprintln!("building inputs…");
+    let inputs = [
+        Input {
+            name: "text",
+            data: crate::workloads::text_input(),
+            x86: false,
+        },
+        Input {
+            name: "mixed-x86",
+            data: crate::workloads::mixed_x86_input(),
+            x86: true,
+        },
+    ];
+    println!(
+        "{:<10} {:<7} {:<16} {:>10} {:>8} {:>11} {:>9} {:>13} {:>9}",
+        "input",
+        "preset",
+        "contestant",
+        "median ms",
+        "ratio",
+        "size",
+        "size ×",
+        "alloc B/op",
+        "allocs/op"
+    );
+    let presets = [
+        Preset {
+            level: 0,
+            extreme: false,
+        },
+        Preset {
+            level: 6,
+            extreme: false,
+        },
+        Preset {
+            level: 9,
+            extreme: false,
+        },
+        Preset {
+            level: 9,
+            extreme: true,
+        },
+    ];
+    let mut runs: Vec<(&Input, Preset, u32, Option<u64>)> = Vec::new();
+    for input in inputs
+        .iter()
+        .filter(|i| only.is_none_or(|o| i.name.contains(o)))
+    {
+        for p in presets {
+            runs.push((input, p, 1, None));
+        }
+    }
+    if only.is_none_or(|o| "threads".contains(o)) {
+        let p = Preset {
+            level: 6,
+            extreme: false,
+        };
+        runs.push((&inputs[0], p, 1, Some(4 << 20)));
+        runs.push((&inputs[0], p, 2, Some(4 << 20)));
+    }
+    let contestants: [(&str, Encoder); 2] =
+        [("liblzma", liblzma_encode), ("lzflow", lzflow_encode)];
+    for (input, p, threads, block) in runs {
+        let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); contestants.len()];
+        let mut sizes = vec![0usize; contestants.len()];
+        let failed: Vec<Option<String>> = contestants
+            .iter()
+            .map(|(_, f)| f(input, p, threads, block).err().map(|e| e.to_string()))
+            .collect();
+        for r in 0..rounds {
+            for k in 0..contestants.len() {
+                let i = (k + r) % contestants.len();
+                if failed[i].is_some() {
+                    continue;
+                }
+                let (_, f) = contestants[i];
+                samples[i].push(measure(GLOBAL, || {
+                    sizes[i] = f(input, p, threads, block)?;
+                    Ok(())
+                })?);
+            }
+        }
+        if failed[0].is_some() {
+            return Err(io::Error::other("liblzma, the baseline, failed"));
+        }
+        let times: Vec<Duration> = samples
+            .iter()
+            .map(|s| {
+                let mut t: Vec<Duration> = s.iter().map(|x| x.time).collect();
+                if t.is_empty() {
+                    Duration::ZERO
+                } else {
+                    median(&mut t)
+                }
+            })
+            .collect();
+        for (i, (name, _)) in contestants.iter().enumerate() {
+            let mut alloc: Vec<u64> = samples[i].iter().map(|s| s.alloc_bytes).collect();
+            alloc.sort();
+            let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
+            count.sort();
+            let who = match block {
+                Some(bs) => format!("{name} {threads}T/{}MiB", bs >> 20),
+                None => name.to_string(),
+            };
+            if let Some(why) = &failed[i] {
+                println!("{:<10} {:<7} {:<16} {why}", input.name, p.name(), who);
+                continue;
+            }
+            println!(
+                "{:<10} {:<7} {:<16} {:>10.1} {:>7.3}x {:>11} {:>8.4}x {:>13} {:>9}",
+                input.name,
+                p.name(),
+                who,
+                times[i].as_secs_f64() * 1e3,
+                times[i].as_secs_f64() / times[0].as_secs_f64(),
+                sizes[i],
+                sizes[i] as f64 / sizes[0] as f64,
+                alloc[alloc.len() / 2],
+                count[count.len() / 2],
+            );
+        }
+    }
+    Ok(())
+}
