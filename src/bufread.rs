@@ -12,7 +12,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
-use crate::pump::{self, BLOCKING_FILL_BUDGET};
+use crate::pump::{self, BLOCKING_BUDGET};
 use crate::std_io::BufReadSource;
 
 /// Decodes the compressed data read from a `BufRead` with any lzflow
@@ -96,7 +96,7 @@ where
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut src = BufReadSource(&mut self.inner);
         pump::block_on(|cx| {
-            pump::poll_read_decoded(&mut self.driver, &mut src, cx, buf, BLOCKING_FILL_BUDGET)
+            pump::poll_read_decoded(&mut self.driver, &mut src, cx, buf, BLOCKING_BUDGET)
         })
     }
 }
@@ -149,7 +149,7 @@ where
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut src = BufReadSource(&mut self.inner);
         pump::block_on(|cx| {
-            pump::poll_read_encoded(&mut self.driver, &mut src, cx, buf, BLOCKING_FILL_BUDGET)
+            pump::poll_read_encoded(&mut self.driver, &mut src, cx, buf, BLOCKING_BUDGET)
         })
     }
 }

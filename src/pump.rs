@@ -33,14 +33,16 @@ pub(crate) trait Sink {
     fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
 }
 
-/// How many times one poll may refill its input without producing output
-/// before it yields. Bounds the work of a single poll on a source that is
-/// always ready (e.g. megabytes of stream padding), so a task never
-/// monopolises its executor thread.
-pub(crate) const ASYNC_FILL_BUDGET: usize = 32;
+/// How many coder steps one poll may take before it yields (waking its
+/// task first): refills without output on a read face, queue-fulls of
+/// output on a write face. Bounds the work of a single poll on a source or
+/// sink that is always ready (megabytes of stream padding, a highly
+/// compressible body, a large buffered block at `shutdown`), so a task
+/// never monopolises its executor thread.
+pub(crate) const ASYNC_BUDGET: usize = 32;
 
-/// Std faces never yield: they read until output or the end.
-pub(crate) const BLOCKING_FILL_BUDGET: usize = usize::MAX;
+/// Std faces never yield: they run until done.
+pub(crate) const BLOCKING_BUDGET: usize = usize::MAX;
 
 /// Size of the queue between a coder and a sink.
 pub(crate) const QUEUE_SIZE: usize = 32 << 10;
@@ -74,8 +76,7 @@ where
             return Poll::Ready(Ok(step.produced));
         }
     }
-    cx.waker().wake_by_ref();
-    Poll::Pending
+    yield_now(cx)
 }
 
 /// Encodes from `src` into `out`, finishing the stream at end of input;
@@ -110,6 +111,11 @@ where
             return Poll::Ready(Ok(step.produced));
         }
     }
+    yield_now(cx)
+}
+
+/// Gives the executor back the thread, asking to be polled again.
+fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
     cx.waker().wake_by_ref();
     Poll::Pending
 }
@@ -187,6 +193,7 @@ pub(crate) fn poll_write_decoded<D, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
     data: &[u8],
 ) -> Poll<io::Result<usize>>
 where
@@ -197,7 +204,7 @@ where
     if data.is_empty() {
         return Poll::Ready(Ok(0));
     }
-    loop {
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         if driver.is_ended() {
             return Poll::Ready(Ok(0));
@@ -209,6 +216,7 @@ where
             return Poll::Ready(Ok(step.consumed));
         }
     }
+    yield_now(cx)
 }
 
 /// Writes out everything the decoder can produce from the input so far,
@@ -218,22 +226,29 @@ pub(crate) fn poll_flush_decoded<D, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
 ) -> Poll<io::Result<()>>
 where
     D: Decode,
     D::Error: Into<io::Error>,
     S: Sink,
 {
-    loop {
+    let mut done = false;
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         if driver.is_ended() || driver.is_fresh() {
+            done = true;
             break;
         }
         let step = driver.decode(&[], false, queue.spare())?;
         queue.filled(step.produced);
         if step.produced == 0 {
+            done = true;
             break;
         }
+    }
+    if !done {
+        return yield_now(cx);
     }
     sink.poll_flush(cx)
 }
@@ -246,13 +261,14 @@ pub(crate) fn poll_finish_decoded<D, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
 ) -> Poll<io::Result<()>>
 where
     D: Decode,
     D::Error: Into<io::Error>,
     S: Sink,
 {
-    loop {
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         if driver.is_ended() {
             return Poll::Ready(Ok(()));
@@ -260,6 +276,7 @@ where
         let step = driver.decode(&[], true, queue.spare())?;
         queue.filled(step.produced);
     }
+    yield_now(cx)
 }
 
 /// Feeds `data` to an encoder whose output goes to `sink`; returns how many
@@ -269,6 +286,7 @@ pub(crate) fn poll_write_encoded<E, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
     data: &[u8],
 ) -> Poll<io::Result<usize>>
 where
@@ -279,7 +297,7 @@ where
     if data.is_empty() {
         return Poll::Ready(Ok(0));
     }
-    loop {
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         match queue.phase {
             Phase::Finishing => {
@@ -299,6 +317,7 @@ where
             }
         }
     }
+    yield_now(cx)
 }
 
 /// One call of the encoder's flush into the empty queue.
@@ -324,18 +343,24 @@ pub(crate) fn poll_flush_encoded<E, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
 ) -> Poll<io::Result<()>>
 where
     E: Encode,
     E::Error: Into<io::Error>,
     S: Sink,
 {
-    loop {
+    let mut done = false;
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         if matches!(queue.phase, Phase::Flushed | Phase::Finishing) || driver.is_ended() {
+            done = true;
             break;
         }
         flush_step(driver, queue)?;
+    }
+    if !done {
+        return yield_now(cx);
     }
     sink.poll_flush(cx)
 }
@@ -348,13 +373,14 @@ pub(crate) fn poll_finish_encoded<E, S>(
     queue: &mut OutQueue,
     sink: &mut S,
     cx: &mut Context<'_>,
+    budget: usize,
 ) -> Poll<io::Result<()>>
 where
     E: Encode,
     E::Error: Into<io::Error>,
     S: Sink,
 {
-    loop {
+    for _ in 0..budget {
         ready!(queue.poll_drain(sink, cx))?;
         if driver.is_ended() {
             return Poll::Ready(Ok(()));
@@ -367,6 +393,7 @@ where
         let step = driver.finish(queue.spare())?;
         queue.filled(step.produced);
     }
+    yield_now(cx)
 }
 
 /// Runs a poll function of a std face to completion. Std sources and sinks

@@ -320,6 +320,7 @@ mod async_face {
                 current: None,
                 check: None,
                 total: 0,
+                scratch: Vec::new(),
             }
         }
     }
@@ -367,6 +368,7 @@ mod async_face {
         current: Option<(usize, FolderPump)>,
         check: Option<EntryCheck>,
         total: u64,
+        scratch: Vec<u8>,
     }
 
     impl<R> std::fmt::Debug for AsyncEntries<'_, R> {
@@ -382,10 +384,14 @@ mod async_face {
         /// next one; `None` after the last.
         pub async fn next_entry(&mut self) -> Result<Option<Entry>, SevenZError> {
             // Drain what the caller left of the previous entry.
-            let mut scratch = vec![0u8; 16 << 10];
-            while self.check.as_ref().is_some_and(|c| c.left() > 0) {
-                let mut rb = ReadBuf::new(&mut scratch);
-                poll_fn(|cx| self.poll_entry(cx, &mut rb)).await?;
+            if self.check.as_ref().is_some_and(|c| c.left() > 0) {
+                let mut scratch = std::mem::take(&mut self.scratch);
+                scratch.resize(16 << 10, 0);
+                while self.check.as_ref().is_some_and(|c| c.left() > 0) {
+                    let mut rb = ReadBuf::new(&mut scratch);
+                    poll_fn(|cx| self.poll_entry(cx, &mut rb)).await?;
+                }
+                self.scratch = scratch;
             }
             self.check = None;
             let Some(entry) = self.index.entries().get(self.next).cloned() else {

@@ -12,7 +12,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat};
-use crate::pump::{self, OutQueue};
+use crate::pump::{self, OutQueue, BLOCKING_BUDGET};
 use crate::std_io::WriteSink;
 
 /// The inner writer, present until `finish`/`into_inner` take it.
@@ -67,7 +67,13 @@ where
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
         pump::block_on(|cx| {
-            pump::poll_finish_decoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+            pump::poll_finish_decoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+            )
         })?;
         inner_flush(&mut self.inner)
     }
@@ -137,7 +143,14 @@ where
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
         pump::block_on(|cx| {
-            pump::poll_write_decoded(&mut self.driver, &mut self.queue, &mut sink, cx, buf)
+            pump::poll_write_decoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+                buf,
+            )
         })
     }
 
@@ -145,7 +158,13 @@ where
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
         pump::block_on(|cx| {
-            pump::poll_flush_decoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+            pump::poll_flush_decoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+            )
         })
     }
 }
@@ -211,7 +230,13 @@ where
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
         pump::block_on(|cx| {
-            pump::poll_finish_encoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+            pump::poll_finish_encoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+            )
         })?;
         inner_flush(&mut self.inner)
     }
@@ -235,7 +260,14 @@ where
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
         pump::block_on(|cx| {
-            pump::poll_write_encoded(&mut self.driver, &mut self.queue, &mut sink, cx, buf)
+            pump::poll_write_encoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+                buf,
+            )
         })
     }
 
@@ -244,7 +276,13 @@ where
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
         pump::block_on(|cx| {
-            pump::poll_flush_encoded(&mut self.driver, &mut self.queue, &mut sink, cx)
+            pump::poll_flush_encoded(
+                &mut self.driver,
+                &mut self.queue,
+                &mut sink,
+                cx,
+                BLOCKING_BUDGET,
+            )
         })
     }
 }

@@ -341,3 +341,65 @@ async fn futures_encoders_match_the_one_shot_bytes() {
     })
     .await
 }
+
+/// An always-ready sink whose bytes stay visible while a future borrows
+/// the writer.
+struct SharedSink(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl tokio::io::AsyncWrite for SharedSink {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn one_shutdown_poll_does_bounded_work_on_an_always_ready_sink() {
+    use tokio::io::AsyncWriteExt;
+    with_timeout(async {
+        // Incompressible data in one big block: all of it comes out at
+        // shutdown. One poll must not write it all.
+        let mut rng = Rng::new(48);
+        let payload: Vec<u8> = (0..3 << 20).map(|_| rng.next() as u8).collect();
+        let written = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let mut w = lzflow::tokio::write::XzEncoder::builder()
+            .preset(0)
+            .block_size(8 << 20)
+            .build(SharedSink(written.clone()));
+        w.write_all(&payload).await.unwrap();
+        assert!(written.borrow().len() < 100, "the block is still buffered");
+        let (mut polls, mut most, mut before) = (0, 0, 0);
+        {
+            let mut shutdown = Box::pin(w.shutdown());
+            let mut cx = Context::from_waker(Waker::noop());
+            loop {
+                polls += 1;
+                let done = Pin::new(&mut shutdown).poll(&mut cx);
+                let now = written.borrow().len();
+                most = most.max(now - before);
+                before = now;
+                if let Poll::Ready(r) = done {
+                    r.unwrap();
+                    break;
+                }
+            }
+        }
+        assert!(polls > 2, "{polls} polls");
+        assert!(most <= 33 * 32 * 1024, "one poll wrote {most} bytes");
+        let mut o = opts(0);
+        o.block_size = Some(8 << 20);
+        let want = one_shot::<lzflow_xz::XzEncoder>(&o, &payload);
+        assert!(*written.borrow() == want);
+    })
+    .await
+}

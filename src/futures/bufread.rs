@@ -15,7 +15,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::{self, Source, ASYNC_FILL_BUDGET};
+use crate::pump::{self, Source, ASYNC_BUDGET};
 
 /// A pinned futures-io `AsyncBufRead` as a [`Source`].
 struct FuturesSource<'a, R>(Pin<&'a mut R>);
@@ -123,7 +123,7 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut src = FuturesSource(this.inner);
-        pump::poll_read_decoded(this.driver, &mut src, cx, buf, ASYNC_FILL_BUDGET)
+        pump::poll_read_decoded(this.driver, &mut src, cx, buf, ASYNC_BUDGET)
     }
 }
 
@@ -184,7 +184,7 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut src = FuturesSource(this.inner);
-        pump::poll_read_encoded(this.driver, &mut src, cx, buf, ASYNC_FILL_BUDGET)
+        pump::poll_read_encoded(this.driver, &mut src, cx, buf, ASYNC_BUDGET)
     }
 }
 

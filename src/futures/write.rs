@@ -17,7 +17,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::{self, OutQueue, Sink};
+use crate::pump::{self, OutQueue, Sink, ASYNC_BUDGET};
 
 /// A pinned futures-io `AsyncWrite` as a [`Sink`].
 struct FuturesSink<'a, W>(Pin<&'a mut W>);
@@ -133,13 +133,13 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut sink = FuturesSink(this.inner);
-        pump::poll_write_decoded(this.driver, this.queue, &mut sink, cx, buf)
+        pump::poll_write_decoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
         let mut sink = FuturesSink(this.inner);
-        pump::poll_flush_decoded(this.driver, this.queue, &mut sink, cx)
+        pump::poll_flush_decoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET)
     }
 
     /// Requires the compressed stream to be complete (else `UnexpectedEof`),
@@ -151,7 +151,8 @@ where
             this.driver,
             this.queue,
             &mut sink,
-            cx
+            cx,
+            ASYNC_BUDGET
         ))?;
         sink.poll_close(cx)
     }
@@ -221,7 +222,7 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut sink = FuturesSink(this.inner);
-        pump::poll_write_encoded(this.driver, this.queue, &mut sink, cx, buf)
+        pump::poll_write_encoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET, buf)
     }
 
     /// Makes everything written so far decodable from the inner writer's
@@ -229,7 +230,7 @@ where
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
         let mut sink = FuturesSink(this.inner);
-        pump::poll_flush_encoded(this.driver, this.queue, &mut sink, cx)
+        pump::poll_flush_encoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET)
     }
 
     /// Writes the rest of the stream and its trailer, then shuts the inner
@@ -241,7 +242,8 @@ where
             this.driver,
             this.queue,
             &mut sink,
-            cx
+            cx,
+            ASYNC_BUDGET
         ))?;
         sink.poll_close(cx)
     }

@@ -15,7 +15,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::{self, Source, ASYNC_FILL_BUDGET};
+use crate::pump::{self, Source, ASYNC_BUDGET};
 
 /// A pinned tokio `AsyncBufRead` as a [`Source`].
 struct TokioSource<'a, R>(Pin<&'a mut R>);
@@ -129,7 +129,7 @@ where
             &mut src,
             cx,
             out,
-            ASYNC_FILL_BUDGET
+            ASYNC_BUDGET
         ))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
@@ -199,7 +199,7 @@ where
             &mut src,
             cx,
             out,
-            ASYNC_FILL_BUDGET
+            ASYNC_BUDGET
         ))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
