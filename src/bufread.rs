@@ -184,6 +184,13 @@ where
 /// Decodes a `.xz` file (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
+/// Decodes a `.xz` file on worker threads (blocks that state their
+/// sizes, as `xz -T` and lzflow's encoder write them, are decoded in
+/// parallel; output and errors are those of [`XzDecoder`]). Set the thread
+/// count with [`DecoderBuilder::threads`]. A read may block while it
+/// waits for a worker, so use it from blocking code, not on an async
+/// executor thread.
+pub type MtXzDecoder<R> = Decoder<R, lzflow_xz::MtXzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) file.
 pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
 /// Decodes a raw LZMA2 stream (no container); set its dictionary size

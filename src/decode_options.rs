@@ -28,6 +28,11 @@ pub struct DecodeOptions {
     /// Raw LZMA1: the decoded size when known; `None` means the stream ends
     /// with an end marker.
     pub uncompressed_size: Option<u64>,
+    /// Multi-threaded XZ: worker threads (0: one per CPU).
+    pub threads: usize,
+    /// Multi-threaded XZ: most bytes of blocks in flight (input plus
+    /// output); default 256 MiB.
+    pub memory_budget: u64,
 }
 
 impl Default for DecodeOptions {
@@ -39,6 +44,8 @@ impl Default for DecodeOptions {
             dict_size: 8 << 20,
             props: LzmaProps::default(),
             uncompressed_size: None,
+            threads: 0,
+            memory_budget: 256 << 20,
         }
     }
 }
@@ -58,6 +65,20 @@ impl DecoderFormat for lzflow_xz::XzDecoder {
             lzma: opts.lzma.clone(),
             multi_stream: opts.multi_stream,
             verify_check: opts.verify_check,
+        }))
+    }
+}
+
+impl DecoderFormat for lzflow_xz::MtXzDecoder {
+    fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
+        Ok(lzflow_xz::MtXzDecoder::new(lzflow_xz::MtXzDecoderOptions {
+            base: lzflow_xz::XzDecoderOptions {
+                lzma: opts.lzma.clone(),
+                multi_stream: opts.multi_stream,
+                verify_check: opts.verify_check,
+            },
+            threads: opts.threads,
+            memory_budget: opts.memory_budget,
         }))
     }
 }
@@ -172,6 +193,18 @@ impl<T: BuildDecoder> DecoderBuilder<T> {
     /// Raw LZMA1: the decoded size, for streams without an end marker.
     pub fn uncompressed_size(mut self, size: Option<u64>) -> Self {
         self.opts.uncompressed_size = size;
+        self
+    }
+
+    /// Multi-threaded XZ: worker threads (0, the default: one per CPU).
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.opts.threads = threads;
+        self
+    }
+
+    /// Multi-threaded XZ: most bytes of blocks in flight.
+    pub fn memory_budget(mut self, bytes: u64) -> Self {
+        self.opts.memory_budget = bytes;
         self
     }
 

@@ -9,7 +9,7 @@
 //! loses nothing.
 //!
 //! # Organization
-//! * [`read`], [`bufread`], [`write`]: `std::io` faces. Decoders:
+//! * [`read`], [`bufread`], [`write`](mod@write): `std::io` faces. Decoders:
 //!   [`XzDecoder`](read::XzDecoder), [`LzmaDecoder`](read::LzmaDecoder)
 //!   (`.lzma`), [`Lzma2Decoder`](read::Lzma2Decoder) and
 //!   [`RawLzmaDecoder`](read::RawLzmaDecoder) (no container). Encoders:

@@ -328,6 +328,13 @@ where
 /// Decodes a `.xz` stream written to it (concatenated streams too, unless
 /// [`single_stream`](DecoderBuilder::single_stream)).
 pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
+/// Decodes a `.xz` stream written to it on worker threads (blocks that state their
+/// sizes, as `xz -T` and lzflow's encoder write them, are decoded in
+/// parallel; output and errors are those of [`XzDecoder`]). Set the thread
+/// count with [`DecoderBuilder::threads`]. A read may block while it
+/// waits for a worker, so use it from blocking code, not on an async
+/// executor thread.
+pub type MtXzDecoder<W> = Decoder<W, lzflow_xz::MtXzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream written to it.
 pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
 /// Decodes a raw LZMA2 stream written to it; set its dictionary size with

@@ -493,3 +493,38 @@ fn find_check_position(data: &[u8], size: usize) -> usize {
     assert_eq!(data[index_start], 0, "index indicator");
     index_start - size
 }
+
+#[test]
+fn multithreaded_xz_decoder_faces_match_the_single_threaded_ones() {
+    for name in [
+        "xz/multiblock-mt.xz",
+        "xz/multiblock.xz",
+        "xz/block-list.xz",
+        "xz/bad-truncated.xz",
+    ] {
+        let fx = fixtures("xz").into_iter().find(|f| f.name == name).unwrap();
+        let data = fx.bytes();
+        let mut mt = Vec::new();
+        let mt_result = lzflow::read::MtXzDecoder::builder()
+            .threads(3)
+            .build(SplitReader::new(data.clone(), 4000, 1))
+            .read_to_end(&mut mt);
+        let mut w = lzflow::write::MtXzDecoder::builder()
+            .threads(2)
+            .build(Vec::new());
+        let w_result = write_in_pieces(&mut w, &data, 999, 2).and_then(|_| w.finish());
+        if fx.ok {
+            mt_result.unwrap();
+            assert_content(&fx, &mt, "read::MtXzDecoder");
+            assert_content(&fx, &w_result.unwrap(), "write::MtXzDecoder");
+        } else {
+            let mut st = Vec::new();
+            let st_kind = lzflow::read::XzDecoder::new(&data[..])
+                .read_to_end(&mut st)
+                .unwrap_err()
+                .kind();
+            assert_eq!(mt_result.unwrap_err().kind(), st_kind, "{name}");
+            assert_eq!(w_result.unwrap_err().kind(), st_kind, "{name}");
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! futures-io faces (feature `futures-io`): [`bufread`] decoders/encoders
-//! implement `AsyncRead` over an `AsyncBufRead`; [`write`]
+//! implement `AsyncRead` over an `AsyncBufRead`; [`write`](mod@write)
 //! decoders/encoders implement `AsyncWrite`. Names and constructors follow
 //! async-compression's `futures` module.
 

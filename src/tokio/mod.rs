@@ -1,5 +1,5 @@
 //! tokio faces (feature `tokio`): [`bufread`] decoders/encoders implement
-//! `AsyncRead` over an `AsyncBufRead`; [`write`] decoders/encoders
+//! `AsyncRead` over an `AsyncBufRead`; [`write`](mod@write) decoders/encoders
 //! implement `AsyncWrite`. Names and constructors follow
 //! async-compression's `tokio` module.
 
