@@ -48,7 +48,8 @@ impl BlockEncoder {
         initial_capacity: usize,
     ) -> Result<Self, XzError> {
         let chain = new_chain(filters, Direction::Encode)?;
-        let coder = FilterEncoder::new(Lzma2Encoder::new(lzma)?, chain);
+        let lzma2 = Lzma2Encoder::new(lzma).map_err(XzError::InvalidLzmaOptions)?;
+        let coder = FilterEncoder::new(lzma2, chain);
         let mut buf = Pool::<u8>::global().lease(initial_capacity.max(RESERVE + MIN_ROOM));
         buf.resize(RESERVE, 0);
         Ok(BlockEncoder {
@@ -152,6 +153,11 @@ impl BlockEncoder {
         })
     }
 
+    /// The finished Block's bytes not handed out yet.
+    pub(crate) fn finished(&self) -> &[u8] {
+        &self.buf[self.pos..self.end]
+    }
+
     /// Hands out the finished Block; once all of it is out, gets ready for
     /// the next one and returns true.
     pub(crate) fn drain(&mut self, output: &mut OutBuf<'_>) -> Result<bool, XzError> {
@@ -162,6 +168,13 @@ impl BlockEncoder {
         if self.pos < self.end {
             return Ok(false);
         }
+        self.next_block()?;
+        Ok(true)
+    }
+
+    /// Drops the finished Block (handed out or copied elsewhere) and gets
+    /// ready for the next one, keeping every allocation.
+    pub(crate) fn next_block(&mut self) -> Result<(), XzError> {
         self.coder.get_mut().reset();
         self.coder
             .reset(new_chain(&self.filters, Direction::Encode)?);
@@ -169,6 +182,6 @@ impl BlockEncoder {
         self.pos = RESERVE;
         self.uncompressed = 0;
         self.phase = Phase::Filling;
-        Ok(true)
+        Ok(())
     }
 }

@@ -45,7 +45,7 @@ impl XzEncoderOptions {
     /// `xz -<level>` (0..=9).
     pub fn preset(level: u32) -> Result<Self, XzError> {
         Ok(XzEncoderOptions {
-            lzma: LzmaOptions::preset(level)?,
+            lzma: LzmaOptions::preset(level).map_err(XzError::InvalidLzmaOptions)?,
             ..Self::default()
         })
     }
@@ -53,7 +53,7 @@ impl XzEncoderOptions {
     /// `xz -<level>e` (0..=9).
     pub fn preset_extreme(level: u32) -> Result<Self, XzError> {
         Ok(XzEncoderOptions {
-            lzma: LzmaOptions::preset_extreme(level)?,
+            lzma: LzmaOptions::preset_extreme(level).map_err(XzError::InvalidLzmaOptions)?,
             ..Self::default()
         })
     }
@@ -82,7 +82,11 @@ impl XzEncoderOptions {
             .unwrap_or_else(|| (u64::from(self.lzma.dict_size) * 3).max(1 << 20))
     }
 
-    fn validate(&self) -> Result<(), XzError> {
+    /// Checks every option, as [`XzEncoder::new`] does.
+    pub(crate) fn validate(&self) -> Result<(), XzError> {
+        self.lzma
+            .validate(true)
+            .map_err(XzError::InvalidLzmaOptions)?;
         if self.filters.len() >= FILTERS_MAX {
             return Err(XzError::InvalidOptions {
                 reason: "at most three filters may come before LZMA2",

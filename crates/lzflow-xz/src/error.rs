@@ -188,6 +188,9 @@ pub enum XzError {
         reason: &'static str,
     },
 
+    /// The LZMA2 encoder options are out of range (e.g. lc + lp > 4).
+    InvalidLzmaOptions(LzmaError),
+
     // --- Limit -------------------------------------------------------------
     /// A memory or output limit would be exceeded.
     Limit(LimitExceeded),
@@ -295,6 +298,7 @@ impl fmt::Display for XzError {
             UnsupportedFilterChain { reason } => write!(f, "XZ filter chain is not supported: {reason}"),
             InvalidCheckId { id } => write!(f, "check ID {id} is out of range (0..=15)"),
             InvalidOptions { reason } => write!(f, "invalid XZ options: {reason}"),
+            InvalidLzmaOptions(e) => write!(f, "invalid LZMA2 options for XZ: {e}"),
             Limit(e) => e.fmt(f),
             Lzma(e) => write!(f, "XZ block data: {e}"),
             Filter(e) => write!(f, "XZ block header: {e}"),
@@ -307,7 +311,7 @@ impl std::error::Error for XzError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             XzError::Limit(e) => Some(e),
-            XzError::Lzma(e) => Some(e),
+            XzError::Lzma(e) | XzError::InvalidLzmaOptions(e) => Some(e),
             XzError::Filter(e) => Some(e),
             XzError::Io(e) => Some(&**e),
             _ => None,
@@ -325,7 +329,7 @@ impl CoderError for XzError {
             | UnsupportedBlockHeader { .. }
             | UnsupportedFilter { .. }
             | UnsupportedFilterChain { .. } => Culprit::Unsupported,
-            InvalidCheckId { .. } | InvalidOptions { .. } => Culprit::Usage,
+            InvalidCheckId { .. } | InvalidOptions { .. } | InvalidLzmaOptions(_) => Culprit::Usage,
             Limit(_) => Culprit::Limit,
             Lzma(e) => e.culprit(),
             Filter(e) => e.culprit(),

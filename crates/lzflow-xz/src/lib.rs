@@ -15,6 +15,8 @@
 //!   their headers carry both sizes;
 //! * `mt_decoder` — [`MtXzDecoder`], Blocks with known sizes decoded on
 //!   worker threads;
+//! * `mt_encoder` — [`MtXzEncoder`], Blocks compressed on worker threads,
+//!   output identical to [`XzEncoder`]'s;
 //! * [`info`] — reading the Index from the end of a seekable file, as
 //!   `xz --list` does, without decoding any data.
 //!
@@ -48,6 +50,7 @@ mod error;
 mod index;
 pub mod info;
 mod mt_decoder;
+mod mt_encoder;
 mod stream_decoder;
 mod stream_flags;
 pub mod vli;
@@ -57,4 +60,5 @@ pub use decoder::{XzDecoder, XzDecoderOptions};
 pub use encoder::{XzEncoder, XzEncoderOptions};
 pub use error::XzError;
 pub use mt_decoder::{MtXzDecoder, MtXzDecoderOptions};
+pub use mt_encoder::{MtXzEncoder, MtXzEncoderOptions};
 pub use stream_flags::{FOOTER_MAGIC, HEADER_MAGIC};
