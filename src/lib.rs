@@ -17,6 +17,8 @@
 //!   [`Lzma2Encoder`](write::Lzma2Encoder),
 //!   [`RawLzmaEncoder`](write::RawLzmaEncoder). `new(inner)` /
 //!   `new(inner, level)` like xz2 and flate2.
+//!   [`MtXzDecoder`](read::MtXzDecoder) decodes multi-block `.xz` files on
+//!   worker threads.
 //! * [`tokio`] (feature `tokio`) and [`futures`] (feature `futures-io`):
 //!   the same types under `bufread` (`AsyncRead` over an `AsyncBufRead`)
 //!   and `write` (`AsyncWrite`), named and constructed like
@@ -25,7 +27,8 @@
 //!   change of import.
 //! * [`stream`]: [`XzDecoderStream`](stream::XzDecoderStream), a
 //!   `Stream<Item = io::Result<Bytes>>` over a stream of compressed
-//!   `Bytes` (hyper, axum and reqwest bodies).
+//!   `Bytes` (hyper, axum and reqwest bodies), and
+//!   [`XzEncoderStream`](stream::XzEncoderStream) the other way.
 //! * [`sevenz`]: 7z archives.
 //! * Options: every face has a `builder()` ([`DecoderBuilder`],
 //!   [`EncoderBuilder`]) for limits, batch size, single-stream mode, checks,

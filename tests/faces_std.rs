@@ -528,3 +528,34 @@ fn multithreaded_xz_decoder_faces_match_the_single_threaded_ones() {
         }
     }
 }
+
+#[test]
+fn write_decoder_takes_no_bytes_after_a_single_stream_ends() {
+    let one = fixtures("xz")
+        .into_iter()
+        .find(|f| f.name == "xz/one-byte.xz")
+        .unwrap();
+    let mut data = one.bytes();
+    let stream_len = data.len();
+    data.extend_from_slice(b"not xz");
+    let mut w = lzflow::write::XzDecoder::builder()
+        .single_stream()
+        .build(Vec::new());
+    let mut taken = 0;
+    loop {
+        let n = w.write(&data[taken..]).unwrap();
+        if n == 0 {
+            break;
+        }
+        taken += n;
+    }
+    assert_eq!(taken, stream_len, "exactly the stream was taken");
+    let e = w.write_all(b"more").unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::WriteZero);
+    assert_content(&one, &w.finish().unwrap(), "single-stream write decoder");
+
+    // Multi-stream (the default) rejects the same trailing bytes.
+    let mut w = lzflow::write::XzDecoder::new(Vec::new());
+    let r = w.write_all(&data).and_then(|_| w.try_finish());
+    assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidData);
+}
