@@ -7,7 +7,7 @@
 //! and calls [`FolderDecoder::pack_filled`]. Every coder output is capped at
 //! its declared unpack size, so a hostile stream cannot produce more.
 
-use lzflow_core::{CoderError, Culprit, Decode, InBuf, Limits, OutBuf, Progress};
+use lzflow_core::{CoderError, Culprit, Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
 use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaDecoder, LzmaProps};
 
@@ -51,9 +51,10 @@ pub(crate) struct CoderSettings {
     pub(crate) limits: Limits,
 }
 
-/// Bytes between a producer and its consumer.
+/// Bytes between a producer and its consumer, leased from the global pool
+/// so that extracting folder after folder reuses the same buffers.
 struct StreamBuf {
-    data: Vec<u8>,
+    data: Lease<u8>,
     start: usize,
     end: usize,
     /// No more bytes will arrive.
@@ -67,8 +68,10 @@ struct StreamBuf {
 impl StreamBuf {
     fn new(capacity_hint: u64) -> Self {
         let cap = capacity_hint.clamp(1, STREAM_BUF as u64) as usize;
+        let mut data = Pool::<u8>::global().lease(cap);
+        data.resize(cap, 0);
         StreamBuf {
-            data: vec![0; cap],
+            data,
             start: 0,
             end: 0,
             eof: false,

@@ -2,7 +2,7 @@
 //! the LZMA family and filters (adapted from their crates), Deflate and
 //! BZip2 (the `flate2` and `bzip2` crates' raw decompressors).
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{Filter, MAX_TAIL};
 
 use crate::SevenZError;
@@ -53,7 +53,7 @@ impl Decode for CopyDecoder {
 /// An in-place filter (BCJ, Delta) run over its input stream.
 pub(crate) struct FilterDecoder {
     filter: Box<dyn Filter>,
-    buf: Vec<u8>,
+    buf: Lease<u8>,
     /// `buf[start..ready]` is converted, `buf[ready..end]` waits for more.
     start: usize,
     ready: usize,
@@ -64,9 +64,11 @@ const FILTER_BUF: usize = 64 << 10;
 
 impl FilterDecoder {
     pub(crate) fn new(filter: Box<dyn Filter>) -> Self {
+        let mut buf = Pool::<u8>::global().lease(FILTER_BUF);
+        buf.resize(FILTER_BUF, 0);
         FilterDecoder {
             filter,
-            buf: vec![0; FILTER_BUF],
+            buf,
             start: 0,
             ready: 0,
             end: 0,
