@@ -145,7 +145,7 @@ impl LzmaCore {
             let mut sym = 1usize;
             if s < LIT_STATES {
                 while sym < 0x100 {
-                    sym = (sym << 1) | rc.bit::<UPDATE>(&mut probs[sym]) as usize;
+                    sym = (sym << 1) | rc.bit_branchless::<UPDATE>(&mut probs[sym]) as usize;
                 }
             } else {
                 // Matched literal: the byte at rep0 steers the tree until the
@@ -155,7 +155,8 @@ impl LzmaCore {
                 while sym < 0x100 {
                     match_byte <<= 1;
                     let match_bit = match_byte & offset;
-                    let bit = rc.bit::<UPDATE>(&mut probs[offset + match_bit + sym]) as usize;
+                    let bit =
+                        rc.bit_branchless::<UPDATE>(&mut probs[offset + match_bit + sym]) as usize;
                     sym = (sym << 1) | bit;
                     offset &= match_bit ^ bit.wrapping_sub(1);
                 }
@@ -283,6 +284,10 @@ impl LzmaCore {
         let mut state = self.state;
         let mut reps = self.reps;
         let probs: &mut [u16] = &mut self.probs[..];
+        // A local copy keeps range, code and position in registers.
+        let mut local = rc.clone();
+        let rc_out = rc;
+        let rc = &mut local;
 
         let result = 'outer: {
             if self.pending > 0 {
@@ -348,6 +353,7 @@ impl LzmaCore {
                 }
             }
         };
+        *rc_out = local;
         self.state = state;
         self.reps = reps;
         win.advance(pos - start);

@@ -105,12 +105,34 @@ impl<'a> RangeDecoder<'a> {
         bit
     }
 
+    /// Like [`bit`](Self::bit) but without a data-dependent branch, for
+    /// literal and tree bits whose values the CPU cannot predict.
+    #[inline(always)]
+    pub fn bit_branchless<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
+        let prob = u32::from(*p);
+        let bound = (self.range >> 11) * prob;
+        let bit = u32::from(self.code >= bound);
+        let mask = bit.wrapping_neg();
+        let rest = self.range - bound;
+        self.range = if bit != 0 { rest } else { bound };
+        self.code -= bound & mask;
+        if UPDATE {
+            // bit 0 moves towards 2048 - 31 (rounding like the branchy
+            // form), bit 1 towards 0: p -= (p - target) >> 5, signed.
+            let target = (!mask & (BIT_MODEL_TOTAL - 31)) as i32;
+            let prob = prob as i32;
+            *p = (prob - ((prob - target) >> MOVE_BITS)) as u16;
+        }
+        self.normalize();
+        bit
+    }
+
     /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`.
     #[inline(always)]
     pub fn bittree<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
         let mut m = 1usize;
         for _ in 0..bits {
-            let b = self.bit::<UPDATE>(&mut probs[m]);
+            let b = self.bit_branchless::<UPDATE>(&mut probs[m]);
             m = (m << 1) | b as usize;
         }
         m as u32 - (1 << bits)
@@ -122,7 +144,7 @@ impl<'a> RangeDecoder<'a> {
         let mut m = 1usize;
         let mut sym = 0;
         for i in 0..bits {
-            let b = self.bit::<UPDATE>(&mut probs[m]);
+            let b = self.bit_branchless::<UPDATE>(&mut probs[m]);
             m = (m << 1) | b as usize;
             sym |= b << i;
         }
@@ -155,6 +177,21 @@ mod tests {
         assert!(RangeDecoder::init(&[1, 0, 0, 0, 0]).is_none());
         let rc = RangeDecoder::init(&[0, 0x12, 0x34, 0x56, 0x78]).unwrap();
         assert_eq!((rc.range, rc.code, rc.pos), (u32::MAX, 0x1234_5678, 5));
+    }
+
+    #[test]
+    fn branchless_bit_matches_branchy_bit() {
+        let data: Vec<u8> = (0..4000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let mut buf = vec![0u8];
+        buf.extend_from_slice(&data);
+        let mut a = RangeDecoder::init(&buf).unwrap();
+        let mut b = a.clone();
+        let (mut pa, mut pb) = ([PROB_INIT; 8], [PROB_INIT; 8]);
+        for i in 0..20_000 {
+            let k = i % 8;
+            assert_eq!(a.bit::<true>(&mut pa[k]), b.bit_branchless::<true>(&mut pb[k]));
+            assert_eq!((a.range, a.code, a.pos, pa), (b.range, b.code, b.pos, pb));
+        }
     }
 
     #[test]

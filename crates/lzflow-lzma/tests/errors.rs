@@ -85,11 +85,11 @@ fn lzma2_chunk_sizes_must_match() {
 
 #[test]
 fn corrupted_streams_fail_identically_for_every_split() {
-    let data = mixed(150_000, 23);
+    let data = mixed(scaled(150_000, 40_000), 23);
     let l2 = lzma2(&data, &opts(6, 1 << 20, 3, 0, 2));
     let l1 = lzma1(&data, &opts(6, 1 << 20, 3, 0, 2));
     let mut r = Rng(99);
-    for i in 0..40 {
+    for i in 0..scaled(40, 12) as u64 {
         let (src, is2) = if i % 2 == 0 { (&l2, true) } else { (&l1, false) };
         let mut bad = src.clone();
         for _ in 0..1 + r.below(3) {

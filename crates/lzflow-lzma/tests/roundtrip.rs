@@ -12,9 +12,9 @@ fn inputs() -> Vec<(&'static str, Vec<u8>)> {
         ("one", vec![42]),
         ("small-text", text_like(1000, 1)),
         ("random-70k", random_bytes(70_000, 2)),
-        ("text-300k", text_like(300_000, 3)),
-        ("zeros-3M", vec![0; 3 << 20]),
-        ("mixed-1M", mixed(1 << 20, 4)),
+        ("text-300k", text_like(scaled(300_000, 100_000), 3)),
+        ("zeros-3M", vec![0; scaled(3 << 20, 1 << 20)]),
+        ("mixed-1M", mixed(scaled(1 << 20, 200_000), 4)),
     ]
 }
 
@@ -35,7 +35,7 @@ fn lzma2_presets() {
 
 #[test]
 fn lzma2_lc_lp_pb() {
-    let data = mixed(400_000, 9);
+    let data = mixed(scaled(400_000, 100_000), 9);
     for (lc, lp, pb) in [(0, 0, 0), (4, 0, 4), (0, 4, 0), (1, 3, 1), (2, 2, 3), (3, 1, 2)] {
         let comp = lzma2(&data, &opts(6, 1 << 20, lc, lp, pb));
         let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();

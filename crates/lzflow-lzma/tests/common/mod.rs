@@ -21,6 +21,16 @@ impl Rng {
     }
 }
 
+/// `release` in release builds, `debug` otherwise (debug builds of the
+/// tests and of liblzma's C code are slow).
+pub fn scaled(release: usize, debug: usize) -> usize {
+    if cfg!(debug_assertions) {
+        debug
+    } else {
+        release
+    }
+}
+
 pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
     let mut r = Rng(seed | 1);
     (0..n).map(|_| r.next() as u8).collect()
@@ -163,9 +173,11 @@ pub fn drive<D: Decode<Error = LzmaError>>(
     loop {
         let end = (pos + in_step().max(1)).min(data.len());
         let mut input = InBuf::new(&data[pos..end]).with_last(end == data.len());
-        space.clear();
-        space.resize(out_step().max(1), 0);
-        let mut output = OutBuf::new(&mut space);
+        let room = out_step().max(1);
+        if space.len() < room {
+            space.resize(room, 0);
+        }
+        let mut output = OutBuf::new(&mut space[..room]);
         let r = dec.decode(&mut input, &mut output);
         out.extend_from_slice(output.written());
         let progressed = input.pos() > 0 || output.pos() > 0;
