@@ -73,7 +73,8 @@ fn make_dirs(root: &Path, rel: &Path, name: &str) -> Result<PathBuf, SevenZError
 #[cfg(unix)]
 fn set_mode(path: &Path, entry: &Entry) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    if let Some(mode) = entry.unix_mode() {
+    // A stored mode of 0 carries no permissions worth applying.
+    if let Some(mode) = entry.unix_mode().filter(|m| m & 0o7777 != 0) {
         fs::set_permissions(path, fs::Permissions::from_mode(mode & 0o7777))?;
     } else if entry
         .attributes
