@@ -200,7 +200,7 @@ impl LzmaCore {
             opts.nice_len,
             opts.effective_depth(),
             window,
-        );
+        )?;
         let bp = BitPrices::new();
         let mut core = LzmaCore {
             rc: RangeEncoder::new(),

@@ -12,6 +12,7 @@ mod hash_chain;
 use lzflow_core::{Lease, Pool};
 
 use crate::encoder_options::MatchFinder as Kind;
+use crate::LzmaError;
 
 /// One match: `len` bytes at encoded distance `dist` (distance - 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,6 +103,18 @@ pub(crate) fn memory_usage(kind: Kind, dict_size: u32, max_buf: usize) -> u64 {
     max_buf as u64 + 4 * (small + main_hash_size(kind, dict_size) as u64 + son)
 }
 
+/// A zeroed table of `n` entries, or an error instead of an abort when the
+/// system cannot provide it. `vec!` of zeros is calloc'ed, so pages are
+/// only touched when used; the probe checks the allocation can succeed.
+fn zeroed(n: usize) -> Result<Vec<u32>, LzmaError> {
+    let mut probe: Vec<u32> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| {
+        LzmaError::Usage("not enough memory for the encoder's match finder (see memory_usage)")
+    })?;
+    drop(probe);
+    Ok(vec![0; n])
+}
+
 /// Length of the common prefix of `buf[a..]` and `buf[b..]`, starting from
 /// `len` known-equal bytes and stopping at `limit`.
 #[inline]
@@ -133,7 +146,7 @@ impl Finder {
         nice_len: u32,
         depth: u32,
         max_buf: usize,
-    ) -> Self {
+    ) -> Result<Self, LzmaError> {
         let cyclic_size = dict_size + 1;
         let small2 = if kind.hash_bytes() >= 3 {
             HASH2_SIZE
@@ -147,7 +160,12 @@ impl Finder {
         };
         let main_size = main_hash_size(kind, dict_size);
         let son_len = cyclic_size as usize * if kind.is_binary_tree() { 2 } else { 1 };
-        Finder {
+        let mut probe: Vec<u8> = Vec::new();
+        probe
+            .try_reserve_exact(max_buf)
+            .map_err(|_| LzmaError::Usage("not enough memory for the encoder's window"))?;
+        drop(probe);
+        Ok(Finder {
             kind,
             // Capacity is only reserved, not touched, until data arrives.
             buf: Pool::<u8>::global().lease(max_buf),
@@ -157,16 +175,15 @@ impl Finder {
             pos32: cyclic_size,
             cyclic_pos: 0,
             cyclic_size,
-            // vec! of zeros is calloc'ed: pages are only touched when used.
-            hash2: vec![0; small2],
-            hash3: vec![0; small3],
-            main: vec![0; main_size],
+            hash2: zeroed(small2)?,
+            hash3: zeroed(small3)?,
+            main: zeroed(main_size)?,
             main_shift: 32 - main_size.trailing_zeros(),
-            son: vec![0; son_len],
+            son: zeroed(son_len)?,
             nice_len,
             depth,
             dirty: false,
-        }
+        })
     }
 
     /// Forgets all data, keeping the allocations.
@@ -415,7 +432,7 @@ mod tests {
             .flat_map(|k| [(k, false), (k, true)])
         {
             let dict = 4096;
-            let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20);
+            let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20).unwrap();
             if near_wrap {
                 // Rebasing the position counters must not lose or invent
                 // matches.
