@@ -4,8 +4,11 @@
 //! The machine is noisy, so contestants run round-robin (rotating the start)
 //! and only ratios from the same run are meaningful.
 
+mod child;
 mod encode;
 mod measure;
+mod sevenz;
+mod sevenz_write;
 mod workloads;
 
 use std::io::{self, Read};
@@ -146,6 +149,23 @@ fn lzflow_futures(w: &Workload) -> io::Result<usize> {
     })
 }
 
+fn lzflow_mt2(w: &Workload) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => {
+            let mut o = lzflow_xz::MtXzDecoderOptions::default();
+            o.threads = 2;
+            drain(lzflow::bufread::Decoder::with_coder(
+                &w.compressed[..],
+                lzflow_xz::MtXzDecoder::new(o),
+            ))
+        }
+        Kind::RawLzma2(_) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "XZ only (threads split Blocks)",
+        )),
+    }
+}
+
 fn liblzma_sync(w: &Workload) -> io::Result<usize> {
     match w.kind {
         Kind::Xz => drain(liblzma::bufread::XzDecoder::new_multi_decoder(
@@ -187,12 +207,86 @@ const DECODERS: &[Contestant] = &[
     ("liblzma", liblzma_sync),
     ("lzflow sync", lzflow_sync),
     ("lzflow sync file", lzflow_sync_file),
+    ("lzflow mt2", lzflow_mt2),
     ("lzflow tokio", lzflow_tokio),
     ("lzflow tokio file", lzflow_tokio_file),
     ("lzflow futures-io", lzflow_futures),
     ("async-compression", async_compression_tokio),
     ("lzma-rust2", lzma_rust2),
 ];
+
+/// Times every `poll_read` of the reader inside.
+struct TimedPoll<R> {
+    inner: R,
+    polls: Vec<Duration>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for TimedPoll<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        let start = std::time::Instant::now();
+        let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let t = start.elapsed();
+        self.polls.push(t);
+        r
+    }
+}
+
+/// Decodes `w` through `r` on a current-thread runtime and returns the
+/// duration of every poll of the decoder.
+fn poll_times(r: impl tokio::io::AsyncRead + Unpin, w: &Workload) -> io::Result<Vec<Duration>> {
+    let mut t = TimedPoll {
+        inner: r,
+        polls: Vec::with_capacity(w.decoded_len / 4096 + 16),
+    };
+    let n = tokio_rt().block_on(drain_tokio(&mut t))?;
+    if n != w.decoded_len {
+        return Err(io::Error::other(format!("wrong size {n}")));
+    }
+    Ok(t.polls)
+}
+
+/// The longest single `poll_read` of the tokio faces on `w`: the time a
+/// task holds its executor thread. Prints one line per face.
+fn print_max_poll(w: &Workload, rounds: usize) -> io::Result<()> {
+    type Face = fn(&Workload) -> io::Result<Vec<Duration>>;
+    let faces: [(&str, Face); 2] = [
+        ("lzflow tokio (16 KiB batch)", |w| {
+            poll_times(
+                lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..]),
+                w,
+            )
+        }),
+        ("async-compression", |w| {
+            let mut d = async_compression::tokio::bufread::XzDecoder::new(&w.compressed[..]);
+            d.multiple_members(true);
+            poll_times(d, w)
+        }),
+    ];
+    for (name, f) in faces {
+        let mut maxima = Vec::new();
+        let mut all = Vec::new();
+        for _ in 0..rounds {
+            let polls = f(w)?;
+            maxima.push(polls.iter().copied().max().unwrap_or_default());
+            all = polls;
+        }
+        let worst = maxima.iter().copied().max().unwrap_or_default();
+        println!(
+            "max poll_read {:<10} {:<28} median of maxima {:>8.1} µs, worst {:>8.1} µs, median poll {:>6.1} µs over {} polls",
+            w.name,
+            name,
+            median(&mut maxima).as_secs_f64() * 1e6,
+            worst.as_secs_f64() * 1e6,
+            median(&mut all).as_secs_f64() * 1e6,
+            all.len()
+        );
+    }
+    Ok(())
+}
 
 /// The median of `v` (sorts it).
 pub(crate) fn median(v: &mut [Duration]) -> Duration {
@@ -265,24 +359,37 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             );
         }
         let _ = std::fs::remove_file(file_of(w));
+        if w.name == "text" {
+            print_max_poll(w, rounds)?;
+        }
     }
     Ok(())
 }
 
+/// Jobs of the decode mode for child processes (none yet).
+pub(crate) const JOBS: &[(&str, child::Job)] = &[];
+
+const USAGE: &str =
+    "usage: lzflow-bench compare [decode|encode|7z|7z-write] [--rounds N] [--only NAME] [--quick]";
+
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut rounds = 7;
+    if args.first().map(String::as_str) == Some("run-one") {
+        return child::child_main(&args[1..]);
+    }
+    let mut rounds = None;
     let mut only = None;
     let mut mode = "decode".to_string();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "compare" => {}
-            "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()).unwrap_or(rounds),
+            "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
-            "decode" | "encode" => mode = a.clone(),
+            "--quick" => workloads::set_quick(true),
+            "decode" | "encode" | "7z" | "7z-write" => mode = a.clone(),
             other => {
-                eprintln!("usage: lzflow-bench compare [decode|encode] [--rounds N] [--only NAME]");
+                eprintln!("{USAGE}");
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     format!("unknown argument {other}"),
@@ -290,8 +397,13 @@ fn main() -> io::Result<()> {
             }
         }
     }
+    let rounds = rounds
+        .unwrap_or(if workloads::is_quick() { 1 } else { 7 })
+        .max(1);
     match mode.as_str() {
         "decode" => compare_decode(rounds, only.as_deref()),
-        _ => encode::compare_encode(rounds, only.as_deref()),
+        "encode" => encode::compare_encode(rounds, only.as_deref()),
+        "7z" => sevenz::compare_7z(rounds),
+        _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),
     }
 }

@@ -4,6 +4,8 @@
 //! the text one) and compressed with liblzma so that all contestants decode
 //! the very same bytes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use liblzma::stream::{Check, Filters, LzmaOptions, MtStreamBuilder, Stream};
 
 /// One input to decode: the container bytes and what they decode to.
@@ -27,13 +29,36 @@ pub enum Kind {
     RawLzma2(u32),
 }
 
-/// 32 MiB alternating 64 KiB of random bytes and 64 KiB of 16-byte x86
+/// Set by `--quick`: every size is divided by 16 so that a whole mode runs
+/// end to end in seconds (the numbers then say little; the wiring is checked).
+static QUICK: AtomicBool = AtomicBool::new(false);
+
+/// Turns quick mode on or off.
+pub fn set_quick(on: bool) {
+    QUICK.store(on, Ordering::Relaxed);
+}
+
+/// True in quick mode.
+pub fn is_quick() -> bool {
+    QUICK.load(Ordering::Relaxed)
+}
+
+/// `n`, or `n / 16` in quick mode.
+pub fn scaled(n: usize) -> usize {
+    if is_quick() {
+        n / 16
+    } else {
+        n
+    }
+}
+
+/// `len` bytes alternating 64 KiB of random bytes and 64 KiB of 16-byte x86
 /// records holding CALL/JMP rel32 to fixed absolute targets, so BCJ matters.
-pub fn mixed_x86_input() -> Vec<u8> {
-    let mut rng = fastrand::Rng::with_seed(0x6c7a_666c_6f77);
-    let mut out = Vec::with_capacity(32 << 20);
+pub fn mixed_x86(len: usize, seed: u64) -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut out = Vec::with_capacity(len + (128 << 10));
     let targets: Vec<u32> = (0..64).map(|_| rng.u32(0x1000..0x40_0000)).collect();
-    while out.len() < 32 << 20 {
+    while out.len() < len {
         let start = out.len();
         out.extend((0..64 * 1024).map(|_| rng.u8(..)));
         while out.len() - start < 128 * 1024 {
@@ -48,25 +73,45 @@ pub fn mixed_x86_input() -> Vec<u8> {
             out.extend_from_slice(&[0x90, 0x90, 0x90, 0x90, 0x90, 0xC3]);
         }
     }
-    out.truncate(32 << 20);
+    out.truncate(len);
+    out
+}
+
+/// The mixed-x86 workload: 32 MiB of [`mixed_x86`].
+pub fn mixed_x86_input() -> Vec<u8> {
+    mixed_x86(scaled(32 << 20), 0x6c7a_666c_6f77)
+}
+
+/// The sorted files of /usr/include, as (path below /usr/include, bytes),
+/// until they hold at least `limit` bytes.
+pub fn text_files(limit: usize) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let root = std::path::Path::new("/usr/include");
+    let mut files = Vec::new();
+    collect(root, &mut files);
+    files.sort();
+    let mut out = Vec::new();
+    let mut total = 0;
+    for f in files {
+        if total >= limit {
+            break;
+        }
+        if let Ok(bytes) = std::fs::read(&f) {
+            total += bytes.len();
+            let rel = f.strip_prefix(root).unwrap_or(&f).to_path_buf();
+            out.push((rel, bytes));
+        }
+    }
     out
 }
 
 /// About 40 MiB of real text: the sorted files of /usr/include concatenated.
 pub fn text_input() -> Vec<u8> {
-    let mut files = Vec::new();
-    collect(std::path::Path::new("/usr/include"), &mut files);
-    files.sort();
-    let mut out = Vec::with_capacity(41 << 20);
-    for f in files {
-        if out.len() >= 40 << 20 {
-            break;
-        }
-        if let Ok(bytes) = std::fs::read(&f) {
-            out.extend_from_slice(&bytes);
-        }
+    let limit = scaled(40 << 20);
+    let mut out = Vec::with_capacity(limit + (1 << 20));
+    for (_, bytes) in text_files(limit) {
+        out.extend_from_slice(&bytes);
     }
-    out.truncate(40 << 20);
+    out.truncate(limit);
     out
 }
 
@@ -179,7 +224,7 @@ pub fn decode_workloads() -> Vec<Workload> {
         },
         Workload {
             name: "text-10-blocks",
-            compressed: xz_blocks(&text, 6, 4 << 20),
+            compressed: xz_blocks(&text, 6, scaled(4 << 20) as u64),
             decoded_len: text.len(),
             kind: Kind::Xz,
         },

@@ -1,0 +1,287 @@
+//! `compare 7z`: extracting a solid archive (output discarded), and key
+//! derivation, against 7-Zip, sevenz-rust2 and liblzma.
+//!
+//! The archive is made by `7zz` at bench time from seeded files. The
+//! baseline is liblzma decoding the archive's one packed LZMA2 stream raw:
+//! the least work any extractor can do. Every contestant runs in a fresh
+//! child process (see `child`), reading the archive from the file.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use crate::child::{self, alloc_cell, interleave, summarise, ChildSample, Entrant};
+use crate::workloads::{mixed_x86, scaled};
+
+/// The 7z fixtures' password.
+pub const PASSWORD: &str = "fixture-pass";
+
+/// Jobs the child processes can run.
+pub const JOBS: &[(&str, child::Job)] = &[
+    ("7z-liblzma-raw", liblzma_raw),
+    ("7z-lzflow", lzflow_extract),
+    ("7z-sevenz-rust2", sevenz_rust2_extract),
+];
+
+const BUF: usize = 64 * 1024;
+
+fn drain(r: &mut dyn Read) -> io::Result<u64> {
+    let mut buf = vec![0u8; BUF];
+    let mut n = 0u64;
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => return Ok(n),
+            Ok(k) => n += k as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+fn arg<'a>(args: &'a [String], i: usize, what: &str) -> io::Result<&'a str> {
+    args.get(i)
+        .map(String::as_str)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("missing {what}")))
+}
+
+/// `<archive> <offset> <size> <dict>`: raw LZMA2 decode of the packed stream.
+fn liblzma_raw(args: &[String]) -> io::Result<u64> {
+    let num = |i, what| {
+        arg(args, i, what)?
+            .parse::<u64>()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    };
+    let (offset, size, dict) = (num(1, "offset")?, num(2, "size")?, num(3, "dict")?);
+    let mut f = File::open(arg(args, 0, "archive")?)?;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut o = liblzma::stream::LzmaOptions::new();
+    o.dict_size(dict as u32);
+    let mut filters = liblzma::stream::Filters::new();
+    filters.lzma2(&o);
+    let s = liblzma::stream::Stream::new_raw_decoder(&filters).map_err(io::Error::other)?;
+    let input = io::BufReader::with_capacity(BUF, f.take(size));
+    drain(&mut liblzma::bufread::XzDecoder::new_stream(input, s))
+}
+
+fn lzflow_options(args: &[String]) -> lzflow_7z::ArchiveOptions {
+    let o = lzflow_7z::ArchiveOptions::default();
+    match args.get(1) {
+        Some(p) => o.with_password(p.clone()),
+        None => o,
+    }
+}
+
+/// `<archive> [password]`: sequential extraction of every entry.
+fn lzflow_extract(args: &[String]) -> io::Result<u64> {
+    let f = File::open(arg(args, 0, "archive")?)?;
+    let mut a = lzflow_7z::Archive::open_with(f, lzflow_options(args))?;
+    let mut total = 0;
+    a.for_each_entry(|_, r| {
+        total += drain(r)?;
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+/// `<archive> [password]`: the same with sevenz-rust2 (one thread).
+fn sevenz_rust2_extract(args: &[String]) -> io::Result<u64> {
+    let pw = match args.get(1) {
+        Some(p) => sevenz_rust2::Password::new(p),
+        None => sevenz_rust2::Password::empty(),
+    };
+    let mut a = sevenz_rust2::ArchiveReader::open(arg(args, 0, "archive")?, pw)
+        .map_err(io::Error::other)?;
+    a.set_thread_count(1);
+    let mut total = 0;
+    a.for_each_entries(|_, r| {
+        total += drain(r)?;
+        Ok(true)
+    })
+    .map_err(io::Error::other)?;
+    Ok(total)
+}
+
+/// Where the one packed stream of a single-folder LZMA2 archive lies:
+/// (absolute offset, size). Refuses archives the raw baseline cannot decode.
+fn pack_stream(path: &Path) -> io::Result<(u64, u64)> {
+    let mut f = File::open(path)?;
+    let a = sevenz_rust2::Archive::read(&mut f, &sevenz_rust2::Password::empty())
+        .map_err(io::Error::other)?;
+    let lzma2_only = a.blocks.len() == 1
+        && a.blocks[0].coders.len() == 1
+        && a.blocks[0].coders[0].encoder_method_id() == [0x21];
+    if !lzma2_only || a.pack_sizes().len() != 1 {
+        return Err(io::Error::other(
+            "7zz made more than one folder or coder; the raw baseline needs one LZMA2 stream",
+        ));
+    }
+    Ok((32 + a.pack_pos(), a.pack_sizes()[0]))
+}
+
+/// A fresh temporary directory for one mode.
+pub fn temp_dir(tag: &str) -> io::Result<PathBuf> {
+    let d = std::env::temp_dir().join(format!("lzflow-bench-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d)?;
+    Ok(d)
+}
+
+fn s(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}
+
+fn seven_zip(dir: &Path, args: &[&str]) -> io::Result<()> {
+    let st = std::process::Command::new("7zz")
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!("7zz {args:?} failed: {st}")))
+    }
+}
+
+fn print_header(first: &str) {
+    println!(
+        "{:<22} {:>10} {:>9} {:>8} {:>13} {:>9} {:>10}",
+        first, "median ms", "MB/s", "ratio", "alloc B/op", "allocs/op", "peak RSS"
+    );
+}
+
+fn print_rows(
+    names: &[&str],
+    results: &[Result<Vec<ChildSample>, String>],
+    base: usize,
+    bytes: u64,
+) {
+    let base_t = match &results[base] {
+        Ok(v) => summarise(v).time,
+        Err(_) => {
+            println!("baseline {} failed; no ratios", names[base]);
+            std::time::Duration::ZERO
+        }
+    };
+    for (name, r) in names.iter().zip(results) {
+        match r {
+            Err(why) => println!("{name:<22} {why}"),
+            Ok(v) => {
+                let sm = summarise(v);
+                let ext = v[0].external;
+                println!(
+                    "{:<22} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>7.1}MiB",
+                    name,
+                    sm.time.as_secs_f64() * 1e3,
+                    bytes as f64 / sm.time.as_secs_f64() / 1e6,
+                    sm.time.as_secs_f64() / base_t.as_secs_f64(),
+                    alloc_cell(sm.alloc_bytes, ext),
+                    alloc_cell(sm.alloc_count, ext),
+                    sm.peak_rss_kib as f64 / 1024.0
+                );
+            }
+        }
+    }
+}
+
+/// Prints the extraction table and the key-derivation table.
+pub fn compare_7z(rounds: usize) -> io::Result<()> {
+    let dir = temp_dir("7z")?;
+    eprintln!("building the archive in {}…", dir.display());
+    let file_len = scaled(16 << 20);
+    let mut names = Vec::new();
+    for i in 0..4u64 {
+        let name = format!("part{i}.bin");
+        std::fs::write(dir.join(&name), mixed_x86(file_len, 0x7a00 + i))?;
+        names.push(name);
+    }
+    let total = 4 * file_len as u64;
+    // -mf=off: no automatic BCJ, so the folder is one LZMA2 coder, as the
+    // raw baseline needs (7-Zip would pick none for this data anyway).
+    let mut a = vec!["a", "-mx=3", "-mmt=1", "-md=8m", "-mf=off", "-bsp0", "solid.7z"];
+    a.extend(names.iter().map(String::as_str));
+    seven_zip(&dir, &a)?;
+    let arc = dir.join("solid.7z");
+    let (offset, size) = pack_stream(&arc)?;
+    let d = s(&dir);
+    let sevenzz = |args: &[&str]| {
+        Entrant::Cmd(
+            d.clone(),
+            "7zz".into(),
+            args.iter().map(|x| x.to_string()).collect(),
+        )
+    };
+    let entrants = [
+        Entrant::Job(
+            "7z-liblzma-raw",
+            vec![
+                s(&arc),
+                offset.to_string(),
+                size.to_string(),
+                (8u32 << 20).to_string(),
+            ],
+        ),
+        Entrant::Job("7z-lzflow", vec![s(&arc)]),
+        Entrant::Job("7z-sevenz-rust2", vec![s(&arc)]),
+        sevenzz(&["t", "-bsp0", "solid.7z"]),
+        sevenzz(&["x", "-so", "-bsp0", "solid.7z"]),
+    ];
+    let labels = [
+        "liblzma raw LZMA2",
+        "lzflow Archive",
+        "sevenz-rust2",
+        "7zz t",
+        "7zz x -so >/dev/null",
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!(
+        "solid 7z: 4 × {} MiB mixed-x86, LZMA2 -mx=3 -md=8m, packed {size} bytes",
+        file_len >> 20
+    );
+    print_header("extract (discard)");
+    print_rows(&labels, &results, 0, total);
+
+    // Key derivation: opening and testing a tiny archive whose header is
+    // encrypted costs one 2^19-round SHA-256 key derivation (the header and
+    // the data share the key) and almost nothing else.
+    std::fs::write(dir.join("small.txt"), b"lzflow key derivation bench\n".repeat(40))?;
+    let pw = format!("-p{PASSWORD}");
+    seven_zip(&dir, &["a", "-mhe=on", &pw, "-bsp0", "enc.7z", "small.txt"])?;
+    let enc = dir.join("enc.7z");
+    let small = std::fs::metadata(dir.join("small.txt"))?.len();
+    let entrants = [
+        sevenzz(&["t", &pw, "-bsp0", "enc.7z"]),
+        Entrant::Job("7z-lzflow", vec![s(&enc), PASSWORD.into()]),
+        Entrant::Job("7z-sevenz-rust2", vec![s(&enc), PASSWORD.into()]),
+    ];
+    let labels = ["7zz t -p", "lzflow Archive", "sevenz-rust2"];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == small {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {small})", c.out_bytes))
+            }
+        },
+    )?;
+    println!();
+    println!("key derivation: open + test a header-encrypted archive of one small file (2^19 rounds)");
+    print_header("open+test encrypted");
+    print_rows(&labels, &results, 0, small);
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}

@@ -1,0 +1,348 @@
+//! `compare 7z-write`: creating 7z archives from a directory on disk with
+//! lzflow's `Writer`, sevenz-rust2's `ArchiveWriter` and `7zz a`.
+//!
+//! Every contestant reads the same input files from a temporary directory
+//! and writes its archive to a file there, in a fresh child process; each
+//! archive is then checked with `7zz t`. Ratios are against `7zz a`.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::child::{self, alloc_cell, interleave, summarise, ChildSample, Entrant};
+use crate::sevenz::{temp_dir, PASSWORD};
+use crate::workloads::{is_quick, scaled, text_files};
+
+/// Jobs the child processes can run.
+pub const JOBS: &[(&str, child::Job)] = &[
+    ("7zw-lzflow", lzflow_write),
+    ("7zw-sevenz-rust2", sevenz_rust2_write),
+];
+
+/// Preset of every contestant (7-Zip's default).
+const LEVEL: u32 = 5;
+/// Key derivation rounds as 7-Zip writes them.
+const AES_CYCLES_POWER: u8 = 19;
+
+/// The direct children of `dir`, sorted by name.
+fn sorted_children(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    v.sort();
+    Ok(v)
+}
+
+fn name_of(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `<input dir> <archive> [password]`: every top-level item of the input
+/// directory (recursively) into one solid archive; with a password the
+/// data and the header are encrypted.
+fn lzflow_write(args: &[String]) -> io::Result<u64> {
+    let (input, out) = (Path::new(&args[0]), &args[1]);
+    let mut o = lzflow_7z::WriterOptions::default()
+        .with_level(LEVEL)
+        .with_solid(lzflow_7z::Solid::All);
+    if let Some(p) = args.get(2) {
+        o = o
+            .with_password(p.clone())
+            .with_encrypt_header(true)
+            .with_aes_cycles_power(AES_CYCLES_POWER);
+    }
+    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, o)?;
+    for p in sorted_children(input)? {
+        w.add_path(&p, &name_of(&p))?;
+    }
+    let f = w.finish()?;
+    Ok(f.metadata()?.len())
+}
+
+/// A file opened only when first read, so a solid block of thousands of
+/// files does not hold thousands of descriptors.
+struct LazyFile {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl Read for LazyFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.file.is_none() {
+            self.file = Some(File::open(&self.path)?);
+        }
+        let f = self.file.as_mut().expect("opened above");
+        let n = f.read(buf)?;
+        if n == 0 {
+            // Done with it: close early.
+            self.file = None;
+            self.path = PathBuf::new();
+        }
+        Ok(n)
+    }
+}
+
+/// Files (with data), empty files and directories below `dir`, with their
+/// archive names, in name order (directories before their contents).
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    items: &mut Vec<(PathBuf, String, bool)>,
+) -> io::Result<()> {
+    for p in sorted_children(dir)? {
+        let name = if prefix.is_empty() {
+            name_of(&p)
+        } else {
+            format!("{prefix}/{}", name_of(&p))
+        };
+        let md = std::fs::symlink_metadata(&p)?;
+        if md.is_dir() {
+            items.push((p.clone(), name.clone(), true));
+            walk(&p, &name, items)?;
+        } else {
+            items.push((p, name, false));
+        }
+    }
+    Ok(())
+}
+
+/// The same with sevenz-rust2: directories and empty files as entries
+/// without data, all files with data in one solid block.
+fn sevenz_rust2_write(args: &[String]) -> io::Result<u64> {
+    use sevenz_rust2::encoder_options::{AesEncoderOptions, Lzma2Options};
+    use sevenz_rust2::{ArchiveEntry, ArchiveWriter, EncoderConfiguration, SourceReader};
+    let (input, out) = (Path::new(&args[0]), &args[1]);
+    let mut w = ArchiveWriter::create(out).map_err(io::Error::other)?;
+    let lzma2: EncoderConfiguration = Lzma2Options::from_level(LEVEL).into();
+    match args.get(2) {
+        Some(p) => {
+            let mut aes = AesEncoderOptions::new(sevenz_rust2::Password::new(p));
+            aes.num_cycles_power = AES_CYCLES_POWER;
+            w.set_content_methods(vec![aes.into(), lzma2]);
+            w.set_encrypt_header(true);
+        }
+        None => {
+            w.set_content_methods(vec![lzma2]);
+            w.set_encrypt_header(false);
+        }
+    }
+    let mut items = Vec::new();
+    walk(input, "", &mut items)?;
+    let mut solid_entries = Vec::new();
+    let mut solid_readers = Vec::new();
+    for (path, name, is_dir) in items {
+        let entry = ArchiveEntry::from_path(&path, name);
+        if is_dir || std::fs::metadata(&path)?.len() == 0 {
+            w.push_archive_entry::<File>(entry, None)
+                .map_err(io::Error::other)?;
+        } else {
+            solid_entries.push(entry);
+            solid_readers.push(SourceReader::from(LazyFile { path, file: None }));
+        }
+    }
+    if !solid_entries.is_empty() {
+        w.push_archive_entries(solid_entries, solid_readers)
+            .map_err(io::Error::other)?;
+    }
+    let f = w.finish()?;
+    Ok(f.metadata()?.len())
+}
+
+/// One input set of the table.
+struct Scenario {
+    name: &'static str,
+    password: bool,
+    /// Writes the input files into the directory.
+    make: fn(&Path) -> io::Result<()>,
+}
+
+fn random(len: usize, rng: &mut fastrand::Rng) -> Vec<u8> {
+    (0..len).map(|_| rng.u8(..)).collect()
+}
+
+fn small_random(dir: &Path) -> io::Result<()> {
+    let mut rng = fastrand::Rng::with_seed(16);
+    for i in 0..16 {
+        std::fs::write(dir.join(format!("r{i:02}.bin")), random(4096, &mut rng))?;
+    }
+    Ok(())
+}
+
+fn tiny_and_one_big(dir: &Path) -> io::Result<()> {
+    let mut rng = fastrand::Rng::with_seed(100);
+    for i in 0..100 {
+        std::fs::write(dir.join(format!("t{i:03}.bin")), random(128, &mut rng))?;
+    }
+    std::fs::write(dir.join("big.bin"), random(256 << 10, &mut rng))
+}
+
+fn empty_unicode(dir: &Path) -> io::Result<()> {
+    let n = if is_quick() { 625 } else { 10_000 };
+    // Long names stay under 255 bytes, the usual file-name limit.
+    let long = "長いファイル名-ünïcödé-Ελληνικά-кириллица-".repeat(2);
+    for i in 0..n {
+        let name = if i % 2 == 0 {
+            format!("ü{i}")
+        } else {
+            format!("{long}{i:05}.txt")
+        };
+        File::create(dir.join(name))?;
+    }
+    Ok(())
+}
+
+fn text_tree(dir: &Path) -> io::Result<()> {
+    for (rel, bytes) in text_files(scaled(40 << 20)) {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(p, bytes)?;
+    }
+    Ok(())
+}
+
+const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        name: "16 x 4 KiB random",
+        password: false,
+        make: small_random,
+    },
+    Scenario {
+        name: "100x128B+256KiB AES",
+        password: true,
+        make: tiny_and_one_big,
+    },
+    Scenario {
+        name: "empty, Unicode names",
+        password: false,
+        make: empty_unicode,
+    },
+    Scenario {
+        name: "text tree solid",
+        password: false,
+        make: text_tree,
+    },
+];
+
+fn test_archive(path: &Path, password: bool) -> Result<(), String> {
+    let mut c = std::process::Command::new("7zz");
+    c.arg("t").arg("-bsp0");
+    if password {
+        c.arg(format!("-p{PASSWORD}"));
+    }
+    let st = c
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map_err(|e| e.to_string())?;
+    if st.success() {
+        Ok(())
+    } else {
+        Err(format!("7zz t rejects the archive: {st}"))
+    }
+}
+
+/// Prints the archive-writing table.
+pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
+    println!(
+        "{:<21} {:<13} {:>10} {:>8} {:>11} {:>8} {:>13} {:>9} {:>10}",
+        "input",
+        "contestant",
+        "median ms",
+        "ratio",
+        "size",
+        "size ×",
+        "alloc B/op",
+        "allocs/op",
+        "peak RSS"
+    );
+    for sc in SCENARIOS
+        .iter()
+        .filter(|s| only.is_none_or(|o| s.name.contains(o)))
+    {
+        let root = temp_dir("7zw")?;
+        let input = root.join("in");
+        std::fs::create_dir_all(&input)?;
+        (sc.make)(&input)?;
+        let outs: Vec<PathBuf> = ["7zz", "lzflow", "sevenz-rust2"]
+            .iter()
+            .map(|n| root.join(format!("{n}.7z")))
+            .collect();
+        let pw = format!("-p{PASSWORD}");
+        let mut zz = vec!["a", "-mx5", "-mmt=1", "-bsp0"];
+        if sc.password {
+            zz.extend([pw.as_str(), "-mhe=on"]);
+        }
+        let out0 = outs[0].to_string_lossy().into_owned();
+        zz.extend([out0.as_str(), "*"]);
+        let job_args = |i: usize| {
+            let mut v = vec![
+                input.to_string_lossy().into_owned(),
+                outs[i].to_string_lossy().into_owned(),
+            ];
+            if sc.password {
+                v.push(PASSWORD.to_string());
+            }
+            v
+        };
+        let entrants = [
+            Entrant::Cmd(
+                input.to_string_lossy().into_owned(),
+                "7zz".into(),
+                zz.iter().map(|s| s.to_string()).collect(),
+            ),
+            Entrant::Job("7zw-lzflow", job_args(1)),
+            Entrant::Job("7zw-sevenz-rust2", job_args(2)),
+        ];
+        let results = interleave(
+            &entrants,
+            rounds,
+            // 7zz a would update an existing archive: start from nothing.
+            |i| match std::fs::remove_file(&outs[i]) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+            |i, _| test_archive(&outs[i], sc.password),
+        )?;
+        let sizes: Vec<u64> = outs
+            .iter()
+            .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .collect();
+        print_rows(sc.name, &results, &sizes);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+    Ok(())
+}
+
+fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], sizes: &[u64]) {
+    let names = ["7zz a", "lzflow", "sevenz-rust2"];
+    let base = match &results[0] {
+        Ok(v) => summarise(v).time.as_secs_f64(),
+        Err(_) => f64::NAN,
+    };
+    for (i, r) in results.iter().enumerate() {
+        match r {
+            Err(why) => println!("{scenario:<21} {:<13} {why}", names[i]),
+            Ok(v) => {
+                let sm = summarise(v);
+                let ext = v[0].external;
+                println!(
+                    "{:<21} {:<13} {:>10.2} {:>7.3}x {:>11} {:>7.4}x {:>13} {:>9} {:>7.1}MiB",
+                    scenario,
+                    names[i],
+                    sm.time.as_secs_f64() * 1e3,
+                    sm.time.as_secs_f64() / base,
+                    sizes[i],
+                    sizes[i] as f64 / sizes[0] as f64,
+                    alloc_cell(sm.alloc_bytes, ext),
+                    alloc_cell(sm.alloc_count, ext),
+                    sm.peak_rss_kib as f64 / 1024.0
+                );
+            }
+        }
+    }
+}
