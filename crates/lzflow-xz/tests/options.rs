@@ -147,3 +147,24 @@ fn empty_and_non_xz_input() {
     let e: std::io::Error = XzError::NotXz.into();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
 }
+
+#[test]
+fn coders_can_move_between_threads() {
+    fn send<T: Send + 'static>() {}
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send::<XzDecoder>();
+    send::<lzflow_xz::MtXzDecoder>();
+    send::<lzflow_xz::XzEncoder>();
+    send::<lzflow_xz::MtXzEncoder>();
+    send_sync::<XzError>();
+    // And MtXzDecoder really works from another thread.
+    let data = file("generated/xz/multiblock-mt.xz");
+    let out = std::thread::spawn(move || {
+        let mut dec = lzflow_xz::MtXzDecoder::default();
+        common::drive(&mut dec, &data, Split::Whole)
+    })
+    .join()
+    .unwrap();
+    out.1.unwrap();
+    assert_eq!(out.0.len(), 204800);
+}
