@@ -19,6 +19,7 @@ impl Finder {
     ) {
         let cyc = self.cyclic_size;
         let cpos = self.cyclic_pos;
+        let pos32 = self.pos32;
         // Slots still to be filled: where the next smaller and the next
         // larger node hang below the current position.
         let mut smaller_slot = cpos as usize * 2;
@@ -31,7 +32,7 @@ impl Finder {
         let buf = &self.buf[..];
         let son = &mut self.son[..];
         loop {
-            let delta = self.pos32.wrapping_sub(cand);
+            let delta = pos32.wrapping_sub(cand);
             if depth == 0 || delta >= cyc {
                 son[smaller_slot] = 0;
                 son[larger_slot] = 0;

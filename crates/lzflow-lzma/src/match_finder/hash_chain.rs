@@ -16,6 +16,7 @@ impl Finder {
     ) {
         let cyc = self.cyclic_size;
         let cpos = self.cyclic_pos;
+        let pos32 = self.pos32;
         self.son[cpos as usize] = head;
         if best >= len_limit {
             return;
@@ -24,7 +25,7 @@ impl Finder {
         let mut cand = head;
         let mut depth = self.depth;
         loop {
-            let delta = self.pos32.wrapping_sub(cand);
+            let delta = pos32.wrapping_sub(cand);
             if depth == 0 || delta >= cyc {
                 return;
             }

@@ -23,8 +23,12 @@ pub(crate) struct Match {
     pub(crate) dist: u32,
 }
 
-/// Entries of the exact two-byte table.
-const HASH2_SIZE: usize = 1 << 16;
+/// Bits of the two-byte side table (small so it stays in cache; the
+/// candidates are verified, so collisions only cost a compare).
+const HASH2_BITS: u32 = 10;
+const HASH2_SIZE: usize = 1 << HASH2_BITS;
+/// Entries of Bt2's main table: exact two-byte values.
+const BT2_HASH_SIZE: usize = 1 << 16;
 /// Bits of the three-byte side table used by the four-byte finders.
 const HASH3_BITS: u32 = 16;
 /// Multiplier of the multiplicative hashes (2^32 / golden ratio, odd).
@@ -66,7 +70,7 @@ pub(crate) struct Finder {
 /// 16 Mi (or exactly 2^24 for three-byte hashes, which then cannot collide).
 fn main_hash_size(kind: Kind, dict_size: u32) -> usize {
     if kind == Kind::Bt2 {
-        return HASH2_SIZE;
+        return BT2_HASH_SIZE;
     }
     let mut hs = dict_size - 1;
     hs |= hs >> 1;
@@ -259,22 +263,30 @@ impl Finder {
         n
     }
 
+    /// The (two-byte, three-byte, main) hash slots of the position at
+    /// `cur`; side slots are 0 for finders that do not use them. Four-byte
+    /// finders derive all three from one load.
     #[inline(always)]
-    fn hash3_of(&self, cur: usize, bits: u32) -> usize {
-        let v = u32::from(self.buf[cur])
-            | u32::from(self.buf[cur + 1]) << 8
-            | u32::from(self.buf[cur + 2]) << 16;
-        (v.wrapping_mul(HASH_MUL) >> (32 - bits)) as usize
-    }
-
-    #[inline(always)]
-    fn main_hash(&self, cur: usize) -> usize {
+    fn hashes(&self, cur: usize) -> (usize, usize, usize) {
+        let b = &self.buf[cur..];
         match self.kind.hash_bytes() {
-            2 => usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]])),
-            3 => self.hash3_of(cur, 32 - self.main_shift),
+            2 => (0, 0, usize::from(u16::from_le_bytes([b[0], b[1]]))),
+            3 => {
+                let v2 = u32::from(b[0]) | u32::from(b[1]) << 8;
+                let v3 = v2 | u32::from(b[2]) << 16;
+                (
+                    (v2.wrapping_mul(HASH_MUL) >> (32 - HASH2_BITS)) as usize,
+                    0,
+                    (v3.wrapping_mul(HASH_MUL) >> self.main_shift) as usize,
+                )
+            }
             _ => {
-                let v = u32::from_le_bytes(self.buf[cur..cur + 4].try_into().expect("4 bytes"));
-                (v.wrapping_mul(HASH_MUL) >> self.main_shift) as usize
+                let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                (
+                    ((v & 0xFFFF).wrapping_mul(HASH_MUL) >> (32 - HASH2_BITS)) as usize,
+                    ((v & 0xFF_FFFF).wrapping_mul(HASH_MUL) >> (32 - HASH3_BITS)) as usize,
+                    (v.wrapping_mul(HASH_MUL) >> self.main_shift) as usize,
+                )
             }
         }
     }
@@ -312,13 +324,18 @@ impl Finder {
     /// Looks up the side tables (two- and three-byte) at `cur`, updates
     /// them, and records their matches. Returns the best length (1 if none).
     #[inline(always)]
-    fn side_tables(&mut self, cur: usize, len_limit: usize, matches: &mut Vec<Match>) -> usize {
+    fn side_tables(
+        &mut self,
+        cur: usize,
+        (h2, h3): (usize, usize),
+        len_limit: usize,
+        matches: &mut Vec<Match>,
+    ) -> usize {
         let hb = self.kind.hash_bytes();
         let mut best = 1;
         if hb < 3 {
             return best;
         }
-        let h2 = usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]]));
         let d2 = self.pos32 - self.hash2[h2];
         self.hash2[h2] = self.pos32;
         if d2 < self.cyclic_size {
@@ -332,7 +349,6 @@ impl Finder {
             }
         }
         if hb == 4 {
-            let h3 = self.hash3_of(cur, HASH3_BITS);
             let d3 = self.pos32 - self.hash3[h3];
             self.hash3[h3] = self.pos32;
             if d3 < self.cyclic_size && d3 != d2 {
@@ -363,8 +379,8 @@ impl Finder {
         self.dirty = true;
         let len_limit = avail.min(self.nice_len as usize);
         let cur = self.read_pos;
-        let best = self.side_tables(cur, len_limit, matches);
-        let h = self.main_hash(cur);
+        let (h2, h3, h) = self.hashes(cur);
+        let best = self.side_tables(cur, (h2, h3), len_limit, matches);
         let head = self.main[h];
         self.main[h] = self.pos32;
         if self.kind.is_binary_tree() {
@@ -386,15 +402,13 @@ impl Finder {
             self.dirty = true;
             let len_limit = avail.min(self.nice_len as usize);
             let cur = self.read_pos;
+            let (h2, h3, h) = self.hashes(cur);
             if self.kind.hash_bytes() >= 3 {
-                let h2 = usize::from(u16::from_le_bytes([self.buf[cur], self.buf[cur + 1]]));
                 self.hash2[h2] = self.pos32;
                 if self.kind.hash_bytes() == 4 {
-                    let h3 = self.hash3_of(cur, HASH3_BITS);
                     self.hash3[h3] = self.pos32;
                 }
             }
-            let h = self.main_hash(cur);
             let head = self.main[h];
             self.main[h] = self.pos32;
             if self.kind.is_binary_tree() {
