@@ -53,3 +53,60 @@ fn same_output_and_error_for_every_split() {
         }
     }
 }
+
+/// Feeds every byte with `last` unset, then signals the end with an empty
+/// final input, as a reader-driven loop does at EOF.
+fn decode_then_eof<D: lzflow_core::Decode>(
+    dec: &mut D,
+    data: &[u8],
+    chunk: usize,
+) -> (Vec<u8>, Result<(), D::Error>) {
+    use lzflow_core::{InBuf, OutBuf, Progress};
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 4096];
+    let mut pieces = data.chunks(chunk).map(|c| (c, false)).collect::<Vec<_>>();
+    pieces.push((&[], true));
+    for (piece, last) in pieces {
+        let mut input = InBuf::new(piece).with_last(last);
+        loop {
+            let mut output = OutBuf::new(&mut buf);
+            let res = dec.decode(&mut input, &mut output);
+            out.extend_from_slice(output.written());
+            match res {
+                Err(e) => return (out, Err(e)),
+                Ok(Progress::StreamEnd) => return (out, Ok(())),
+                Ok(Progress::NeedInput) => break,
+                Ok(Progress::OutputFull) => {}
+            }
+        }
+    }
+    panic!("NeedInput after the last input");
+}
+
+#[test]
+fn end_of_input_signalled_separately_gives_the_same_result() {
+    for (name, data) in all_xz_files() {
+        let (want, want_res) = decode(&data, Split::Whole);
+        let want_err = want_res.err().map(|e| format!("{e:?}"));
+        for chunk in [1000, data.len().max(1)] {
+            let (got, res) = decode_then_eof(&mut lzflow_xz::XzDecoder::default(), &data, chunk);
+            assert_eq!(
+                res.err().map(|e| format!("{e:?}")),
+                want_err,
+                "{name} chunk {chunk}"
+            );
+            assert!(got == want, "{name} chunk {chunk}");
+            let mut mt = lzflow_xz::MtXzDecoder::new(lzflow_xz::MtXzDecoderOptions {
+                threads: 2,
+                ..Default::default()
+            });
+            let (got, res) = decode_then_eof(&mut mt, &data, chunk);
+            assert_eq!(
+                res.err().map(|e| format!("{e:?}")),
+                want_err,
+                "mt {name} chunk {chunk}"
+            );
+            assert!(got == want, "mt {name} chunk {chunk}");
+        }
+    }
+}
