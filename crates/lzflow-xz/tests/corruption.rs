@@ -72,6 +72,15 @@ proptest! {
         let (out2, res2) = decode(&data, Split::Random { seed, max: 40 });
         prop_assert_eq!(format!("{:?}", res), format!("{:?}", res2));
         prop_assert!(out == out2);
+        // The multi-threaded decoder takes these Blocks (their headers have
+        // both sizes) and must agree exactly.
+        let mut mt = lzflow_xz::MtXzDecoder::new(lzflow_xz::MtXzDecoderOptions {
+            threads: 2,
+            ..Default::default()
+        });
+        let (out3, res3) = common::drive(&mut mt, &data, Split::Random { seed, max: 100 });
+        prop_assert_eq!(format!("{:?}", res), format!("{:?}", res3));
+        prop_assert!(out == out3);
         if res.is_ok() {
             // Only a flip the checks cannot see (none here: every byte is
             // covered by a CRC, a check or a size) could decode.

@@ -127,3 +127,21 @@ fn output_limit_applies_across_workers() {
     assert!(matches!(res, Err(XzError::Limit(_))), "{res:?}");
     assert!(out == input[..limit as usize]);
 }
+
+#[test]
+fn memory_limit_applies_to_each_worker() {
+    // Preset 0 has a 256 KiB dictionary.
+    let (_, xz) = multi_block(50_000, 10_000);
+    let opts = XzDecoderOptions::default()
+        .with_lzma(DecoderOptions::default().with_limits(Limits::NONE.with_memory(100 << 10)));
+    let (want, want_res) = drive(&mut XzDecoder::new(opts.clone()), &xz, Split::Whole);
+    assert!(matches!(want_res, Err(XzError::Limit(_))), "{want_res:?}");
+    let mut dec = MtXzDecoder::new(MtXzDecoderOptions {
+        base: opts,
+        threads: 2,
+        ..MtXzDecoderOptions::default()
+    });
+    let (got, res) = drive(&mut dec, &xz, Split::Whole);
+    assert_eq!(format!("{res:?}"), format!("{want_res:?}"));
+    assert!(got.is_empty() && want.is_empty());
+}
