@@ -250,3 +250,32 @@ fn bad_options_are_usage_errors() {
     );
     assert!(XzEncoderOptions::preset(10).is_err());
 }
+
+#[test]
+fn the_xz_tool_accepts_our_output() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if Command::new("xz").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: the xz tool is not installed");
+        return;
+    }
+    let input = data("text", 80_000, 12);
+    let opts = XzEncoderOptions::preset(1)
+        .unwrap()
+        .with_block_size(Some(30_000))
+        .with_check(Check::Sha256)
+        .with_filters(vec![FilterConfig::new(FilterKind::Delta).with_distance(3)]);
+    let xz = encode(opts, &input);
+    let mut child = Command::new("xz")
+        .args(["-dc", "--single-stream"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&xz).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "xz -dc failed");
+    assert!(out.stdout == input);
+}
