@@ -14,7 +14,7 @@ use lzflow_core::{Decode, Encode, InBuf, OutBuf, Progress};
 /// How many calls in a row may make no progress at all before the driver
 /// declares the coder stuck. Coders may return once or twice without
 /// progress while they change state; a long run means a bug, not data.
-const MAX_IDLE_STEPS: u32 = 16;
+const MAX_IDLE_STEPS: u32 = 256;
 
 /// What one coder call did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -327,3 +327,32 @@ async fn encoder_stream_round_trips_and_matches_the_write_face() {
     })
     .await
 }
+
+#[tokio::test]
+async fn lzma_fixtures_through_futures_faces_and_streams() {
+    with_timeout(async {
+        let make = || {
+            <lzflow_lzma::AloneDecoder as lzflow::DecoderFormat>::from_options(&Default::default())
+                .unwrap()
+        };
+        for fx in fixtures("lzma_alone") {
+            for (how, r) in decode_every_futures_way(&fx.bytes(), make).await {
+                let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                assert_content(&fx, &got, how);
+            }
+        }
+        let fx = fixtures("raw")
+            .into_iter()
+            .find(|f| f.name == "raw/lzma2-dict1MiB.raw")
+            .unwrap();
+        let s = lzflow::stream::DecoderStream::<_, lzflow_lzma::Lzma2Decoder>::builder()
+            .dict_size(1 << 20)
+            .build(ChunkStream::new(fx.bytes(), 64, 2));
+        assert_content(
+            &fx,
+            &collect_stream(Box::pin(s)).await.unwrap(),
+            "raw LZMA2 stream",
+        );
+    })
+    .await
+}

@@ -569,3 +569,51 @@ async fn xz_utils_conformance_files_give_the_same_outcome_in_std_and_tokio_faces
     })
     .await
 }
+
+/// lzflow's decoder for a `.lzma` or raw fixture, from its `coders` column.
+fn lzflow_decoder_for(
+    fx: &Fixture,
+) -> Box<dyn lzflow_core::Decode<Error = lzflow_lzma::LzmaError> + Send + Unpin> {
+    let mut opts = lzflow::DecodeOptions::default();
+    if fx.container == "lzma_alone" {
+        return Box::new(
+            <lzflow_lzma::AloneDecoder as lzflow::DecoderFormat>::from_options(&opts).unwrap(),
+        );
+    }
+    opts.dict_size = if fx.coders.contains("4KiB") {
+        4 << 10
+    } else {
+        1 << 20
+    };
+    let lzma2 =
+        || <lzflow_lzma::Lzma2Decoder as lzflow::DecoderFormat>::from_options(&opts).unwrap();
+    if fx.coders.starts_with("lzma1") {
+        Box::new(<lzflow_lzma::LzmaDecoder as lzflow::DecoderFormat>::from_options(&opts).unwrap())
+    } else if fx.coders.starts_with("x86+") {
+        let x86 = lzflow_filters::FilterConfig::new(lzflow_filters::FilterKind::X86);
+        Box::new(lzflow_filters::FilterDecoder::new(
+            lzma2(),
+            lzflow_filters::decode_chain(&[x86]).unwrap(),
+        ))
+    } else {
+        assert!(fx.coders.starts_with("lzma2"), "{}", fx.coders);
+        Box::new(lzma2())
+    }
+}
+
+#[tokio::test]
+async fn lzma_and_raw_fixtures_decode_identically_through_tokio_faces() {
+    with_timeout(async {
+        let mut count = 0;
+        for fx in fixtures("lzma_alone").into_iter().chain(fixtures("raw")) {
+            let data = fx.bytes();
+            for (how, r) in decode_every_tokio_way(&data, || lzflow_decoder_for(&fx)).await {
+                let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
+                assert_content(&fx, &got, how);
+            }
+            count += 1;
+        }
+        assert_eq!(count, 9);
+    })
+    .await
+}
