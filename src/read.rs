@@ -62,6 +62,12 @@ impl<R: Read, D: DecoderFormat> Decoder<R, D> {
         DecoderBuilder::default()
     }
 
+    /// Decodes `inner` refusing to allocate more than `limit` bytes (the
+    /// name async-compression uses; same as `builder().memlimit(limit)`).
+    pub fn with_mem_limit(inner: R, limit: u64) -> Self {
+        Self::builder().memlimit(limit).build(inner)
+    }
+
     /// XZ: whether to decode concatenated streams (default `true`). Takes
     /// effect only before the first read.
     pub fn multiple_members(&mut self, enabled: bool) {

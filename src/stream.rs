@@ -93,6 +93,12 @@ impl<S, D: DecoderFormat> DecoderStream<S, D> {
     pub fn builder() -> DecoderBuilder<Self> {
         DecoderBuilder::default()
     }
+
+    /// Decodes `inner` refusing to allocate more than `limit` bytes (the
+    /// name async-compression uses; same as `builder().memlimit(limit)`).
+    pub fn with_mem_limit(inner: S, limit: u64) -> Self {
+        Self::builder().memlimit(limit).build(inner)
+    }
 }
 
 impl<S, D: DecoderFormat> BuildDecoder for DecoderStream<S, D> {

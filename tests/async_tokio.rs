@@ -617,3 +617,16 @@ async fn lzma_and_raw_fixtures_decode_identically_through_tokio_faces() {
     })
     .await
 }
+
+#[tokio::test]
+async fn with_mem_limit_refuses_big_dictionaries_like_async_compression() {
+    with_timeout(async {
+        let data = fixture("xz/preset-9e.xz").bytes();
+        let dec = lzflow::tokio::bufread::XzDecoder::with_mem_limit(&data[..], 1 << 20);
+        let e = read_all(dec, 4096).await.unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::OutOfMemory);
+        let dec = lzflow::tokio::bufread::XzDecoder::with_mem_limit(&data[..], 128 << 20);
+        assert_eq!(read_all(dec, 4096).await.unwrap().len(), 204_800);
+    })
+    .await
+}

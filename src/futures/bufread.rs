@@ -90,6 +90,12 @@ impl<R, D: DecoderFormat> Decoder<R, D> {
         DecoderBuilder::default()
     }
 
+    /// Decodes `inner` refusing to allocate more than `limit` bytes (the
+    /// name async-compression uses; same as `builder().memlimit(limit)`).
+    pub fn with_mem_limit(inner: R, limit: u64) -> Self {
+        Self::builder().memlimit(limit).build(inner)
+    }
+
     /// XZ: whether to decode concatenated streams (default `true`, unlike
     /// async-compression, because `xz` does). Takes effect only before the
     /// first read.

@@ -98,6 +98,12 @@ impl<W, D: DecoderFormat> Decoder<W, D> {
         DecoderBuilder::default()
     }
 
+    /// Decodes `inner` refusing to allocate more than `limit` bytes (the
+    /// name async-compression uses; same as `builder().memlimit(limit)`).
+    pub fn with_mem_limit(inner: W, limit: u64) -> Self {
+        Self::builder().memlimit(limit).build(inner)
+    }
+
     /// XZ: whether to decode concatenated streams (default `true`). Takes
     /// effect only before the first write.
     pub fn multiple_members(&mut self, enabled: bool) {
