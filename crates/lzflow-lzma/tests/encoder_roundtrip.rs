@@ -652,3 +652,23 @@ mod proptests {
         }
     }
 }
+
+#[test]
+fn encoders_can_move_to_other_threads() {
+    fn send<T: Send + 'static>(_: &T) {}
+    let o = LzmaOptions::preset(0).unwrap();
+    let enc = Lzma2Encoder::new(&o).unwrap();
+    send(&enc);
+    send(&LzmaEncoder::new(&o, true).unwrap());
+    send(&AloneEncoder::new(&o).unwrap());
+    // And actually encode on another thread.
+    let data = text(50_000, 4);
+    let d2 = data.clone();
+    let comp = std::thread::spawn(move || {
+        let mut enc = enc;
+        encode_with(&mut enc, &d2, 4096, 4096)
+    })
+    .join()
+    .unwrap();
+    assert_eq!(unlzma2(&comp, &o), data);
+}
