@@ -53,7 +53,12 @@ pub fn run(job: &str, args: &[String]) -> io::Result<ChildSample> {
     let line = stdout.lines().find(|l| l.starts_with("SAMPLE "));
     let (true, Some(line)) = (out.status.success(), line) else {
         let err = String::from_utf8_lossy(&out.stderr);
-        let first = err.lines().last().unwrap_or("no message").trim().to_string();
+        let first = err
+            .lines()
+            .last()
+            .unwrap_or("no message")
+            .trim()
+            .to_string();
         return Err(io::Error::other(format!("{job}: {} ({first})", out.status)));
     };
     let f: Vec<u64> = line
@@ -98,7 +103,10 @@ fn report(s: &Sample, out_bytes: u64, external: bool) {
 /// The child side: `run-one <job> <args…>`.
 pub fn child_main(args: &[String]) -> io::Result<()> {
     let Some((job, rest)) = args.split_first() else {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "run-one: no job"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "run-one: no job",
+        ));
     };
     if job == "cmd" {
         let [dir, prog, cmd_args @ ..] = rest else {

@@ -152,8 +152,10 @@ fn lzflow_futures(w: &Workload) -> io::Result<usize> {
 fn lzflow_mt2(w: &Workload) -> io::Result<usize> {
     match w.kind {
         Kind::Xz => {
-            let mut o = lzflow_xz::MtXzDecoderOptions::default();
-            o.threads = 2;
+            let o = lzflow_xz::MtXzDecoderOptions {
+                threads: 2,
+                ..Default::default()
+            };
             drain(lzflow::bufread::Decoder::with_coder(
                 &w.compressed[..],
                 lzflow_xz::MtXzDecoder::new(o),
@@ -215,10 +217,17 @@ const DECODERS: &[Contestant] = &[
     ("lzma-rust2", lzma_rust2),
 ];
 
-/// Times every `poll_read` of the reader inside.
+/// Times every `poll_read` of the reader inside: wall time, and the
+/// thread's CPU time (which a loaded machine's preemption does not inflate).
 struct TimedPoll<R> {
     inner: R,
-    polls: Vec<Duration>,
+    polls: Vec<(Duration, Duration)>,
+}
+
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for TimedPoll<R> {
@@ -227,38 +236,40 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for TimedPoll<R> {
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<io::Result<()>> {
-        let start = std::time::Instant::now();
+        let (wall, cpu) = (std::time::Instant::now(), thread_cpu());
         let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
-        let t = start.elapsed();
+        let t = (wall.elapsed(), thread_cpu().saturating_sub(cpu));
         self.polls.push(t);
         r
     }
 }
 
-/// Decodes `w` through `r` on a current-thread runtime and returns the
-/// duration of every poll of the decoder.
-fn poll_times(r: impl tokio::io::AsyncRead + Unpin, w: &Workload) -> io::Result<Vec<Duration>> {
+/// Decodes `w` through `r` on a current-thread runtime (the input is in
+/// memory, so every `read().await` is one poll) and returns the wall and
+/// CPU time of every poll of the decoder.
+fn poll_times(
+    r: impl tokio::io::AsyncRead + Unpin,
+    w: &Workload,
+) -> io::Result<Vec<(Duration, Duration)>> {
     let mut t = TimedPoll {
         inner: r,
         polls: Vec::with_capacity(w.decoded_len / 4096 + 16),
     };
     let n = tokio_rt().block_on(drain_tokio(&mut t))?;
-    if n != w.decoded_len {
+    if n != w.decoded_len || t.polls.len() < 2 {
         return Err(io::Error::other(format!("wrong size {n}")));
     }
     Ok(t.polls)
 }
 
-/// The longest single `poll_read` of the tokio faces on `w`: the time a
-/// task holds its executor thread. Prints one line per face.
+/// The longest single `poll_read` of the tokio faces on `w`: how long a
+/// task holds its executor thread. The first poll (which sets the decoder
+/// up: dictionary, tables) is shown apart from the longest of the others.
 fn print_max_poll(w: &Workload, rounds: usize) -> io::Result<()> {
-    type Face = fn(&Workload) -> io::Result<Vec<Duration>>;
+    type Face = fn(&Workload) -> io::Result<Vec<(Duration, Duration)>>;
     let faces: [(&str, Face); 2] = [
-        ("lzflow tokio (16 KiB batch)", |w| {
-            poll_times(
-                lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..]),
-                w,
-            )
+        ("lzflow tokio, 16 KiB batch", |w| {
+            poll_times(lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..]), w)
         }),
         ("async-compression", |w| {
             let mut d = async_compression::tokio::bufread::XzDecoder::new(&w.compressed[..]);
@@ -266,23 +277,27 @@ fn print_max_poll(w: &Workload, rounds: usize) -> io::Result<()> {
             poll_times(d, w)
         }),
     ];
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
     for (name, f) in faces {
-        let mut maxima = Vec::new();
-        let mut all = Vec::new();
+        // Per round: first poll CPU, max CPU and max wall of the rest.
+        let (mut first, mut max_cpu, mut max_wall, mut med) = (vec![], vec![], vec![], vec![]);
+        let mut polls = 0;
         for _ in 0..rounds {
-            let polls = f(w)?;
-            maxima.push(polls.iter().copied().max().unwrap_or_default());
-            all = polls;
+            let p = f(w)?;
+            polls = p.len();
+            first.push(p[0].1);
+            max_cpu.push(p[1..].iter().map(|x| x.1).max().unwrap_or_default());
+            max_wall.push(p[1..].iter().map(|x| x.0).max().unwrap_or_default());
+            med.push(median(&mut p.iter().map(|x| x.1).collect::<Vec<_>>()));
         }
-        let worst = maxima.iter().copied().max().unwrap_or_default();
         println!(
-            "max poll_read {:<10} {:<28} median of maxima {:>8.1} µs, worst {:>8.1} µs, median poll {:>6.1} µs over {} polls",
+            "max poll_read {:<10} {:<27} CPU µs: first {:>8.1}, max of rest {:>8.1}, median {:>6.1}; wall max of rest {:>8.1} ({polls} polls, medians of {rounds} runs)",
             w.name,
             name,
-            median(&mut maxima).as_secs_f64() * 1e6,
-            worst.as_secs_f64() * 1e6,
-            median(&mut all).as_secs_f64() * 1e6,
-            all.len()
+            us(median(&mut first)),
+            us(median(&mut max_cpu)),
+            us(median(&mut med)),
+            us(median(&mut max_wall)),
         );
     }
     Ok(())
@@ -309,7 +324,7 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         "ratio",
         "alloc B/op",
         "allocs/op",
-        "peak RSS+"
+        "fresh RSS+"
     );
     for w in &workloads {
         std::fs::write(file_of(w), &w.compressed)?;
@@ -345,9 +360,12 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             alloc.sort();
             let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
             count.sort();
-            let rss = samples[i].iter().map(|s| s.peak_rss_kib).max().unwrap_or(0);
+            let rss = match fresh_rss(i, w) {
+                Ok(kib) => format!("{:>7.1}MiB", kib as f64 / 1024.0),
+                Err(e) => format!("{e}"),
+            };
             println!(
-                "{:<20} {:<19} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>7.1}MiB",
+                "{:<20} {:<19} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>10}",
                 w.name,
                 name,
                 t.as_secs_f64() * 1e3,
@@ -355,7 +373,7 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 t.as_secs_f64() / base.as_secs_f64(),
                 alloc[alloc.len() / 2],
                 count[count.len() / 2],
-                rss as f64 / 1024.0
+                rss
             );
         }
         let _ = std::fs::remove_file(file_of(w));
@@ -366,8 +384,52 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
     Ok(())
 }
 
-/// Jobs of the decode mode for child processes (none yet).
-pub(crate) const JOBS: &[(&str, child::Job)] = &[];
+/// Jobs of the decode mode for child processes.
+pub(crate) const JOBS: &[(&str, child::Job)] = &[("decode-rss", decode_rss)];
+
+/// `<contestant index> <workload name> <compressed file> <xz|raw:DICT>
+/// <decoded len>`: loads the compressed file, then decodes it once and
+/// returns the peak RSS above the loaded state, in KiB, as the "output". A
+/// fresh process has no pooled buffers and no freed heap to reuse, so this
+/// is what one decode needs.
+fn decode_rss(args: &[String]) -> io::Result<u64> {
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
+    let [i, name, file, kind, len] = args else {
+        return Err(bad("decode-rss <i> <name> <file> <kind> <len>"));
+    };
+    let i: usize = i.parse().map_err(|_| bad("index"))?;
+    let kind = match kind.strip_prefix("raw:") {
+        Some(d) => Kind::RawLzma2(d.parse().map_err(|_| bad("dict"))?),
+        None => Kind::Xz,
+    };
+    let w = Workload {
+        // One leaked name per child process.
+        name: String::leak(name.clone()),
+        compressed: std::fs::read(file)?,
+        decoded_len: len.parse().map_err(|_| bad("len"))?,
+        kind,
+    };
+    let (_, f) = DECODERS.get(i).ok_or_else(|| bad("no such contestant"))?;
+    let s = measure(GLOBAL, || f(&w).map(|_| ()))?;
+    Ok(s.peak_rss_kib)
+}
+
+/// Peak RSS above the loaded input of one decode of `w` by contestant `i`
+/// in a fresh child process, in KiB.
+fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
+    let kind = match w.kind {
+        Kind::Xz => "xz".to_string(),
+        Kind::RawLzma2(d) => format!("raw:{d}"),
+    };
+    let args = [
+        i.to_string(),
+        w.name.to_string(),
+        file_of(w).to_string_lossy().into_owned(),
+        kind,
+        w.decoded_len.to_string(),
+    ];
+    Ok(child::run("decode-rss", &args)?.out_bytes)
+}
 
 const USAGE: &str =
     "usage: lzflow-bench compare [decode|encode|7z|7z-write] [--rounds N] [--only NAME] [--quick]";

@@ -86,11 +86,7 @@ impl Read for LazyFile {
 
 /// Files (with data), empty files and directories below `dir`, with their
 /// archive names, in name order (directories before their contents).
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    items: &mut Vec<(PathBuf, String, bool)>,
-) -> io::Result<()> {
+fn walk(dir: &Path, prefix: &str, items: &mut Vec<(PathBuf, String, bool)>) -> io::Result<()> {
     for p in sorted_children(dir)? {
         let name = if prefix.is_empty() {
             name_of(&p)
