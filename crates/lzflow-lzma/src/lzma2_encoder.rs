@@ -113,6 +113,7 @@ impl Lzma2Encoder {
             finishing,
             max_pos: self.chunk_start + CHUNK_UNCOMPRESSED_MAX,
             max_compressed: CHUNK_COMPRESSED_MAX,
+            batch_bytes: usize::MAX,
         }
     }
 

@@ -106,8 +106,12 @@ pub(crate) struct RunLimit {
     pub(crate) finishing: bool,
     /// Absolute position the chunk must not pass.
     pub(crate) max_pos: u64,
-    /// Most range coder bytes for this run.
+    /// Most range coder bytes (including what a flush would add) in the
+    /// chunk: a hard limit, checked before each symbol.
     pub(crate) max_compressed: usize,
+    /// Stop once this many settled bytes are waiting to be handed out (a
+    /// soft batch size; after they are drained the run always progresses).
+    pub(crate) batch_bytes: usize,
 }
 
 /// The encoder state shared by LZMA1 and LZMA2.
@@ -603,7 +607,9 @@ impl LzmaCore {
                     return Stop::NeedInput;
                 }
             }
-            if self.rc.pending_size() + MAX_SYMBOL_BYTES > limit.max_compressed {
+            if self.rc.pending_size() + MAX_SYMBOL_BYTES > limit.max_compressed
+                || self.rc.out.len() >= limit.batch_bytes
+            {
                 return Stop::ChunkFull;
             }
             if self.queue.is_empty() {
@@ -696,7 +702,10 @@ impl LzmaEncoder {
         RunLimit {
             finishing,
             max_pos: u64::MAX,
-            max_compressed: LZMA1_BATCH,
+            // The range coder may hold back any number of bytes (a carry
+            // can still ripple through them), so only settled bytes count.
+            max_compressed: usize::MAX,
+            batch_bytes: LZMA1_BATCH,
         }
     }
 }
