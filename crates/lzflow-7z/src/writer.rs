@@ -7,6 +7,11 @@
 //! written first with zeros where the header's offset, size and CRC go (its
 //! own CRC then fails, so no reader takes the archive for complete); it is
 //! patched only at the very end of `finish`.
+//!
+//! 7-Zip recovers an archive whose start header is still zero by searching
+//! for the header near the end of the file. So the header record goes out
+//! with its first byte zeroed, the start header is patched, and that byte
+//! is written last: an archive interrupted at any point is rejected.
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
@@ -97,9 +102,30 @@ enum State {
 /// produces the same archive (the header IV is random).
 #[derive(Debug)]
 struct Tail {
+    /// Packed header stream and header record, the record's first byte
+    /// zeroed.
     bytes: Vec<u8>,
     start: [u8; 32],
+    /// Where the header record starts (after the start header) and its
+    /// real first byte, written last.
+    first_byte: Option<(u64, u8)>,
     queued: bool,
+}
+
+impl Tail {
+    fn new(mut bytes: Vec<u8>, record_at: usize, start: [u8; 32], pack_pos: u64) -> Self {
+        let first_byte = bytes.get_mut(record_at).map(|b| {
+            let real = *b;
+            *b = 0;
+            (pack_pos + record_at as u64, real)
+        });
+        Tail {
+            bytes,
+            start,
+            first_byte,
+            queued: false,
+        }
+    }
 }
 
 impl<W: Write + Seek> Writer<W> {
@@ -290,7 +316,11 @@ impl<W: Write + Seek> Writer<W> {
             tail.queued = true;
         }
         self.sink.write_pending()?;
-        self.sink.patch_start(&tail.start)?;
+        self.sink.overwrite(0, &tail.start)?;
+        if let Some((at, byte)) = tail.first_byte {
+            self.sink.overwrite(SIGNATURE_HEADER_SIZE + at, &[byte])?;
+        }
+        self.sink.seek_end_and_flush()?;
         let w = self.sink.inner.take();
         self.state = State::Done;
         w.ok_or(SevenZError::WriterUnusable("the archive is finished"))
@@ -433,19 +463,12 @@ impl<W: Write + Seek> Writer<W> {
         let pack_pos = self.sink.logical_pos();
         if self.header.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
-            return Ok(Tail {
-                bytes: Vec::new(),
-                start: start_header(0, 0, 0),
-                queued: false,
-            });
+            return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
         }
         let plain = Zeroizing::new(write_header(&self.header));
         if !self.opts.compress_header && !self.opts.encrypt_header {
-            return Ok(Tail {
-                start: start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain)),
-                bytes: plain.to_vec(),
-                queued: false,
-            });
+            let start = start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain));
+            return Ok(Tail::new(plain.to_vec(), 0, start, pack_pos));
         }
         let (packed, lzma_props) = compress_header(&plain)?;
         let lzma = coder(method_id::LZMA, lzma_props);
@@ -492,13 +515,10 @@ impl<W: Write + Seek> Writer<W> {
             block.len() as u64,
             crc32fast::hash(&block),
         );
+        let record_at = stream.len();
         let mut bytes = stream;
         bytes.extend_from_slice(&block);
-        Ok(Tail {
-            bytes,
-            start,
-            queued: false,
-        })
+        Ok(Tail::new(bytes, record_at, start, pack_pos))
     }
 }
 
@@ -880,14 +900,19 @@ impl<W: Write + Seek> Sink<W> {
         Ok(result?)
     }
 
-    /// Writes the final start header, flushes, and leaves the sink at the
-    /// end of the archive.
-    fn patch_start(&mut self, start: &[u8; 32]) -> Result<(), SevenZError> {
-        let (base, end) = (self.base, self.base + SIGNATURE_HEADER_SIZE + self.written);
+    /// Writes `bytes` at `at` (counted from the start of the archive).
+    fn overwrite(&mut self, at: u64, bytes: &[u8]) -> Result<(), SevenZError> {
+        let pos = self.base + at;
         let w = self.inner()?;
-        w.flush()?;
-        w.seek(SeekFrom::Start(base))?;
-        w.write_all(start)?;
+        w.seek(SeekFrom::Start(pos))?;
+        w.write_all(bytes)?;
+        Ok(())
+    }
+
+    /// Leaves the sink at the end of the archive, flushed.
+    fn seek_end_and_flush(&mut self) -> Result<(), SevenZError> {
+        let end = self.base + SIGNATURE_HEADER_SIZE + self.written;
+        let w = self.inner()?;
         w.seek(SeekFrom::Start(end))?;
         w.flush()?;
         Ok(())

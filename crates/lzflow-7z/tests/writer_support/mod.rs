@@ -2,7 +2,8 @@
 //! reading them back through lzflow's reader, and running `7zz`.
 #![allow(dead_code)]
 
-use std::io::{Cursor, Read};
+use std::io::Cursor;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
