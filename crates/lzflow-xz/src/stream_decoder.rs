@@ -54,6 +54,8 @@ pub(crate) struct StreamDecoder {
     records: Vec<IndexRecord>,
     /// Records of the Index checked so far.
     checked: u64,
+    /// The first Index Record that did not match its Block.
+    mismatch: Option<XzError>,
 }
 
 impl StreamDecoder {
@@ -69,6 +71,7 @@ impl StreamDecoder {
             block: BlockDecoder::idle(),
             records: Vec::new(),
             checked: 0,
+            mismatch: None,
         }
     }
 
@@ -80,6 +83,7 @@ impl StreamDecoder {
         self.offset = offset;
         self.records.clear();
         self.checked = 0;
+        self.mismatch = None;
     }
 
     /// The stream's check ID, once the Stream Header has been read.
@@ -270,21 +274,32 @@ impl StreamDecoder {
                         let block = self.records[self.checked as usize];
                         self.checked += 1;
                         let record = self.checked;
-                        if r.unpadded_size != block.unpadded_size {
-                            return Err(XzError::IndexRecordMismatch {
-                                record,
-                                field: "unpadded size",
-                                expected: block.unpadded_size,
-                                found: r.unpadded_size,
-                            });
+                        // Remember the first mismatch but read on, so that
+                        // an invalid value later in the list is what gets
+                        // reported (as the format's reference decoder does).
+                        if self.mismatch.is_none() {
+                            self.mismatch = if r.unpadded_size != block.unpadded_size {
+                                Some(XzError::IndexRecordMismatch {
+                                    record,
+                                    field: "unpadded size",
+                                    expected: block.unpadded_size,
+                                    found: r.unpadded_size,
+                                })
+                            } else if r.uncompressed_size != block.uncompressed_size {
+                                Some(XzError::IndexRecordMismatch {
+                                    record,
+                                    field: "uncompressed size",
+                                    expected: block.uncompressed_size,
+                                    found: r.uncompressed_size,
+                                })
+                            } else {
+                                None
+                            };
                         }
-                        if r.uncompressed_size != block.uncompressed_size {
-                            return Err(XzError::IndexRecordMismatch {
-                                record,
-                                field: "uncompressed size",
-                                expected: block.uncompressed_size,
-                                found: r.uncompressed_size,
-                            });
+                        if self.checked == self.records.len() as u64 {
+                            if let Some(e) = self.mismatch.take() {
+                                return Err(e);
+                            }
                         }
                     }
                     IndexEvent::End => {
