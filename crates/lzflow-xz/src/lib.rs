@@ -3,7 +3,7 @@
 //!
 //! # Organization
 //! Files follow the sections of the XZ file format specification:
-//! * [`vli`](crate::vli) — variable-length integers (1.2);
+//! * [`vli`] — variable-length integers (1.2);
 //! * `stream_flags` — Stream Header and Footer (2.1);
 //! * `block_header` — Block Header and Filter Flags (3.1);
 //! * `block_decoder` — Compressed Data, Block Padding and Check (3.2–3.4);
