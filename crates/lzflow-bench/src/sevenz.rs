@@ -38,7 +38,7 @@ fn drain(r: &mut dyn Read) -> io::Result<u64> {
     }
 }
 
-fn arg<'a>(args: &'a [String], i: usize, what: &str) -> io::Result<&'a str> {
+pub(crate) fn arg<'a>(args: &'a [String], i: usize, what: &str) -> io::Result<&'a str> {
     args.get(i)
         .map(String::as_str)
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, format!("missing {what}")))

@@ -10,7 +10,7 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use crate::child::{self, alloc_cell, interleave, summarise, ChildSample, Entrant};
-use crate::sevenz::{temp_dir, PASSWORD};
+use crate::sevenz::{arg, temp_dir, PASSWORD};
 use crate::workloads::{is_quick, scaled, text_files};
 
 /// Jobs the child processes can run.
@@ -43,7 +43,7 @@ fn name_of(p: &Path) -> String {
 /// directory (recursively) into one solid archive; with a password the
 /// data and the header are encrypted.
 fn lzflow_write(args: &[String]) -> io::Result<u64> {
-    let (input, out) = (Path::new(&args[0]), &args[1]);
+    let (input, out) = (Path::new(arg(args, 0, "input dir")?), arg(args, 1, "archive")?);
     let mut o = lzflow_7z::WriterOptions::default()
         .with_level(LEVEL)
         .with_solid(lzflow_7z::Solid::All);
@@ -109,7 +109,7 @@ fn walk(dir: &Path, prefix: &str, items: &mut Vec<(PathBuf, String, bool)>) -> i
 fn sevenz_rust2_write(args: &[String]) -> io::Result<u64> {
     use sevenz_rust2::encoder_options::{AesEncoderOptions, Lzma2Options};
     use sevenz_rust2::{ArchiveEntry, ArchiveWriter, EncoderConfiguration, SourceReader};
-    let (input, out) = (Path::new(&args[0]), &args[1]);
+    let (input, out) = (Path::new(arg(args, 0, "input dir")?), arg(args, 1, "archive")?);
     let mut w = ArchiveWriter::create(out).map_err(io::Error::other)?;
     let lzma2: EncoderConfiguration = Lzma2Options::from_level(LEVEL).into();
     match args.get(2) {
