@@ -5,7 +5,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 use crate::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
 use crate::coder_graph::{FolderDecoder, FolderStep};
 use crate::entry::{Entry, EntryCheck};
+use crate::multi_volume::{self, MultiVolume};
 use crate::signature_header::SIGNATURE;
+use crate::spool::{self, SpoolOptions, Spooled};
 use crate::SevenZError;
 
 /// A 7z archive opened for reading.
@@ -151,6 +153,43 @@ impl<R: Read + Seek> Archive<R> {
             stream,
             state,
         })
+    }
+}
+
+impl Archive<MultiVolume<std::fs::File>> {
+    /// Opens a split archive from its first volume (`name.7z.001`); the
+    /// following volumes (`.002`, `.003`, …) are found beside it and read
+    /// as one stream.
+    pub fn open_volumes(first: impl AsRef<std::path::Path>) -> Result<Self, SevenZError> {
+        Self::open_volumes_with(first, ArchiveOptions::default())
+    }
+
+    /// [`open_volumes`](Self::open_volumes) with options.
+    pub fn open_volumes_with(
+        first: impl AsRef<std::path::Path>,
+        options: ArchiveOptions,
+    ) -> Result<Self, SevenZError> {
+        Archive::open_with(multi_volume::open_volumes(first.as_ref())?, options)
+    }
+}
+
+impl Archive<Spooled> {
+    /// Opens an archive from a source that cannot seek (a pipe, a socket,
+    /// standard input). The 7z header is at the end, so the whole source is
+    /// first copied: into memory up to `spool.memory_limit` bytes, beyond
+    /// that into an anonymous temporary file in `spool.temp_dir` (removed
+    /// when the archive is dropped). Then the copy is opened like a file.
+    pub fn open_spooled<R: Read>(reader: R, spool: SpoolOptions) -> Result<Self, SevenZError> {
+        Self::open_spooled_with(reader, spool, ArchiveOptions::default())
+    }
+
+    /// [`open_spooled`](Self::open_spooled) with archive options.
+    pub fn open_spooled_with<R: Read>(
+        reader: R,
+        spool: SpoolOptions,
+        options: ArchiveOptions,
+    ) -> Result<Self, SevenZError> {
+        Archive::open_with(spool::spool(reader, spool)?, options)
     }
 }
 

@@ -13,6 +13,10 @@
 //! * [`IndexBuilder`] / [`ArchiveIndex`]: opening without I/O.
 //! * [`Archive`]: the `Read + Seek` face; [`Archive::extract_to`] writes to
 //!   disk and refuses paths that escape the target.
+//! * [`multi_volume`]: split archives (`name.7z.001`, …) as one stream
+//!   ([`Archive::open_volumes`]).
+//! * [`spool`]: non-seekable sources copied to memory, then to a temporary
+//!   file ([`Archive::open_spooled`]).
 //!
 //! Every CRC is verified; a wrong password is reported as
 //! [`SevenZError::WrongPassword`], a missing one as
@@ -35,9 +39,11 @@ mod folder;
 mod header;
 mod header_writer;
 mod method_id;
+pub mod multi_volume;
 mod pack_info;
 mod property_id;
 pub mod signature_header;
+pub mod spool;
 mod substreams;
 mod writer;
 mod writer_options;
@@ -50,6 +56,8 @@ pub use entry::{
 };
 pub use error::SevenZError;
 pub use lzflow_core::Limits;
+pub use multi_volume::MultiVolume;
 pub use signature_header::SignatureHeader;
+pub use spool::{SpoolOptions, SpoolWriter, Spooled};
 pub use writer::{system_time_to_filetime, Writer};
 pub use writer_options::{EntryMeta, Method, Solid, WriterOptions};
