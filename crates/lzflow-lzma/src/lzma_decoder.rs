@@ -4,7 +4,7 @@
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
 use crate::range_decoder::{RangeDecoder, INIT_BYTES, PROB_INIT};
-use crate::window::{Window, MIN_DICT};
+use crate::window::{Window, MIN_DICT, WINDOW_SLACK};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
 // Layout of the probability table (one pooled `Vec<u16>`).
@@ -141,26 +141,14 @@ impl LzmaCore {
             let lit_state =
                 ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
             let base = LITERAL + LITERAL_CODER * lit_state;
-            let probs = &mut probs[base..base + LITERAL_CODER];
-            let mut sym = 1usize;
-            if s < LIT_STATES {
-                while sym < 0x100 {
-                    sym = (sym << 1) | rc.bit_branchless::<UPDATE>(&mut probs[sym]) as usize;
-                }
+            let probs: &mut [u16; LITERAL_CODER] = (&mut probs[base..base + LITERAL_CODER])
+                .try_into()
+                .expect("literal coder size");
+            let sym = if s < LIT_STATES {
+                rc.literal::<UPDATE>(probs)
             } else {
-                // Matched literal: the byte at rep0 steers the tree until the
-                // first bit that differs from it.
-                let mut match_byte = usize::from(ctx.match_byte(reps[0]));
-                let mut offset = 0x100usize;
-                while sym < 0x100 {
-                    match_byte <<= 1;
-                    let match_bit = match_byte & offset;
-                    let bit =
-                        rc.bit_branchless::<UPDATE>(&mut probs[offset + match_bit + sym]) as usize;
-                    sym = (sym << 1) | bit;
-                    offset &= match_bit ^ bit.wrapping_sub(1);
-                }
-            }
+                rc.literal_matched::<UPDATE>(probs, u32::from(ctx.match_byte(reps[0])))
+            };
             *state = if s < 4 {
                 0
             } else if s < 10 {
@@ -413,15 +401,45 @@ impl<'b> SymbolCtx<'b> {
 
 /// Copies `n` bytes from `dist` back to `pos` (the source may wrap around
 /// the circular buffer and may overlap the destination).
+///
+/// Short copies dominate real data, so where the window has room the copy
+/// goes in 16-byte blocks and may write up to 15 bytes past `pos + n`: those
+/// bytes are either not written yet or older than the dictionary (the
+/// window keeps [`WINDOW_SLACK`] spare bytes), and are overwritten before
+/// anyone reads them.
 #[inline(always)]
 fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
+    const BLOCK: usize = 16;
     if dist <= pos {
         let src = pos - dist;
+        if pos + n + BLOCK <= buf.len() {
+            if dist >= BLOCK {
+                // Each block reads only bytes that are final already.
+                let mut i = 0;
+                while i < n {
+                    let mut t = [0u8; BLOCK];
+                    t.copy_from_slice(&buf[src + i..src + i + BLOCK]);
+                    buf[pos + i..pos + i + BLOCK].copy_from_slice(&t);
+                    i += BLOCK;
+                }
+                return;
+            }
+            if dist >= n {
+                let mut t = [0u8; BLOCK];
+                t.copy_from_slice(&buf[src..src + BLOCK]);
+                buf[pos..pos + BLOCK].copy_from_slice(&t);
+                return;
+            }
+        }
         if dist >= n {
             buf.copy_within(src..src + n, pos);
         } else if dist == 1 {
             let b = buf[src];
             buf[pos..pos + n].fill(b);
+        } else if n < 64 {
+            for i in 0..n {
+                buf[pos + i] = buf[src + i];
+            }
         } else {
             // The copied region is periodic with period `dist`, so each step
             // may copy everything written so far.

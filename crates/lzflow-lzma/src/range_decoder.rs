@@ -127,6 +127,88 @@ impl<'a> RangeDecoder<'a> {
         bit
     }
 
+    /// One branch-free bit with the probability already loaded; returns
+    /// the bit and stores the adapted probability in `*slot`.
+    #[inline(always)]
+    fn bit_with<const UPDATE: bool>(&mut self, prob: u32, slot: &mut u16) -> usize {
+        let bound = (self.range >> 11) * prob;
+        let bit = u32::from(self.code >= bound);
+        let mask = bit.wrapping_neg();
+        let rest = self.range - bound;
+        self.range = if bit != 0 { rest } else { bound };
+        self.code -= bound & mask;
+        if UPDATE {
+            let target = (!mask & (BIT_MODEL_TOTAL - 31)) as i32;
+            let prob = prob as i32;
+            *slot = (prob - ((prob - target) >> MOVE_BITS)) as u16;
+        }
+        self.normalize();
+        bit as usize
+    }
+
+    /// Decodes a plain literal (8 bits through `probs[1..0x100]`).
+    ///
+    /// Kept out of line with the coder state in locals (inlined into the big
+    /// symbol loop, `range` would live on the stack), and both children's
+    /// probabilities are loaded before the bit is known, so the load latency
+    /// is off the critical path.
+    #[inline(never)]
+    pub fn literal<const UPDATE: bool>(&mut self, probs: &mut [u16; 0x300]) -> u32 {
+        let mut rc = self.clone();
+        let mut sym = 1usize;
+        let mut prob = u32::from(probs[1]);
+        for _ in 0..7 {
+            let p0 = u32::from(probs[2 * sym]);
+            let p1 = u32::from(probs[2 * sym + 1]);
+            let bit = rc.bit_with::<UPDATE>(prob, &mut probs[sym]);
+            sym = 2 * sym + bit;
+            prob = if bit != 0 { p1 } else { p0 };
+        }
+        let bit = rc.bit_with::<UPDATE>(prob, &mut probs[sym]);
+        sym = 2 * sym + bit;
+        *self = rc;
+        sym as u32 - 0x100
+    }
+
+    /// Decodes a literal after a match: the bits of `match_byte` select the
+    /// probabilities until the first bit that differs from it. Both possible
+    /// next probabilities are loaded before the bit is known.
+    #[inline(never)]
+    pub fn literal_matched<const UPDATE: bool>(
+        &mut self,
+        probs: &mut [u16; 0x300],
+        match_byte: u32,
+    ) -> u32 {
+        let mut rc = self.clone();
+        let mut match_byte = (match_byte as usize) << 1;
+        let mut offset = 0x100usize;
+        let mut sym = 1usize;
+        let mut idx = offset + (match_byte & offset) + sym;
+        let mut prob = u32::from(probs[idx]);
+        loop {
+            let match_bit = match_byte & offset;
+            let next_mb = match_byte << 1;
+            // Candidates for bit 0 and bit 1.
+            let off0 = offset & !match_bit;
+            let off1 = offset & match_bit;
+            let i0 = off0 + (next_mb & off0) + 2 * sym;
+            let i1 = off1 + (next_mb & off1) + 2 * sym + 1;
+            let p0 = u32::from(*probs.get(i0).unwrap_or(&0));
+            let p1 = u32::from(*probs.get(i1).unwrap_or(&0));
+            let bit = rc.bit_with::<UPDATE>(prob, &mut probs[idx]);
+            sym = 2 * sym + bit;
+            if sym >= 0x100 {
+                break;
+            }
+            match_byte = next_mb;
+            offset = if bit != 0 { off1 } else { off0 };
+            idx = if bit != 0 { i1 } else { i0 };
+            prob = if bit != 0 { p1 } else { p0 };
+        }
+        *self = rc;
+        sym as u32 - 0x100
+    }
+
     /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`.
     #[inline(always)]
     pub fn bittree<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {

@@ -12,6 +12,10 @@ use lzflow_core::{Lease, Pool};
 /// The smallest dictionary a decoder honours (as xz does).
 pub(crate) const MIN_DICT: usize = 4096;
 
+/// Spare bytes beyond the dictionary, so a match copy may write a few
+/// bytes past its end without touching history a distance can reach.
+pub(crate) const WINDOW_SLACK: usize = 32;
+
 /// First allocation: small, so tiny streams stay cheap.
 const FIRST_ALLOC: usize = 64 << 10;
 
@@ -72,7 +76,7 @@ impl Window {
         if self.pos == self.buf.len() {
             let len = self.buf.len();
             let linear = self.total == len as u64;
-            if linear && len < self.dict_max {
+            if linear && len < self.dict_max + WINDOW_SLACK {
                 self.grow();
             } else {
                 self.pos = 0;
@@ -83,11 +87,14 @@ impl Window {
 
     fn grow(&mut self) {
         let len = self.buf.len();
-        let mut target = (len * 2).max(FIRST_ALLOC).min(self.dict_max);
+        let mut target = (len * 2)
+            .max(FIRST_ALLOC)
+            .min(self.dict_max + WINDOW_SLACK);
         if let Some(h) = self.hint {
             // Only trust the hint while it has not been exceeded.
             if h > len as u64 {
-                target = target.min(usize::try_from(h).unwrap_or(usize::MAX));
+                let h = usize::try_from(h).unwrap_or(usize::MAX);
+                target = target.min(h.saturating_add(WINDOW_SLACK));
             }
         }
         if len == 0 && self.buf.capacity() < target {
@@ -118,7 +125,7 @@ impl Window {
 
 fn dict_max(dict_size: u32) -> usize {
     usize::try_from(dict_size)
-        .unwrap_or(usize::MAX)
+        .unwrap_or(usize::MAX - WINDOW_SLACK)
         .max(MIN_DICT)
 }
 
@@ -131,16 +138,17 @@ mod tests {
         let mut w = Window::new(u32::MAX, Pool::disabled());
         assert_eq!(w.buf.len(), 0, "nothing allocated up front");
         w.set_hint(Some(10));
-        assert_eq!(w.room(), 10);
-        w.write(&[1; 10]);
+        assert_eq!(w.room(), 10 + WINDOW_SLACK);
+        w.write(&[1; 10 + WINDOW_SLACK]);
         // Past the hint the window keeps growing towards the dictionary.
-        assert_eq!(w.room(), FIRST_ALLOC - 10);
+        assert_eq!(w.room(), FIRST_ALLOC - 10 - WINDOW_SLACK);
 
         let mut w = Window::new(4096, Pool::disabled());
-        assert_eq!(w.room(), 4096);
-        w.write(&[7; 4096]);
-        assert_eq!(w.full, 4096);
-        assert_eq!(w.room(), 4096, "wrapped to the start");
+        let size = 4096 + WINDOW_SLACK;
+        assert_eq!(w.room(), size);
+        w.write(&[7; 4096 + WINDOW_SLACK]);
+        assert_eq!(w.full, 4096, "history is capped at the dictionary");
+        assert_eq!(w.room(), size, "wrapped to the start");
         assert_eq!(w.pos, 0);
     }
 }

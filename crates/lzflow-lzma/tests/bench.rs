@@ -10,17 +10,24 @@ use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 use lzflow_lzma::{DecoderOptions, Lzma2Decoder};
 
 const SIZE: usize = 32 << 20;
-const DICT: u32 = 8 << 20;
+/// Dictionary size in MiB (8 unless LZFLOW_BENCH_DICT_MIB says otherwise).
+fn dict() -> u32 {
+    std::env::var("LZFLOW_BENCH_DICT_MIB")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .unwrap_or(8)
+        << 20
+}
 
 /// Compressed input, cached next to the build output so reruns are quick.
 fn compressed(name: &str, make: fn(usize, u64) -> Vec<u8>) -> (Vec<u8>, Vec<u8>) {
     let data = make(SIZE, 77);
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let path = dir.join(format!("bench-{name}-{SIZE}.lzma2"));
+    let path = dir.join(format!("bench-{name}-{SIZE}-{}.lzma2", dict()));
     let comp = match std::fs::read(&path) {
         Ok(c) => c,
         Err(_) => {
-            let c = lzma2(&data, &opts(6, DICT, 3, 0, 2));
+            let c = lzma2(&data, &opts(6, dict(), 3, 0, 2));
             std::fs::write(&path, &c).unwrap();
             c
         }
@@ -29,7 +36,7 @@ fn compressed(name: &str, make: fn(usize, u64) -> Vec<u8>) -> (Vec<u8>, Vec<u8>)
 }
 
 fn lzflow_decode(comp: &[u8], out: &mut [u8]) -> usize {
-    let mut dec = Lzma2Decoder::new(DICT, &DecoderOptions::default()).unwrap();
+    let mut dec = Lzma2Decoder::new(dict(), &DecoderOptions::default()).unwrap();
     let mut input = InBuf::last(comp);
     let mut output = OutBuf::new(out);
     loop {
@@ -84,14 +91,14 @@ fn lzma2_decode_vs_liblzma() {
         let mut out = vec![0u8; SIZE];
         assert_eq!(lzflow_decode(&comp, &mut out), SIZE);
         assert!(out == data);
-        assert!(liblzma_lzma2_decode(&comp, DICT, SIZE) == data);
+        assert!(liblzma_lzma2_decode(&comp, dict(), SIZE) == data);
         let [ours, theirs] = compare(
             5,
             &mut || {
                 lzflow_decode(&comp, &mut out);
             },
             &mut || {
-                liblzma_lzma2_decode(&comp, DICT, SIZE);
+                liblzma_lzma2_decode(&comp, dict(), SIZE);
             },
         );
         println!(
