@@ -68,6 +68,8 @@ pub struct Writer<W: Write + Seek> {
     /// The LZ engine between folders, kept so its allocations are reused.
     idle: Option<Lz>,
     folder: Option<OpenFolder>,
+    /// The file entry being written through `begin_file`.
+    entry: Option<OpenEntry>,
     header: Header,
     /// Entry data read from the source (plaintext: zeroized on drop).
     input: Zeroizing<Vec<u8>>,
@@ -96,6 +98,16 @@ enum State {
     Broken,
     /// `finish` succeeded.
     Done,
+}
+
+/// A file entry between `begin_file` and `end_file`.
+struct OpenEntry {
+    name: String,
+    meta: EntryMeta,
+    crc: crc32fast::Hasher,
+    size: u64,
+    /// Data has been compressed (the entry has a stream).
+    started: bool,
 }
 
 /// What `finish` writes after the data: fixed once built so that a retry
@@ -161,6 +173,7 @@ impl<W: Write + Seek> Writer<W> {
             key,
             idle: None,
             folder: None,
+            entry: None,
             header: Header::default(),
             input: Zeroizing::new(vec![0; CHUNK]),
             state: State::Open,
@@ -178,6 +191,16 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     fn check_open(&self) -> Result<(), SevenZError> {
+        self.check_state()?;
+        if self.entry.is_some() {
+            return Err(SevenZError::WriterUnusable(
+                "an entry is open: call end_file() first",
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_state(&self) -> Result<(), SevenZError> {
         match self.state {
             State::Open => Ok(()),
             State::Finishing(_) => Err(SevenZError::WriterUnusable(
@@ -193,30 +216,127 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds a file whose data is read from `reader` to its end. The data is
     /// compressed as it is read; a source that yields nothing makes an empty
     /// file (stored without a data stream).
+    ///
+    /// A source error before its first byte leaves the writer usable (the
+    /// entry is dropped); after that the writer is unusable.
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
         mut reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
+        self.begin_file(name, meta)?;
+        let mut buf = std::mem::take(&mut self.input);
+        let result = loop {
+            // Whole 64 KiB blocks, so automatic BCJ sees a full header.
+            match read_full(&mut reader, &mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    if let Err(e) = self.write_data(&buf[..n]) {
+                        break Err(e);
+                    }
+                }
+                Err(e) => {
+                    self.cancel_file();
+                    break Err(e);
+                }
+            }
+        };
+        self.input = buf;
+        result?;
+        self.end_file()
+    }
+
+    /// Starts a file entry whose data is then given to
+    /// [`write_data`](Self::write_data) in pieces and ended by
+    /// [`end_file`](Self::end_file) (for sources that push data rather than
+    /// being read, such as an async face). The first non-empty piece
+    /// decides automatic BCJ, so it should be a few KiB when that is on.
+    pub fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
         let name = clean_name(name)?;
-        // The first block tells an empty file from one with data and, for
-        // automatic BCJ, whether it looks like an executable. Nothing has
-        // been written yet, so an error here leaves the writer usable.
-        let first = read_full(&mut reader, &mut self.input)?;
-        if first == 0 {
-            return self.add_empty_file(&name, meta);
+        self.entry = Some(OpenEntry {
+            name,
+            meta,
+            crc: crc32fast::Hasher::new(),
+            size: 0,
+            started: false,
+        });
+        Ok(())
+    }
+
+    /// Compresses the next piece of the entry begun by
+    /// [`begin_file`](Self::begin_file). An error leaves the writer
+    /// unusable.
+    pub fn write_data(&mut self, data: &[u8]) -> Result<(), SevenZError> {
+        self.check_state()?;
+        if data.is_empty() {
+            return Ok(());
         }
-        let filter = self.filter_for(&name, &self.input[..first]);
-        let result = self.add_stream(filter, first, &mut reader);
+        let result = self.write_data_inner(data);
         if result.is_err() {
             self.state = State::Broken;
         }
-        result?;
+        result
+    }
+
+    fn write_data_inner(&mut self, data: &[u8]) -> Result<(), SevenZError> {
+        let entry = self.entry.as_ref().ok_or(SevenZError::WriterUnusable(
+            "write_data() without begin_file()",
+        ))?;
+        if !entry.started {
+            let filter = self.filter_for(&entry.name, data);
+            self.start_stream(filter)?;
+        }
+        let entry = self.entry.as_mut().expect("checked above");
+        entry.started = true;
+        entry.crc.update(data);
+        entry.size += data.len() as u64;
+        let folder = self.folder.as_mut().expect("opened by start_stream");
+        folder.encode(data, &mut self.sink)
+    }
+
+    /// Drops the entry begun by [`begin_file`](Self::begin_file) when no
+    /// data was written for it yet (the writer stays usable). After data, a
+    /// partial stream cannot be taken back: the writer becomes unusable.
+    pub fn cancel_file(&mut self) {
+        if let Some(entry) = self.entry.take() {
+            if entry.started {
+                self.state = State::Broken;
+            }
+        }
+    }
+
+    /// The sink, e.g. to drain an in-memory one. Writing to it or seeking
+    /// it corrupts the archive. `None` once [`finish`](Self::finish) gave
+    /// it back.
+    pub fn get_mut(&mut self) -> Option<&mut W> {
+        self.sink.inner.as_mut()
+    }
+
+    /// Ends the entry begun by [`begin_file`](Self::begin_file); without
+    /// data it is stored as an empty file.
+    pub fn end_file(&mut self) -> Result<(), SevenZError> {
+        self.check_state()?;
+        let entry = self.entry.take().ok_or(SevenZError::WriterUnusable(
+            "end_file() without begin_file()",
+        ))?;
+        if !entry.started {
+            self.header.files.push(FileRecord {
+                attributes: Some(attributes(&entry.meta, false)),
+                ..record(entry.name, &entry.meta, true, true)
+            });
+            return Ok(());
+        }
+        let folder = self.folder.as_mut().expect("a started entry has a folder");
+        folder.in_size += entry.size;
+        folder.files += 1;
+        let sub = &mut self.header.main.substreams;
+        sub.sizes.push(entry.size);
+        sub.crcs.push(Some(entry.crc.finalize()));
         self.header.files.push(FileRecord {
-            attributes: Some(attributes(&meta, false)),
-            ..record(name, &meta, false, false)
+            attributes: Some(attributes(&entry.meta, false)),
+            ..record(entry.name, &entry.meta, false, false)
         });
         if self.solid_block_full() {
             self.close_folder()
@@ -290,8 +410,9 @@ impl<W: Write + Seek> Writer<W> {
     /// same bytes; any other error leaves the writer unusable.
     pub fn finish(&mut self) -> Result<W, SevenZError> {
         match self.state {
-            State::Open | State::Finishing(_) => {}
-            State::Broken | State::Done => self.check_open()?,
+            State::Open => self.check_open()?,
+            State::Finishing(_) => {}
+            State::Broken | State::Done => self.check_state()?,
         }
         let result = self.try_finish();
         if let Err(e) = &result {
@@ -346,36 +467,15 @@ impl<W: Write + Seek> Writer<W> {
         }
     }
 
-    /// Compresses one entry's data (the first `first` bytes are already in
-    /// the input buffer) into the open folder, opening one if needed.
-    fn add_stream<R: Read>(
-        &mut self,
-        filter: Option<FilterConfig>,
-        first: usize,
-        reader: &mut R,
-    ) -> Result<(), SevenZError> {
+    /// Makes the open folder one with `filter`, closing a folder with
+    /// another filter first.
+    fn start_stream(&mut self, filter: Option<FilterConfig>) -> Result<(), SevenZError> {
         if self.folder.as_ref().is_some_and(|f| f.filter != filter) {
             self.close_folder()?;
         }
         if self.folder.is_none() {
             self.folder = Some(self.open_folder(filter)?);
         }
-        let folder = self.folder.as_mut().expect("opened above");
-        let mut crc = crc32fast::Hasher::new();
-        let mut size = 0u64;
-        let mut n = first;
-        while n > 0 {
-            let data = &self.input[..n];
-            crc.update(data);
-            size += n as u64;
-            folder.encode(data, &mut self.sink)?;
-            n = read_full(reader, &mut self.input)?;
-        }
-        folder.in_size += size;
-        folder.files += 1;
-        let sub = &mut self.header.main.substreams;
-        sub.sizes.push(size);
-        sub.crcs.push(Some(crc.finalize()));
         Ok(())
     }
 

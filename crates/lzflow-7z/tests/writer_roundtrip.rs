@@ -160,3 +160,39 @@ fn identical_input_gives_identical_archives_without_encryption() {
     let e = || o().with_password("p").with_aes_cycles_power(2);
     assert_ne!(write_archive(&items, e()), write_archive(&items, e()));
 }
+
+#[test]
+fn pushed_pieces_give_the_same_archive_as_a_reader() {
+    use lzflow_7z::{EntryMeta, Writer};
+    use std::io::Cursor;
+    let big = data(7, 200_000);
+    let o = || WriterOptions::default().with_level(0).with_auto_bcj(true);
+    let read = {
+        let mut w = Writer::with_options(Cursor::new(Vec::new()), o()).unwrap();
+        w.add_file("a.exe", &big[..], EntryMeta::default()).unwrap();
+        w.add_file("empty", &[][..], EntryMeta::default()).unwrap();
+        w.finish().unwrap().into_inner()
+    };
+    let pushed = {
+        let mut w = Writer::with_options(Cursor::new(Vec::new()), o()).unwrap();
+        w.begin_file("a.exe", EntryMeta::default()).unwrap();
+        // An entry is open: nothing else may start.
+        assert!(matches!(
+            w.add_dir("d", EntryMeta::default()),
+            Err(SevenZError::WriterUnusable(_))
+        ));
+        for piece in big.chunks(777) {
+            w.write_data(piece).unwrap();
+        }
+        w.end_file().unwrap();
+        w.begin_file("empty", EntryMeta::default()).unwrap();
+        w.write_data(&[]).unwrap();
+        w.end_file().unwrap();
+        assert!(matches!(w.end_file(), Err(SevenZError::WriterUnusable(_))));
+        w.finish().unwrap().into_inner()
+    };
+    assert_eq!(read, pushed);
+    let back = read_archive(&pushed, None).unwrap();
+    assert_eq!(back[0].data, big);
+    assert!(back[1].data.is_empty() && !back[1].is_dir);
+}
