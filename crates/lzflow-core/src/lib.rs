@@ -14,9 +14,11 @@ mod coder;
 mod error;
 mod limits;
 mod pool;
+mod ready;
 
 pub use buf::{InBuf, OutBuf};
 pub use coder::{Decode, Encode, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use limits::Limits;
 pub use pool::{Lease, Pool};
+pub use ready::Readiness;

@@ -139,6 +139,11 @@ impl XzDecoder {
         }
     }
 
+    /// The worker pool of an [`MtXzDecoder`](crate::MtXzDecoder).
+    pub(crate) fn mt_mut(&mut self) -> Option<&mut MtPool> {
+        self.mt.as_mut()
+    }
+
     /// Bytes of input consumed so far.
     pub fn total_in(&self) -> u64 {
         self.total_in
@@ -188,7 +193,10 @@ impl XzDecoder {
                     if !mt.has_pending() {
                         return Err(mt.deferred.take().expect("checked"));
                     }
-                    mt.deliver(output, &mut self.out_left, limit, true)?;
+                    if mt.deliver(output, &mut self.out_left, limit, true)? {
+                        // Non-blocking and the worker is not done.
+                        return Ok(Progress::OutputFull);
+                    }
                     continue;
                 }
             }
@@ -214,7 +222,12 @@ impl XzDecoder {
                 Ok(_) if output.is_full() => return Ok(Progress::OutputFull),
                 // Stalled on a worker, or at the stream's end with Blocks
                 // still out: wait for the next one.
-                Ok(_) => mt.deliver(output, &mut self.out_left, limit, true)?,
+                Ok(_) => {
+                    if mt.deliver(output, &mut self.out_left, limit, true)? {
+                        // Non-blocking and the worker is not done.
+                        return Ok(Progress::OutputFull);
+                    }
+                }
             }
         }
     }

@@ -5,10 +5,10 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, OutBuf, Progress, Readiness};
 use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
@@ -53,32 +53,64 @@ struct Current {
     cost: u64,
 }
 
+/// Blocks dispatched but not yet started, shared by the workers and the
+/// calling thread (which takes one instead of idling while it waits).
+#[derive(Default)]
+struct JobQueue {
+    jobs: VecDeque<Job>,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<JobQueue>,
+    /// Signalled when a job is queued or the queue is closed.
+    queued: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, JobQueue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Worker threads and the Blocks in flight, in stream order.
 pub(crate) struct MtPool {
     threads: usize,
-    jobs: Option<Sender<Job>>,
+    shared: Option<Arc<Shared>>,
     workers: Vec<JoinHandle<()>>,
     queue: VecDeque<InFlight>,
     current: Option<Current>,
     in_flight: u64,
     budget: u64,
     opts: Arc<DecoderOptions>,
+    /// Instead of blocking for a worker, return and let `readiness` say
+    /// when to call again (async faces).
+    nonblocking: bool,
+    readiness: Readiness,
+    /// The calling thread's own decoder for Blocks it takes off the queue.
+    coder: Option<Coder>,
+    block: BlockDecoder,
     /// An error found by the parser, returned once the Blocks before it
     /// have been handed out.
     pub(crate) deferred: Option<XzError>,
 }
 
 impl MtPool {
-    fn new(threads: usize, budget: u64, opts: &DecoderOptions) -> Self {
+    fn new(threads: usize, budget: u64, opts: &DecoderOptions, readiness: Readiness) -> Self {
         MtPool {
             threads: threads.max(1),
-            jobs: None,
+            shared: None,
             workers: Vec::new(),
             queue: VecDeque::new(),
             current: None,
             in_flight: 0,
             budget,
             opts: Arc::new(opts.clone()),
+            nonblocking: false,
+            readiness,
+            coder: None,
+            block: BlockDecoder::idle(),
             deferred: None,
         }
     }
@@ -108,39 +140,65 @@ impl MtPool {
 
     /// Sends a Block to the workers (starting them on first use).
     pub(crate) fn submit(&mut self, block: BlockJob, cost: u64) {
-        if self.jobs.is_none() {
-            self.start_workers();
-        }
+        let shared = match &self.shared {
+            Some(s) => Arc::clone(s),
+            None => self.start_workers(),
+        };
         let (reply, rx) = mpsc::channel();
-        let job = Job { block, reply };
-        // Workers only exit once the sender is dropped, so this succeeds.
-        let _ = self.jobs.as_ref().expect("started").send(job);
+        shared.lock().jobs.push_back(Job { block, reply });
+        shared.queued.notify_one();
         self.queue.push_back(InFlight { reply: rx, cost });
         self.in_flight += cost;
     }
 
-    fn start_workers(&mut self) {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let rx = Arc::new(Mutex::new(rx));
-        for _ in 0..self.threads {
-            let rx = Arc::clone(&rx);
+    /// Blocking, the calling thread decodes too, so `threads` decoding
+    /// threads are the caller and `threads - 1` workers. Non-blocking (an
+    /// executor thread must not decode whole Blocks), all are workers.
+    fn start_workers(&mut self) -> Arc<Shared> {
+        let shared = Arc::new(Shared::default());
+        let count = if self.nonblocking {
+            self.threads
+        } else {
+            self.threads - 1
+        };
+        for _ in 0..count {
+            let shared = Arc::clone(&shared);
             let opts = Arc::clone(&self.opts);
-            self.workers
-                .push(std::thread::spawn(move || worker(&rx, &opts)));
+            let readiness = self.readiness.clone();
+            self.workers.push(std::thread::spawn(move || {
+                worker(&shared, &opts, &readiness)
+            }));
         }
-        self.jobs = Some(tx);
+        self.shared = Some(Arc::clone(&shared));
+        shared
+    }
+
+    /// See [`MtXzDecoder::set_nonblocking`]; takes effect if no worker has
+    /// started yet.
+    pub(crate) fn set_nonblocking(&mut self, nonblocking: bool) {
+        if self.shared.is_none() {
+            self.nonblocking = nonblocking;
+        }
+    }
+
+    /// A queued Block no worker has started yet.
+    fn steal(&self) -> Option<Job> {
+        self.shared.as_ref()?.lock().jobs.pop_front()
     }
 
     /// Hands out finished output in order, within the output limit. With
-    /// `wait`, blocks until the first Block in line is done. Returns a
-    /// Block's error once its output is out.
+    /// `wait`, gets the first Block in line even if it is not done yet:
+    /// blocking, by decoding queued Blocks on this thread and then waiting;
+    /// non-blocking, by returning `Ok(true)` ("stalled") after telling the
+    /// readiness handle what to wait for. Returns a Block's error once its
+    /// output is out.
     pub(crate) fn deliver(
         &mut self,
         output: &mut OutBuf<'_>,
         out_left: &mut u64,
         limit: u64,
         mut wait: bool,
-    ) -> Result<(), XzError> {
+    ) -> Result<bool, XzError> {
         loop {
             if let Some(cur) = &mut self.current {
                 let rest = &cur.done.out[cur.pos..];
@@ -152,7 +210,7 @@ impl MtPool {
                     if *out_left == 0 {
                         return Err(XzError::Limit(LimitExceeded::Output { limit }));
                     }
-                    return Ok(());
+                    return Ok(false);
                 }
                 let cur = self.current.take().expect("checked");
                 self.in_flight -= cur.cost;
@@ -160,19 +218,10 @@ impl MtPool {
                     return Err(e);
                 }
             }
-            let Some(front) = self.queue.front() else {
-                return Ok(());
+            let Some(done) = self.next_done(wait) else {
+                return Ok(wait && self.nonblocking && !self.queue.is_empty());
             };
-            let done = if wait {
-                wait = false;
-                front.reply.recv().ok()
-            } else {
-                match front.reply.try_recv() {
-                    Ok(done) => Some(done),
-                    Err(TryRecvError::Empty) => return Ok(()),
-                    Err(TryRecvError::Disconnected) => None,
-                }
-            };
+            wait = false;
             let front = self.queue.pop_front().expect("checked");
             let done = done.unwrap_or_else(|| Done {
                 out: Lease::unpooled(Vec::new()),
@@ -187,12 +236,43 @@ impl MtPool {
             });
         }
     }
+
+    /// The first Block's result: `None` when it is not available (without
+    /// `wait`, or non-blocking); `Some(None)` when its worker died.
+    fn next_done(&mut self, wait: bool) -> Option<Option<Done>> {
+        loop {
+            // Read before looking, so a result published in between
+            // counts as a change (see `Readiness`).
+            let generation = self.readiness.generation();
+            match self.queue.front()?.reply.try_recv() {
+                Ok(done) => return Some(Some(done)),
+                Err(TryRecvError::Disconnected) => return Some(None),
+                Err(TryRecvError::Empty) if !wait => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            if self.nonblocking {
+                self.readiness.wait_from(generation);
+                return None;
+            }
+            // Rather than idle, decode the earliest Block nobody started
+            // (perhaps the very one awaited).
+            if let Some(job) = self.steal() {
+                let done = decode_block(&mut self.coder, &mut self.block, &self.opts, &job.block);
+                let _ = job.reply.send(done);
+                continue;
+            }
+            return Some(self.queue.front()?.reply.recv().ok());
+        }
+    }
 }
 
 impl Drop for MtPool {
     fn drop(&mut self) {
         // Closing the queue makes the workers finish their Block and exit.
-        self.jobs = None;
+        if let Some(shared) = &self.shared {
+            shared.lock().closed = true;
+            shared.queued.notify_all();
+        }
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -204,17 +284,25 @@ fn clamp(n: u64) -> usize {
 }
 
 /// A worker: decodes whole Blocks with its own LZMA2 decoder, reused.
-fn worker(jobs: &Mutex<Receiver<Job>>, opts: &DecoderOptions) {
+fn worker(shared: &Shared, opts: &DecoderOptions, readiness: &Readiness) {
     let mut coder: Option<Coder> = None;
     let mut block = BlockDecoder::idle();
     loop {
         let job = {
-            let rx = jobs.lock().unwrap_or_else(|e| e.into_inner());
-            rx.recv()
+            let mut q = shared.lock();
+            loop {
+                if let Some(job) = q.jobs.pop_front() {
+                    break job;
+                }
+                if q.closed {
+                    return;
+                }
+                q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
         };
-        let Ok(job) = job else { return };
         let done = decode_block(&mut coder, &mut block, opts, &job.block);
         let _ = job.reply.send(done);
+        readiness.notify();
     }
 }
 
@@ -294,11 +382,22 @@ impl Default for MtXzDecoderOptions {
 /// and decoded in parallel; output is handed out in order. Blocks without
 /// sizes, or larger than
 /// [`memory_budget`](MtXzDecoderOptions::memory_budget), are decoded on the
-/// calling thread. Memory stays within the budget plus one dictionary per
-/// worker. `decode` blocks the calling thread when it can do nothing but
-/// wait for a worker.
+/// calling thread.
+///
+/// Threads: by default `decode` blocks when it can do nothing but wait for
+/// a worker, and rather than idle the calling thread decodes a queued Block
+/// itself, so `threads` decoding threads are the caller plus
+/// `threads - 1` workers. In [non-blocking](Self::set_nonblocking) mode
+/// (async faces) there are `threads` workers and `decode` returns instead
+/// of waiting; [`readiness`](Self::readiness) says when to call again.
+///
+/// Memory: at most `memory_budget` bytes of Blocks in flight (each Block's
+/// input plus its output, at most `2 × threads` Blocks), plus one
+/// dictionary per decoding thread and one for inline decoding, each within
+/// the memory limit.
 pub struct MtXzDecoder {
     inner: XzDecoder,
+    readiness: Readiness,
 }
 
 impl std::fmt::Debug for MtXzDecoder {
@@ -317,10 +416,34 @@ impl MtXzDecoder {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        let pool = MtPool::new(threads, opts.memory_budget, &opts.base.lzma);
+        let readiness = Readiness::new();
+        let pool = MtPool::new(
+            threads,
+            opts.memory_budget,
+            &opts.base.lzma,
+            readiness.clone(),
+        );
         MtXzDecoder {
             inner: XzDecoder::with_mt(opts.base, pool),
+            readiness,
         }
+    }
+
+    /// Switches to non-blocking mode (before the first call): where
+    /// `decode` would wait for a worker it returns
+    /// [`Progress::OutputFull`], having made what progress it could, and
+    /// [`readiness`](Self::readiness) is pending until a worker finishes.
+    /// Async faces use this so that the executor thread never blocks.
+    pub fn set_nonblocking(&mut self, nonblocking: bool) {
+        if let Some(mt) = self.inner.mt_mut() {
+            mt.set_nonblocking(nonblocking);
+        }
+    }
+
+    /// The handle that tells, in non-blocking mode, whether the next call
+    /// can make progress, and wakes a task when a worker finishes.
+    pub fn readiness(&self) -> &Readiness {
+        &self.readiness
     }
 
     /// The single-threaded decoder state underneath (totals, checks).
@@ -343,6 +466,8 @@ impl Decode for MtXzDecoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, XzError> {
+        // A new call: it stalls again (and says so) only if it must.
+        self.readiness.clear();
         self.inner.decode(input, output)
     }
 }

@@ -5,10 +5,10 @@
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
+use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress, Readiness};
 
 use crate::block_encoder::BlockEncoder;
 use crate::encoder::XzEncoderOptions;
@@ -34,6 +34,27 @@ struct Job {
     reply: Sender<Compressed>,
 }
 
+/// Blocks dispatched but not started, shared by the workers and the
+/// calling thread (which compresses one instead of idling).
+#[derive(Default)]
+struct JobQueue {
+    jobs: VecDeque<Job>,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<JobQueue>,
+    /// Signalled when a job is queued or the queue is closed.
+    queued: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, JobQueue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Running,
@@ -45,9 +66,16 @@ enum State {
 /// same output as [`XzEncoder`](crate::XzEncoder) with the same options.
 ///
 /// Up to two Blocks per thread are in flight, each holding its input and
-/// its compressed output; every worker has its own LZMA2 encoder (see
-/// [`memory_usage`](Self::memory_usage)). `encode`, `flush` and `finish`
-/// block the calling thread when they can do nothing but wait for a worker.
+/// its compressed output; every compressing thread has its own LZMA2
+/// encoder (see [`memory_usage`](Self::memory_usage)).
+///
+/// By default `encode`, `flush` and `finish` block when they can do nothing
+/// but wait for a worker, and rather than idle the calling thread
+/// compresses a queued Block itself: `threads` compressing threads are the
+/// caller plus `threads - 1` workers. In
+/// [non-blocking](Self::set_nonblocking) mode (async faces) there are
+/// `threads` workers, and calls return [`Progress::OutputFull`] instead of
+/// waiting; [`readiness`](Self::readiness) says when to call again.
 pub struct MtXzEncoder {
     opts: Arc<XzEncoderOptions>,
     threads: usize,
@@ -55,8 +83,14 @@ pub struct MtXzEncoder {
     flags: StreamFlags,
     /// Input of the Block being collected.
     input: Lease<u8>,
-    jobs: Option<Sender<Job>>,
+    shared: Option<Arc<Shared>>,
     workers: Vec<JoinHandle<()>>,
+    nonblocking: bool,
+    readiness: Readiness,
+    /// The last call stopped to wait for a worker (non-blocking mode).
+    stalled: bool,
+    /// The calling thread's encoder, for Blocks it takes off the queue.
+    encoder: Option<BlockEncoder>,
     queue: VecDeque<Receiver<Compressed>>,
     /// A compressed Block being handed out.
     current: Option<(Lease<u8>, usize)>,
@@ -95,8 +129,12 @@ impl MtXzEncoder {
             flags,
             input: Pool::<u8>::global().lease(block_size.min(1 << 20) as usize),
             opts: Arc::new(opts.base),
-            jobs: None,
+            shared: None,
             workers: Vec::new(),
+            nonblocking: false,
+            readiness: Readiness::new(),
+            stalled: false,
+            encoder: None,
             queue: VecDeque::new(),
             current: None,
             records: Vec::new(),
@@ -118,33 +156,86 @@ impl MtXzEncoder {
         threads * (crate::XzEncoder::memory_usage(&opts.base) + 4 * block)
     }
 
-    fn start_workers(&mut self) {
-        let (tx, rx) = mpsc::channel::<Job>();
-        let rx = Arc::new(Mutex::new(rx));
-        for _ in 0..self.threads {
-            let rx = Arc::clone(&rx);
-            let opts = Arc::clone(&self.opts);
-            self.workers
-                .push(std::thread::spawn(move || worker(&rx, &opts)));
+    /// Switches to non-blocking mode (before the first Block is
+    /// dispatched): where a call would wait for a worker it returns
+    /// [`Progress::OutputFull`] having done what it could, and
+    /// [`readiness`](Self::readiness) is pending until a worker finishes.
+    pub fn set_nonblocking(&mut self, nonblocking: bool) {
+        if self.shared.is_none() {
+            self.nonblocking = nonblocking;
         }
-        self.jobs = Some(tx);
+    }
+
+    /// The handle that tells, in non-blocking mode, whether the next call
+    /// can make progress, and wakes a task when a worker finishes.
+    pub fn readiness(&self) -> &Readiness {
+        &self.readiness
+    }
+
+    /// Blocking, the caller compresses too (`threads - 1` workers);
+    /// non-blocking, an executor thread must not, so all `threads` are
+    /// workers.
+    fn start_workers(&mut self) -> Arc<Shared> {
+        let shared = Arc::new(Shared::default());
+        let count = if self.nonblocking {
+            self.threads
+        } else {
+            self.threads - 1
+        };
+        for _ in 0..count {
+            let shared = Arc::clone(&shared);
+            let opts = Arc::clone(&self.opts);
+            let readiness = self.readiness.clone();
+            self.workers.push(std::thread::spawn(move || {
+                worker(&shared, &opts, &readiness)
+            }));
+        }
+        self.shared = Some(Arc::clone(&shared));
+        shared
     }
 
     /// Sends the collected input off as a Block.
     fn dispatch(&mut self) {
-        if self.jobs.is_none() {
-            self.start_workers();
-        }
+        let shared = match &self.shared {
+            Some(s) => Arc::clone(s),
+            None => self.start_workers(),
+        };
         let cap = self.block_size.min(1 << 20) as usize;
         let input = std::mem::replace(&mut self.input, Pool::<u8>::global().lease(cap));
         let (reply, rx) = mpsc::channel();
-        // Workers exit only once the sender is dropped.
-        let _ = self
-            .jobs
-            .as_ref()
-            .expect("started")
-            .send(Job { input, reply });
+        shared.lock().jobs.push_back(Job { input, reply });
+        shared.queued.notify_one();
         self.queue.push_back(rx);
+    }
+
+    /// The first Block's result, if it is done; with `wait`, blocking, it
+    /// compresses queued Blocks itself, then waits. `None` means not done
+    /// (non-blocking: `stalled` is set); `Some(None)`, its worker died.
+    fn next_compressed(&mut self, wait: bool) -> Option<Option<Compressed>> {
+        loop {
+            // Read before looking, so a result published in between
+            // counts as a change (see `Readiness`).
+            let generation = self.readiness.generation();
+            match self.queue.front()?.try_recv() {
+                Ok(r) => return Some(Some(r)),
+                Err(TryRecvError::Disconnected) => return Some(None),
+                Err(TryRecvError::Empty) if !wait => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            if self.nonblocking {
+                self.readiness.wait_from(generation);
+                self.stalled = true;
+                return None;
+            }
+            let job = self.shared.as_ref().and_then(|s| s.lock().jobs.pop_front());
+            if let Some(job) = job {
+                let _ = job
+                    .reply
+                    .send(compress(&mut self.encoder, &self.opts, &job.input));
+                continue;
+            }
+            return Some(self.queue.front()?.recv().ok());
+        }
     }
 
     /// Hands out the header, finished Blocks in order, and the trailer.
@@ -165,19 +256,13 @@ impl MtXzEncoder {
                 }
                 self.current = None;
             }
-            let Some(front) = self.queue.front() else {
+            if self.queue.is_empty() {
                 return Ok(true);
+            }
+            let Some(result) = self.next_compressed(wait) else {
+                return Ok(false);
             };
-            let result = if wait {
-                wait = false;
-                front.recv().ok()
-            } else {
-                match front.try_recv() {
-                    Ok(r) => Some(r),
-                    Err(TryRecvError::Empty) => return Ok(false),
-                    Err(TryRecvError::Disconnected) => None,
-                }
-            };
+            wait = false;
             self.queue.pop_front();
             let (block, record) = result.unwrap_or(Err(XzError::InvalidOptions {
                 reason: "an encoder worker thread died",
@@ -210,6 +295,9 @@ impl MtXzEncoder {
                         return Ok(Progress::OutputFull);
                     }
                     self.drain(output, true)?;
+                    if self.stalled {
+                        return Ok(Progress::OutputFull);
+                    }
                     continue;
                 }
                 self.dispatch();
@@ -230,7 +318,12 @@ impl MtXzEncoder {
             if output.is_full() {
                 return Ok(false);
             }
-            self.drain(output, true)?;
+            if self.drain(output, true)? {
+                return Ok(true);
+            }
+            if self.stalled {
+                return Ok(false);
+            }
         }
     }
 
@@ -263,6 +356,12 @@ impl MtXzEncoder {
         }
     }
 
+    /// A new call: it stalls again (and says so) only if it must.
+    fn begin_call(&mut self) {
+        self.stalled = false;
+        self.readiness.clear();
+    }
+
     fn sticky<T>(&mut self, res: Result<T, XzError>) -> Result<T, XzError> {
         if let Err(e) = &res {
             self.error = Some(e.clone());
@@ -273,7 +372,11 @@ impl MtXzEncoder {
 
 impl Drop for MtXzEncoder {
     fn drop(&mut self) {
-        self.jobs = None;
+        // Closing the queue makes the workers finish their Block and exit.
+        if let Some(shared) = &self.shared {
+            shared.lock().closed = true;
+            shared.queued.notify_all();
+        }
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -281,15 +384,23 @@ impl Drop for MtXzEncoder {
 }
 
 /// A worker: compresses whole Blocks with its own, reused encoder.
-fn worker(jobs: &Mutex<Receiver<Job>>, opts: &XzEncoderOptions) {
+fn worker(shared: &Shared, opts: &XzEncoderOptions, readiness: &Readiness) {
     let mut encoder: Option<BlockEncoder> = None;
     loop {
         let job = {
-            let rx = jobs.lock().unwrap_or_else(|e| e.into_inner());
-            rx.recv()
+            let mut q = shared.lock();
+            loop {
+                if let Some(job) = q.jobs.pop_front() {
+                    break job;
+                }
+                if q.closed {
+                    return;
+                }
+                q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
         };
-        let Ok(job) = job else { return };
         let _ = job.reply.send(compress(&mut encoder, opts, &job.input));
+        readiness.notify();
     }
 }
 
@@ -332,6 +443,7 @@ impl Encode for MtXzEncoder {
                 reason: "encode() called after finish()",
             });
         }
+        self.begin_call();
         let res = self.encode_inner(input, output);
         self.sticky(res)
     }
@@ -343,6 +455,7 @@ impl Encode for MtXzEncoder {
         if self.state != State::Running {
             return Ok(Progress::NeedInput);
         }
+        self.begin_call();
         let res = self.flush_blocks(output).map(|done| {
             if done {
                 Progress::NeedInput
@@ -357,6 +470,7 @@ impl Encode for MtXzEncoder {
         if let Some(e) = &self.error {
             return Err(e.clone());
         }
+        self.begin_call();
         let res = self.finish_inner(output);
         self.sticky(res)
     }
