@@ -46,6 +46,9 @@ enum Command {
     /// Compress files to .xz (or .lzma with --format lzma).
     #[command(visible_alias = "compress")]
     C(cmd::compress::Args),
+    /// Create a 7z archive from files and directories.
+    #[command(visible_alias = "add")]
+    A(cmd::add::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::T(args) => cmd::test::run(&args),
         Command::L(args) => cmd::list::run(&args),
         Command::C(args) => cmd::compress::run(&args),
+        Command::A(args) => cmd::add::run(&args),
     };
     ExitCode::from(status.code())
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand; `x` and `a` (7z) slot in beside these.
 
+pub mod add;
 pub mod compress;
 pub mod decompress;
 pub mod list;

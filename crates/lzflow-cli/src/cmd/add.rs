@@ -1,0 +1,307 @@
+//! `lzflow a`: create a 7z archive from files and directories.
+//!
+//! The archive is written front to back and its start header patched at
+//! the end; on any error the half-written archive is removed.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Component, Path};
+
+use lzflow::sevenz_writer::{Solid, Writer, WriterOptions};
+
+use super::Status;
+use crate::report;
+use crate::size::{human, parse_size, ratio};
+
+/// Options of `lzflow a`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The archive to create (it must not exist yet).
+    #[arg(value_name = "ARCHIVE")]
+    pub archive: String,
+    /// Files and directories to add (directories with all they hold).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<String>,
+    /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9),
+    /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header).
+    #[arg(short = 'm', value_name = "SWITCH")]
+    pub method: Vec<String>,
+    /// Compression level 0-9 (same as -mxN).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=9))]
+    pub level: Option<u32>,
+    /// Encrypt the data with AES-256 using this password.
+    #[arg(short = 'p', long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// Also encrypt the header (hides names; needs -p).
+    #[arg(long)]
+    pub encrypt_headers: bool,
+    /// Solid blocks: `on` (one block), `off` (one per file), `N` (N files
+    /// per block) or a size such as `64MiB` (bytes per block).
+    #[arg(long, value_name = "on|off|N|SIZE", default_value = "on", value_parser = parse_solid)]
+    pub solid: Solid,
+    /// Print nothing on success.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+fn parse_solid(text: &str) -> Result<Solid, String> {
+    match text {
+        "on" => Ok(Solid::All),
+        "off" => Ok(Solid::None),
+        _ => {
+            if let Ok(n) = text.parse::<u64>() {
+                if n == 0 {
+                    return Err("the number of files per block must be at least 1".into());
+                }
+                return Ok(Solid::Files(n));
+            }
+            let files = text.strip_suffix('f').and_then(|n| n.parse::<u64>().ok());
+            if let Some(n) = files.filter(|n| *n > 0) {
+                return Ok(Solid::Files(n));
+            }
+            parse_size(text)
+                .map(Solid::Bytes)
+                .map_err(|e| format!("expected on, off, a file count or a size: {e}"))
+        }
+    }
+}
+
+/// The options the switches ask for.
+fn options(args: &Args) -> Result<WriterOptions, String> {
+    let mut opts = WriterOptions::default().with_auto_bcj(true);
+    if let Some(level) = args.level {
+        opts = opts.with_level(level);
+    }
+    for switch in &args.method {
+        let (key, value) = match switch.split_once('=') {
+            Some((k, v)) => (k, v),
+            None if switch.starts_with('x') => ("x", &switch[1..]),
+            None => (switch.as_str(), "on"),
+        };
+        let on = |v: &str| match v {
+            "on" | "+" | "" => Ok(true),
+            "off" | "-" => Ok(false),
+            _ => Err(format!("-m{switch}: expected on or off")),
+        };
+        match key {
+            "x" => {
+                let level = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|l| *l <= 9)
+                    .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
+                opts = opts.with_level(level);
+            }
+            "he" => opts = opts.with_encrypt_header(on(value)?),
+            "hc" => opts = opts.with_compress_header(on(value)?),
+            _ => return Err(format!("-m{switch}: unknown switch (known: x, he, hc)")),
+        }
+    }
+    if args.encrypt_headers {
+        opts = opts.with_encrypt_header(true);
+    }
+    if let Some(p) = &args.password {
+        opts = opts.with_password(p.clone());
+    }
+    Ok(opts.with_solid(args.solid))
+}
+
+/// The name a path gets in the archive: as given, relative, with `/`
+/// separators; an absolute path or one with `..` keeps only its last part.
+fn archive_name(path: &Path) -> Option<String> {
+    let escapes = path
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
+    let parts: Vec<String> = if escapes {
+        path.file_name()
+            .map(|n| vec![n.to_string_lossy().into_owned()])
+            .unwrap_or_default()
+    } else {
+        path.components()
+            .filter_map(|c| match c {
+                Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect()
+    };
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// Runs `lzflow a`.
+pub fn run(args: &Args) -> Status {
+    let mut status = Status::default();
+    let opts = match options(args) {
+        Ok(o) => o,
+        Err(e) => {
+            report::error(&e);
+            status.fail();
+            return status;
+        }
+    };
+    let path = Path::new(&args.archive);
+    let file = match File::options().write(true).create_new(true).open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let e = if e.kind() == io::ErrorKind::AlreadyExists {
+                io::Error::new(
+                    e.kind(),
+                    "the archive exists; lzflow a only creates archives (remove it first)",
+                )
+            } else {
+                e
+            };
+            report::file_error(&args.archive, &e);
+            status.fail();
+            return status;
+        }
+    };
+    match write(file, args, opts) {
+        Ok((entries, size)) => {
+            if !args.quiet {
+                let packed = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                eprintln!(
+                    "lzflow: {}: {entries} entries, {} -> {} ({})",
+                    args.archive,
+                    human(size),
+                    human(packed),
+                    ratio(packed, size)
+                );
+            }
+        }
+        Err((name, e)) => {
+            report::file_error(&name, &e);
+            // Never leave a half-written archive behind.
+            let _ = fs::remove_file(path);
+            status.fail();
+        }
+    }
+    status
+}
+
+/// Writes every input; on error, the name to blame and the error.
+fn write(
+    file: File,
+    args: &Args,
+    opts: WriterOptions,
+) -> Result<(usize, u64), (String, io::Error)> {
+    let archive = || args.archive.clone();
+    let mut w =
+        Writer::with_options(BufWriter::new(file), opts).map_err(|e| (archive(), e.into()))?;
+    let mut size = 0u64;
+    for input in &args.files {
+        let p = Path::new(input);
+        let name = archive_name(p).ok_or_else(|| {
+            (
+                input.clone(),
+                io::Error::new(io::ErrorKind::InvalidInput, "no name to store it under"),
+            )
+        })?;
+        size += disk_size(p);
+        w.add_path(p, &name)
+            .map_err(|e| (input.clone(), e.into()))?;
+    }
+    let entries = w.len();
+    w.finish()
+        .map_err(|e| (archive(), e.into()))?
+        .into_inner()
+        .map_err(|e| (archive(), e.into_error()))?
+        .sync_all()
+        .map_err(|e| (archive(), e))?;
+    Ok((entries, size))
+}
+
+/// Bytes of the regular files at and below `path` (for the summary).
+fn disk_size(path: &Path) -> u64 {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => fs::read_dir(path)
+            .map(|rd| rd.flatten().map(|e| disk_size(&e.path())).sum())
+            .unwrap_or(0),
+        Ok(m) if m.is_file() => m.len(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solid_values() {
+        assert_eq!(parse_solid("on"), Ok(Solid::All));
+        assert_eq!(parse_solid("off"), Ok(Solid::None));
+        assert_eq!(parse_solid("10"), Ok(Solid::Files(10)));
+        assert_eq!(parse_solid("3f"), Ok(Solid::Files(3)));
+        assert_eq!(parse_solid("64MiB"), Ok(Solid::Bytes(64 << 20)));
+        assert!(parse_solid("0").is_err());
+        assert!(parse_solid("lots").is_err());
+    }
+
+    #[test]
+    fn names_stay_inside_the_archive() {
+        assert_eq!(
+            archive_name(Path::new("a/b.txt")).as_deref(),
+            Some("a/b.txt")
+        );
+        assert_eq!(archive_name(Path::new("./a/./b")).as_deref(), Some("a/b"));
+        assert_eq!(
+            archive_name(Path::new("/etc/hosts")).as_deref(),
+            Some("hosts")
+        );
+        assert_eq!(archive_name(Path::new("../x/y")).as_deref(), Some("y"));
+        assert_eq!(archive_name(Path::new(".")), None);
+    }
+
+    fn args(archive: &Path, files: &[&Path], extra: &[&str]) -> Args {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: Args,
+        }
+        let mut argv = vec!["a".to_string()];
+        argv.extend(extra.iter().map(|s| s.to_string()));
+        argv.push(archive.display().to_string());
+        argv.extend(files.iter().map(|f| f.display().to_string()));
+        Cli::try_parse_from(argv).unwrap().a
+    }
+
+    #[test]
+    fn creates_an_encrypted_archive_and_refuses_to_overwrite() {
+        use lzflow::sevenz::{Archive, ArchiveOptions};
+        let dir = std::env::temp_dir().join(format!("lzflow-cli-add-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(dir.join("in/sub")).unwrap();
+        fs::write(dir.join("in/a.txt"), b"alpha alpha alpha").unwrap();
+        fs::write(dir.join("in/sub/b.bin"), vec![9u8; 70_000]).unwrap();
+        let archive = dir.join("out.7z");
+        let a = args(
+            &archive,
+            &[&dir.join("in")],
+            &["-mx1", "-psecret", "-mhe=on", "--solid", "off", "-q"],
+        );
+        assert_eq!(run(&a).code(), 0);
+        let opened = Archive::open(File::open(&archive).unwrap());
+        assert!(opened.is_err(), "the header must be encrypted");
+        let mut ar = Archive::open_with(
+            File::open(&archive).unwrap(),
+            ArchiveOptions::default().with_password("secret"),
+        )
+        .unwrap();
+        let names: Vec<String> = ar.entries().iter().map(|e| e.name.clone()).collect();
+        assert_eq!(names, ["in", "in/a.txt", "in/sub", "in/sub/b.bin"]);
+        assert_eq!(ar.index().folder_count(), 2);
+        let mut data = Vec::new();
+        io::Read::read_to_end(&mut ar.reader(3).unwrap(), &mut data).unwrap();
+        assert_eq!(data, vec![9u8; 70_000]);
+        // An existing archive is left alone.
+        let before = fs::read(&archive).unwrap();
+        assert_eq!(run(&a).code(), 1);
+        assert_eq!(fs::read(&archive).unwrap(), before);
+        // A missing input removes the half-written archive.
+        let missing = dir.join("missing.7z");
+        let b = args(&missing, &[&dir.join("nope")], &["-q"]);
+        assert_eq!(run(&b).code(), 1);
+        assert!(!missing.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
