@@ -87,6 +87,7 @@ pub mod bufread;
 pub mod futures;
 pub mod read;
 pub mod sevenz;
+pub mod sevenz_writer;
 pub mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
