@@ -43,7 +43,10 @@ fn name_of(p: &Path) -> String {
 /// directory (recursively) into one solid archive; with a password the
 /// data and the header are encrypted.
 fn lzflow_write(args: &[String]) -> io::Result<u64> {
-    let (input, out) = (Path::new(arg(args, 0, "input dir")?), arg(args, 1, "archive")?);
+    let (input, out) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+    );
     let mut o = lzflow_7z::WriterOptions::default()
         .with_level(LEVEL)
         .with_solid(lzflow_7z::Solid::All);
@@ -109,7 +112,10 @@ fn walk(dir: &Path, prefix: &str, items: &mut Vec<(PathBuf, String, bool)>) -> i
 fn sevenz_rust2_write(args: &[String]) -> io::Result<u64> {
     use sevenz_rust2::encoder_options::{AesEncoderOptions, Lzma2Options};
     use sevenz_rust2::{ArchiveEntry, ArchiveWriter, EncoderConfiguration, SourceReader};
-    let (input, out) = (Path::new(arg(args, 0, "input dir")?), arg(args, 1, "archive")?);
+    let (input, out) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+    );
     let mut w = ArchiveWriter::create(out).map_err(io::Error::other)?;
     let lzma2: EncoderConfiguration = Lzma2Options::from_level(LEVEL).into();
     match args.get(2) {
@@ -340,5 +346,73 @@ fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], size
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both writing jobs make archives that 7zz accepts and that lzflow
+    /// reads back with the same names and contents.
+    #[test]
+    fn jobs_write_archives_7zz_accepts() {
+        let have = std::process::Command::new("7zz")
+            .arg("i")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !have {
+            eprintln!("SKIPPED: 7zz not found");
+            return;
+        }
+        let root = temp_dir("7zw-test").unwrap();
+        let input = root.join("in");
+        std::fs::create_dir_all(input.join("sub")).unwrap();
+        std::fs::write(input.join("a.txt"), b"alpha alpha alpha\n").unwrap();
+        std::fs::write(input.join("sub/b.bin"), [7u8; 5000]).unwrap();
+        File::create(input.join("ü-empty")).unwrap();
+        for (job, pw) in [
+            (lzflow_write as child::Job, None),
+            (sevenz_rust2_write, None),
+            (lzflow_write, Some(PASSWORD)),
+            (sevenz_rust2_write, Some(PASSWORD)),
+        ] {
+            let out = root.join("out.7z");
+            let _ = std::fs::remove_file(&out);
+            let mut args = vec![
+                input.to_string_lossy().into_owned(),
+                out.to_string_lossy().into_owned(),
+            ];
+            args.extend(pw.map(String::from));
+            let len = job(&args).unwrap();
+            assert_eq!(len, std::fs::metadata(&out).unwrap().len());
+            test_archive(&out, pw.is_some()).unwrap();
+            let mut opts = lzflow_7z::ArchiveOptions::default();
+            if let Some(p) = pw {
+                opts = opts.with_password(p);
+            }
+            let mut a = lzflow_7z::Archive::open_with(File::open(&out).unwrap(), opts).unwrap();
+            let mut got = Vec::new();
+            a.for_each_entry(|e, r| {
+                let mut data = Vec::new();
+                r.read_to_end(&mut data)?;
+                got.push((e.name.clone(), data.len()));
+                Ok(())
+            })
+            .unwrap();
+            got.sort();
+            let want: Vec<(String, usize)> = [
+                ("a.txt", 18),
+                ("sub", 0),
+                ("sub/b.bin", 5000),
+                ("ü-empty", 0),
+            ]
+            .iter()
+            .map(|(n, l)| (n.to_string(), *l))
+            .collect();
+            assert_eq!(got, want);
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 }
