@@ -396,6 +396,35 @@ impl ArchiveIndex {
         )
     }
 
+    /// Bytes of packed data `folder` occupies in the archive.
+    pub fn folder_packed_size(&self, folder: usize) -> u64 {
+        self.layout
+            .sizes
+            .get(folder)
+            .map_or(0, |s| s.iter().fold(0u64, |a, &b| a.saturating_add(b)))
+    }
+
+    /// The coders of `folder` for display, in stored order, e.g.
+    /// `LZMA2:96k 7zAES` (dictionary sizes after a colon).
+    pub fn folder_method(&self, folder: usize) -> String {
+        let Some(f) = self.streams.folders.get(folder) else {
+            return String::new();
+        };
+        f.coders
+            .iter()
+            .map(|c| crate::method_id::display_name(&c.method, &c.properties))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// True when `folder`'s data is encrypted.
+    pub fn folder_is_encrypted(&self, folder: usize) -> bool {
+        self.streams
+            .folders
+            .get(folder)
+            .is_some_and(|f| f.is_encrypted())
+    }
+
     /// True when a password was given.
     pub fn has_password(&self) -> bool {
         self.keys.has_password()

@@ -75,3 +75,44 @@ pub fn describe(method: &[u8]) -> String {
         format!("{hex} ({name})")
     }
 }
+
+/// A short method name for listings, `LZMA2:96k` style: the name (or the
+/// hex ID when unknown) and, for LZMA and LZMA2, the dictionary size.
+pub fn display_name(method: &[u8], props: &[u8]) -> String {
+    let full = describe(method);
+    let name = match (full.find('('), full.rfind(')')) {
+        (Some(a), Some(b)) if a < b => full[a + 1..b].to_string(),
+        _ => full,
+    };
+    let dict = match (method, props) {
+        (LZMA, [_, d @ ..]) if d.len() >= 4 => {
+            Some(u64::from(u32::from_le_bytes([d[0], d[1], d[2], d[3]])))
+        }
+        (LZMA2, [b]) if *b <= 40 => Some(if *b == 40 {
+            u64::from(u32::MAX)
+        } else {
+            (2 | u64::from(b & 1)) << (b / 2 + 11)
+        }),
+        _ => None,
+    };
+    match dict {
+        Some(d) if d >= 1 << 20 && d % (1 << 20) == 0 => format!("{name}:{}m", d >> 20),
+        Some(d) if d >= 1 << 10 && d % (1 << 10) == 0 => format!("{name}:{}k", d >> 10),
+        Some(d) => format!("{name}:{d}"),
+        None => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names() {
+        assert_eq!(display_name(LZMA2, &[16]), "LZMA2:1m");
+        assert_eq!(display_name(LZMA2, &[17]), "LZMA2:1536k");
+        assert_eq!(display_name(LZMA, &[0x5D, 0, 0x80, 1, 0]), "LZMA:96k");
+        assert_eq!(display_name(AES, &[]), "7zAES");
+        assert_eq!(display_name(&[0x7F], &[]), "7F");
+    }
+}
