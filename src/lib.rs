@@ -79,6 +79,7 @@
 mod decode_options;
 mod driver;
 mod encode_options;
+mod mt;
 mod pump;
 mod std_io;
 
@@ -96,6 +97,7 @@ pub mod write;
 pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 pub use driver::StickyError;
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
+pub use mt::{BuildMtEncoder, MtEncodeOptions, MtEncoderBuilder};
 
 pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};
 pub use lzflow_filters::{FilterConfig, FilterError, FilterKind};

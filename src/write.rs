@@ -357,3 +357,7 @@ pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
 pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).
 pub type RawLzmaEncoder<W> = Encoder<W, lzflow_lzma::LzmaEncoder>;
+/// Compresses into a `.xz` stream with blocks compressed on worker threads
+/// (same bytes as [`XzEncoder`]); choose the thread count with
+/// [`mt_builder`](Encoder::mt_builder).
+pub type MtXzEncoder<W> = Encoder<W, lzflow_xz::MtXzEncoder>;

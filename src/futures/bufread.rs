@@ -238,3 +238,5 @@ pub type LzmaEncoder<R> = Encoder<R, lzflow_lzma::AloneEncoder>;
 pub type Lzma2Encoder<R> = Encoder<R, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).
 pub type RawLzmaEncoder<R> = Encoder<R, lzflow_lzma::LzmaEncoder>;
+
+pub use super::mt::MtXzDecoder;

@@ -4,4 +4,5 @@
 //! async-compression's `futures` module.
 
 pub mod bufread;
+mod mt;
 pub mod write;

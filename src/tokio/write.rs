@@ -298,3 +298,5 @@ pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
 pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).
 pub type RawLzmaEncoder<W> = Encoder<W, lzflow_lzma::LzmaEncoder>;
+
+pub use super::mt::MtXzEncoder;
