@@ -17,7 +17,11 @@ enum Phase {
     /// Expecting a control byte.
     Control,
     /// Gathering the rest of a chunk header (`need` bytes in total).
-    Header { control: u8, have: usize, need: usize },
+    Header {
+        control: u8,
+        have: usize,
+        need: usize,
+    },
     /// Copying an uncompressed chunk.
     Uncompressed { left: usize },
     /// Decoding an LZMA chunk.
@@ -197,26 +201,22 @@ impl Lzma2Decoder {
                     }
                     // Make the rest of the chunk contiguous in memory.
                     let buffered = self.chunk.as_ref().map_or(0, |c| c.len() - self.chunk_pos);
-                    if buffered > 0 || input.len() < packed_left {
+                    if (buffered > 0 || input.len() < packed_left) && packed_left > 0 {
+                        let chunk = self.chunk.get_or_insert_with(|| self.pool.lease(CHUNK_MAX));
+                        if self.chunk_pos > 0 {
+                            chunk.drain(..self.chunk_pos);
+                            self.chunk_pos = 0;
+                        }
+                        let got = input.take(packed_left);
+                        chunk.extend_from_slice(got);
+                        let packed_left = packed_left - got.len();
+                        self.phase = Phase::Lzma {
+                            unpacked_left,
+                            packed_left,
+                            started,
+                        };
                         if packed_left > 0 {
-                            let chunk = self
-                                .chunk
-                                .get_or_insert_with(|| self.pool.lease(CHUNK_MAX));
-                            if self.chunk_pos > 0 {
-                                chunk.drain(..self.chunk_pos);
-                                self.chunk_pos = 0;
-                            }
-                            let got = input.take(packed_left);
-                            chunk.extend_from_slice(got);
-                            let packed_left = packed_left - got.len();
-                            self.phase = Phase::Lzma {
-                                unpacked_left,
-                                packed_left,
-                                started,
-                            };
-                            if packed_left > 0 {
-                                return need_input(input);
-                            }
+                            return need_input(input);
                         }
                     }
                     let n = self.budget(budget, unpacked_left)?;
@@ -259,7 +259,10 @@ impl Lzma2Decoder {
         let Phase::Lzma { unpacked_left, .. } = self.phase else {
             unreachable!("only called for LZMA chunks")
         };
-        let from_buffer = self.chunk.as_ref().is_some_and(|c| c.len() > self.chunk_pos);
+        let from_buffer = self
+            .chunk
+            .as_ref()
+            .is_some_and(|c| c.len() > self.chunk_pos);
         let data: &[u8] = if from_buffer {
             &self.chunk.as_ref().expect("checked")[self.chunk_pos..]
         } else {
@@ -362,9 +365,8 @@ impl Lzma2Decoder {
             self.phase = Phase::Uncompressed { left: size };
             return Ok(());
         }
-        let unpacked = (usize::from(control & 0x1F) << 16)
-            + usize::from(u16::from_be_bytes([h[0], h[1]]))
-            + 1;
+        let unpacked =
+            (usize::from(control & 0x1F) << 16) + usize::from(u16::from_be_bytes([h[0], h[1]])) + 1;
         let packed = usize::from(u16::from_be_bytes([h[2], h[3]])) + 1;
         if control >= 0xC0 {
             let props = LzmaProps::from_byte(h[4])?.check_lzma2()?;

@@ -4,7 +4,7 @@
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
 use crate::range_decoder::{RangeDecoder, INIT_BYTES, PROB_INIT};
-use crate::window::{Window, MIN_DICT, WINDOW_SLACK};
+use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
 // Layout of the probability table (one pooled `Vec<u16>`).
@@ -158,7 +158,6 @@ impl LzmaCore {
             };
             return Symbol::Literal(sym as u8);
         }
-        let len_base;
         if rc.bit::<UPDATE>(&mut probs[IS_REP + s]) == 0 {
             // A new distance.
             *state = if s < LIT_STATES { 7 } else { 10 };
@@ -210,9 +209,8 @@ impl LzmaCore {
             reps[1] = reps[0];
             reps[0] = dist;
         }
-        len_base = LEN_REP;
         *state = if s < LIT_STATES { 8 } else { 11 };
-        Symbol::Match(Self::length::<UPDATE>(probs, rc, len_base, pos_state))
+        Symbol::Match(Self::length::<UPDATE>(probs, rc, LEN_REP, pos_state))
     }
 
     #[inline(always)]
@@ -405,7 +403,7 @@ impl<'b> SymbolCtx<'b> {
 /// Short copies dominate real data, so where the window has room the copy
 /// goes in 16-byte blocks and may write up to 15 bytes past `pos + n`: those
 /// bytes are either not written yet or older than the dictionary (the
-/// window keeps [`WINDOW_SLACK`] spare bytes), and are overwritten before
+/// window keeps `WINDOW_SLACK` spare bytes), and are overwritten before
 /// anyone reads them.
 #[inline(always)]
 fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
@@ -453,7 +451,17 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
     } else {
         let len = buf.len();
         let mut src = pos + len - dist;
-        if src + n <= len && pos + n <= src {
+        if src + n + BLOCK <= len && pos + n + BLOCK <= src {
+            // The source lies after the destination (wrapped history) and
+            // far enough that the blocks never overwrite unread source.
+            let mut i = 0;
+            while i < n {
+                let mut t = [0u8; BLOCK];
+                t.copy_from_slice(&buf[src + i..src + i + BLOCK]);
+                buf[pos + i..pos + i + BLOCK].copy_from_slice(&t);
+                i += BLOCK;
+            }
+        } else if src + n <= len && pos + n <= src {
             buf.copy_within(src..src + n, pos);
         } else {
             for i in 0..n {
@@ -612,13 +620,11 @@ impl LzmaDecoder {
                         self.produced += produced.len() as u64;
                     }
                     let stop = stop?;
-                    if marker_only {
-                        if stop != Stop::EndMarker {
-                            if starved {
-                                return need_input(input);
-                            }
-                            return Err(self.size_mismatch());
+                    if marker_only && stop != Stop::EndMarker {
+                        if starved {
+                            return need_input(input);
                         }
+                        return Err(self.size_mismatch());
                     }
                     match stop {
                         Stop::EndMarker => {
@@ -684,7 +690,10 @@ impl LzmaDecoder {
         let mut starved = false;
         let result = loop {
             if self.core.pending > 0 {
-                match self.core.run(&mut rc, &mut self.window, out_limit, 0, usize::MAX, 0) {
+                match self
+                    .core
+                    .run(&mut rc, &mut self.window, out_limit, 0, usize::MAX, 0)
+                {
                     Ok(Stop::Input) => continue,
                     other => break other,
                 }
@@ -694,7 +703,14 @@ impl LzmaDecoder {
             }
             if n - rc.pos >= SYMBOL_MARGIN {
                 let in_limit = n - SYMBOL_MARGIN;
-                match self.core.run(&mut rc, &mut self.window, out_limit, in_limit, usize::MAX, usize::MAX) {
+                match self.core.run(
+                    &mut rc,
+                    &mut self.window,
+                    out_limit,
+                    in_limit,
+                    usize::MAX,
+                    usize::MAX,
+                ) {
                     Ok(Stop::Input) => continue,
                     other => break other,
                 }
@@ -707,7 +723,14 @@ impl LzmaDecoder {
                 starved = true;
                 break Ok(Stop::Input);
             }
-            match self.core.run(&mut rc, &mut self.window, out_limit, usize::MAX, usize::MAX, 1) {
+            match self.core.run(
+                &mut rc,
+                &mut self.window,
+                out_limit,
+                usize::MAX,
+                usize::MAX,
+                1,
+            ) {
                 Ok(Stop::Input) => continue,
                 other => break other,
             }

@@ -18,7 +18,11 @@ pub struct LzmaProps {
 impl Default for LzmaProps {
     /// lc=3, lp=0, pb=2: what every encoder uses by default.
     fn default() -> Self {
-        LzmaProps { lc: 3, lp: 0, pb: 2 }
+        LzmaProps {
+            lc: 3,
+            lp: 0,
+            pb: 2,
+        }
     }
 }
 
@@ -91,7 +95,14 @@ mod tests {
             assert_eq!(p.to_byte(), b);
             assert_eq!(LzmaProps::new(p.lc, p.lp, p.pb), Ok(p));
         }
-        assert_eq!(LzmaProps::from_byte(0x5D), Ok(LzmaProps { lc: 3, lp: 0, pb: 2 }));
+        assert_eq!(
+            LzmaProps::from_byte(0x5D),
+            Ok(LzmaProps {
+                lc: 3,
+                lp: 0,
+                pb: 2
+            })
+        );
         assert_eq!(LzmaProps::from_byte(225), Err(LzmaError::InvalidProps(225)));
         assert!(LzmaProps::new(9, 0, 0).is_err());
         assert!(LzmaProps::new(3, 2, 0).unwrap().check_lzma2().is_err());

@@ -209,13 +209,21 @@ impl<'a> RangeDecoder<'a> {
         sym as u32 - 0x100
     }
 
-    /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`.
+    /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`,
+    /// loading both children's probabilities before each bit is known.
     #[inline(always)]
     pub fn bittree<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
         let mut m = 1usize;
-        for _ in 0..bits {
-            let b = self.bit_branchless::<UPDATE>(&mut probs[m]);
-            m = (m << 1) | b as usize;
+        let mut prob = u32::from(probs[1]);
+        for k in 0..bits {
+            let (p0, p1) = if k + 1 < bits {
+                (u32::from(probs[2 * m]), u32::from(probs[2 * m + 1]))
+            } else {
+                (0, 0)
+            };
+            let b = self.bit_with::<UPDATE>(prob, &mut probs[m]);
+            m = 2 * m + b;
+            prob = if b != 0 { p1 } else { p0 };
         }
         m as u32 - (1 << bits)
     }
@@ -263,7 +271,9 @@ mod tests {
 
     #[test]
     fn branchless_bit_matches_branchy_bit() {
-        let data: Vec<u8> = (0..4000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..4000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         let mut buf = vec![0u8];
         buf.extend_from_slice(&data);
         let mut a = RangeDecoder::init(&buf).unwrap();
@@ -271,7 +281,10 @@ mod tests {
         let (mut pa, mut pb) = ([PROB_INIT; 8], [PROB_INIT; 8]);
         for i in 0..20_000 {
             let k = i % 8;
-            assert_eq!(a.bit::<true>(&mut pa[k]), b.bit_branchless::<true>(&mut pb[k]));
+            assert_eq!(
+                a.bit::<true>(&mut pa[k]),
+                b.bit_branchless::<true>(&mut pb[k])
+            );
             assert_eq!((a.range, a.code, a.pos, pa), (b.range, b.code, b.pos, pb));
         }
     }

@@ -87,9 +87,7 @@ impl Window {
 
     fn grow(&mut self) {
         let len = self.buf.len();
-        let mut target = (len * 2)
-            .max(FIRST_ALLOC)
-            .min(self.dict_max + WINDOW_SLACK);
+        let mut target = (len * 2).max(FIRST_ALLOC).min(self.dict_max + WINDOW_SLACK);
         if let Some(h) = self.hint {
             // Only trust the hint while it has not been exceeded.
             if h > len as u64 {

@@ -52,7 +52,9 @@ fn lzflow_decode(comp: &[u8], out: &mut [u8]) -> usize {
 /// /proc/thread-self/schedstat; falls back to wall time elsewhere.
 fn cpu_time() -> Option<Duration> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(Duration::from_nanos(s.split_whitespace().next()?.parse().ok()?))
+    Some(Duration::from_nanos(
+        s.split_whitespace().next()?.parse().ok()?,
+    ))
 }
 
 /// Best (CPU time, wall time) of `runs` calls of `f`.
@@ -86,7 +88,10 @@ fn best(runs: usize, mut f: impl FnMut()) -> Duration {
 #[test]
 #[ignore = "timing; run in release with --ignored --nocapture"]
 fn lzma2_decode_vs_liblzma() {
-    for (name, make) in [("text", text_like as fn(usize, u64) -> Vec<u8>), ("mixed", mixed)] {
+    for (name, make) in [
+        ("text", text_like as fn(usize, u64) -> Vec<u8>),
+        ("mixed", mixed),
+    ] {
         let (data, comp) = compressed(name, make);
         let mut out = vec![0u8; SIZE];
         assert_eq!(lzflow_decode(&comp, &mut out), SIZE);

@@ -12,31 +12,63 @@ fn lzma2_outcome(data: &[u8]) -> Outcome {
     let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
     let whole = drive_whole(&mut dec, data);
     let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
-    assert_eq!(drive_bytewise_in(&mut dec, data), whole, "split independence");
+    assert_eq!(
+        drive_bytewise_in(&mut dec, data),
+        whole,
+        "split independence"
+    );
     let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
-    assert_eq!(drive_bytewise_out(&mut dec, data), whole, "split independence");
+    assert_eq!(
+        drive_bytewise_out(&mut dec, data),
+        whole,
+        "split independence"
+    );
     whole
 }
 
 #[test]
 fn lzma2_control_bytes() {
-    assert_eq!(lzma2_outcome(&[0x03]).1, Err(LzmaError::InvalidControlByte(3)));
-    assert_eq!(lzma2_outcome(&[0x7F]).1, Err(LzmaError::InvalidControlByte(0x7F)));
+    assert_eq!(
+        lzma2_outcome(&[0x03]).1,
+        Err(LzmaError::InvalidControlByte(3))
+    );
+    assert_eq!(
+        lzma2_outcome(&[0x7F]).1,
+        Err(LzmaError::InvalidControlByte(0x7F))
+    );
     // First chunk without a dictionary reset.
-    assert_eq!(lzma2_outcome(&[0x02, 0, 0, b'x', 0]).1, Err(LzmaError::MissingDictReset));
-    assert_eq!(lzma2_outcome(&[0xC0, 0, 0, 0, 4, 0x5D]).1, Err(LzmaError::MissingDictReset));
+    assert_eq!(
+        lzma2_outcome(&[0x02, 0, 0, b'x', 0]).1,
+        Err(LzmaError::MissingDictReset)
+    );
+    assert_eq!(
+        lzma2_outcome(&[0xC0, 0, 0, 0, 4, 0x5D]).1,
+        Err(LzmaError::MissingDictReset)
+    );
     // LZMA chunk before any properties.
     assert_eq!(
         lzma2_outcome(&[0x01, 0, 0, b'x', 0xA0, 0, 0, 0, 4]).1,
         Err(LzmaError::MissingProps)
     );
     // Invalid properties: lc + lp > 4, and a byte >= 225.
-    let p = LzmaProps { lc: 3, lp: 2, pb: 0 }.to_byte();
+    let p = LzmaProps {
+        lc: 3,
+        lp: 2,
+        pb: 0,
+    }
+    .to_byte();
     assert_eq!(
         lzma2_outcome(&[0xE0, 0, 0, 0, 4, p]).1,
-        Err(LzmaError::InvalidLcLpPb { lc: 3, lp: 2, pb: 0 })
+        Err(LzmaError::InvalidLcLpPb {
+            lc: 3,
+            lp: 2,
+            pb: 0
+        })
     );
-    assert_eq!(lzma2_outcome(&[0xE0, 0, 0, 0, 4, 225]).1, Err(LzmaError::InvalidProps(225)));
+    assert_eq!(
+        lzma2_outcome(&[0xE0, 0, 0, 0, 4, 225]).1,
+        Err(LzmaError::InvalidProps(225))
+    );
     // Uncompressed chunks and the end byte.
     let (out, end) = lzma2_outcome(&[0x01, 0, 2, b'a', b'b', b'c', 0x02, 0, 0, b'd', 0x00, 9]);
     assert_eq!(out, b"abcd");
@@ -59,7 +91,8 @@ fn lzma2_chunk_sizes_must_match() {
     let data = text_like(30_000, 22);
     let comp = lzma2(&data, &opts(6, 1 << 20, 3, 0, 2));
     assert_eq!(comp[0], 0xE0, "one LZMA chunk with dictionary reset");
-    let unpacked = (usize::from(comp[0] & 0x1F) << 16) + usize::from(comp[1]) * 256 + usize::from(comp[2]) + 1;
+    let unpacked =
+        (usize::from(comp[0] & 0x1F) << 16) + usize::from(comp[1]) * 256 + usize::from(comp[2]) + 1;
     assert_eq!(unpacked, data.len());
     // Declared unpacked size one less / one more than the real one.
     for delta in [-1i32, 1] {
@@ -68,7 +101,10 @@ fn lzma2_chunk_sizes_must_match() {
         bad[1..3].copy_from_slice(&v.to_be_bytes());
         let end = lzma2_outcome(&bad).1;
         assert!(
-            matches!(end, Err(LzmaError::ChunkSizeMismatch) | Err(LzmaError::Truncated)),
+            matches!(
+                end,
+                Err(LzmaError::ChunkSizeMismatch) | Err(LzmaError::Truncated)
+            ),
             "unpacked {delta:+}: {end:?}"
         );
     }
@@ -79,7 +115,11 @@ fn lzma2_chunk_sizes_must_match() {
         bad[3..5].copy_from_slice(&v.to_be_bytes());
         let end = lzma2_outcome(&bad).1;
         assert!(end.is_err(), "packed {delta:+}: {end:?}");
-        assert_eq!(end.unwrap_err().culprit(), Culprit::Corrupt, "packed {delta:+}");
+        assert_eq!(
+            end.unwrap_err().culprit(),
+            Culprit::Corrupt,
+            "packed {delta:+}"
+        );
     }
 }
 
@@ -90,7 +130,11 @@ fn corrupted_streams_fail_identically_for_every_split() {
     let l1 = lzma1(&data, &opts(6, 1 << 20, 3, 0, 2));
     let mut r = Rng(99);
     for i in 0..scaled(40, 12) as u64 {
-        let (src, is2) = if i % 2 == 0 { (&l2, true) } else { (&l1, false) };
+        let (src, is2) = if i % 2 == 0 {
+            (&l2, true)
+        } else {
+            (&l1, false)
+        };
         let mut bad = src.clone();
         for _ in 0..1 + r.below(3) {
             let at = 6 + r.below(bad.len() - 6);
@@ -99,9 +143,13 @@ fn corrupted_streams_fail_identically_for_every_split() {
         let outcomes: Vec<Outcome> = (0..4)
             .map(|mode| {
                 let mut d2 = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
-                let mut d1 =
-                    LzmaDecoder::new(LzmaProps::default(), 1 << 20, None, &DecoderOptions::default())
-                        .unwrap();
+                let mut d1 = LzmaDecoder::new(
+                    LzmaProps::default(),
+                    1 << 20,
+                    None,
+                    &DecoderOptions::default(),
+                )
+                .unwrap();
                 let dec: &mut dyn FnMut(&[u8]) -> Outcome = &mut |b| match (is2, mode) {
                     (true, 0) => drive_whole(&mut d2, b),
                     (true, 1) => drive_bytewise_in(&mut d2, b),
@@ -116,8 +164,18 @@ fn corrupted_streams_fail_identically_for_every_split() {
             })
             .collect();
         for o in &outcomes[1..] {
-            assert!(o.1 == outcomes[0].1, "case {i}: {:?} vs {:?}", o.1, outcomes[0].1);
-            assert!(o.0 == outcomes[0].0, "case {i}: output differs ({} vs {})", o.0.len(), outcomes[0].0.len());
+            assert!(
+                o.1 == outcomes[0].1,
+                "case {i}: {:?} vs {:?}",
+                o.1,
+                outcomes[0].1
+            );
+            assert!(
+                o.0 == outcomes[0].0,
+                "case {i}: output differs ({} vs {})",
+                o.0.len(),
+                outcomes[0].0.len()
+            );
         }
     }
 }
@@ -129,13 +187,19 @@ fn errors_are_sticky() {
     for _ in 0..3 {
         let mut input = InBuf::new(&[0x42, 0x00]);
         let mut out = OutBuf::new(&mut space);
-        assert_eq!(dec.decode(&mut input, &mut out), Err(LzmaError::InvalidControlByte(0x42)));
+        assert_eq!(
+            dec.decode(&mut input, &mut out),
+            Err(LzmaError::InvalidControlByte(0x42))
+        );
     }
     let mut dec = AloneDecoder::new(&DecoderOptions::default());
     for _ in 0..2 {
         let mut input = InBuf::new(&[0xE1; 13]);
         let mut out = OutBuf::new(&mut space);
-        assert_eq!(dec.decode(&mut input, &mut out), Err(LzmaError::InvalidProps(0xE1)));
+        assert_eq!(
+            dec.decode(&mut input, &mut out),
+            Err(LzmaError::InvalidProps(0xE1))
+        );
     }
 }
 
@@ -145,9 +209,18 @@ fn memory_limit_is_checked_before_allocating() {
     let needed = Lzma2Decoder::memory_usage(64 << 20);
     assert!(needed > 64 << 20);
     let e = Lzma2Decoder::new(64 << 20, &o).unwrap_err();
-    assert_eq!(e, LzmaError::Limit(LimitExceeded::Memory { needed, limit: 1 << 20 }));
+    assert_eq!(
+        e,
+        LzmaError::Limit(LimitExceeded::Memory {
+            needed,
+            limit: 1 << 20
+        })
+    );
     let msg = e.to_string();
-    assert!(msg.contains(&needed.to_string()) && msg.contains("1 MiB"), "{msg}");
+    assert!(
+        msg.contains(&needed.to_string()) && msg.contains("1 MiB"),
+        "{msg}"
+    );
     let io: io::Error = e.into();
     assert_eq!(io.kind(), io::ErrorKind::OutOfMemory);
 
@@ -161,7 +234,13 @@ fn memory_limit_is_checked_before_allocating() {
     let mut dec = AloneDecoder::new(&o);
     let end = drive_whole(&mut dec, &file).1;
     assert!(
-        matches!(end, Err(LzmaError::Limit(LimitExceeded::Memory { limit: 1048576, .. }))),
+        matches!(
+            end,
+            Err(LzmaError::Limit(LimitExceeded::Memory {
+                limit: 1048576,
+                ..
+            }))
+        ),
         "{end:?}"
     );
 }
@@ -177,7 +256,10 @@ fn huge_declared_dictionary_costs_nothing_up_front() {
     assert_eq!(end, Ok(file.len()));
     assert_eq!(out, data);
     let mut dec = Lzma2Decoder::new(u32::MAX, &DecoderOptions::default()).unwrap();
-    assert_eq!(drive_whole(&mut dec, &[0xE0, 0, 0, 0, 4, 0x5D, 0, 0, 0, 0, 0]).1, Err(LzmaError::ChunkSizeMismatch));
+    assert_eq!(
+        drive_whole(&mut dec, &[0xE0, 0, 0, 0, 4, 0x5D, 0, 0, 0, 0, 0]).1,
+        Err(LzmaError::ChunkSizeMismatch)
+    );
 }
 
 #[test]
@@ -188,7 +270,10 @@ fn output_limit() {
     let mut dec = Lzma2Decoder::new(1 << 20, &o).unwrap();
     let (out, end) = drive_whole(&mut dec, &comp);
     assert_eq!(out.len(), 1000, "everything up to the limit is delivered");
-    assert_eq!(end, Err(LzmaError::Limit(LimitExceeded::Output { limit: 1000 })));
+    assert_eq!(
+        end,
+        Err(LzmaError::Limit(LimitExceeded::Output { limit: 1000 }))
+    );
     assert_eq!(end.unwrap_err().culprit(), Culprit::Limit);
 }
 
@@ -200,7 +285,10 @@ fn lzma1_end_conditions() {
     let o = DecoderOptions::default();
     // Unknown size: the marker ends it; without it the stream is truncated.
     let mut dec = LzmaDecoder::new(p, 1 << 20, None, &o).unwrap();
-    assert_eq!(drive_whole(&mut dec, &raw[..raw.len() - 6]).1, Err(LzmaError::Truncated));
+    assert_eq!(
+        drive_whole(&mut dec, &raw[..raw.len() - 6]).1,
+        Err(LzmaError::Truncated)
+    );
     // Known size smaller than the data: what follows is not the marker.
     let mut dec = LzmaDecoder::new(p, 1 << 20, Some(5_000), &o).unwrap();
     let (out, end) = drive_whole(&mut dec, &raw);
@@ -208,27 +296,59 @@ fn lzma1_end_conditions() {
     assert_eq!(out, &data[..5_000]);
     // Known size larger: the marker comes too early.
     let mut dec = LzmaDecoder::new(p, 1 << 20, Some(20_000), &o).unwrap();
-    assert_eq!(drive_whole(&mut dec, &raw).1, Err(LzmaError::SizeMismatch { expected: 20_000 }));
+    assert_eq!(
+        drive_whole(&mut dec, &raw).1,
+        Err(LzmaError::SizeMismatch { expected: 20_000 })
+    );
     // Range coder must start with a zero byte.
     let mut bad = raw.clone();
     bad[0] = 1;
     let mut dec = LzmaDecoder::new(p, 1 << 20, None, &o).unwrap();
-    assert_eq!(drive_whole(&mut dec, &bad).1, Err(LzmaError::BadRangeCoderInit));
+    assert_eq!(
+        drive_whole(&mut dec, &bad).1,
+        Err(LzmaError::BadRangeCoderInit)
+    );
     // A distance before the start of the data.
     let mut dec = LzmaDecoder::new(p, 1 << 20, None, &o).unwrap();
-    let end = drive_whole(&mut dec, &[0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]).1;
-    assert!(matches!(end, Err(LzmaError::DistanceTooFar { .. }) | Err(LzmaError::Truncated)), "{end:?}");
+    let end = drive_whole(
+        &mut dec,
+        &[0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+    )
+    .1;
+    assert!(
+        matches!(
+            end,
+            Err(LzmaError::DistanceTooFar { .. }) | Err(LzmaError::Truncated)
+        ),
+        "{end:?}"
+    );
     // Invalid properties.
-    assert!(LzmaDecoder::new(LzmaProps { lc: 9, lp: 0, pb: 0 }, 1 << 20, None, &o).is_err());
+    assert!(LzmaDecoder::new(
+        LzmaProps {
+            lc: 9,
+            lp: 0,
+            pb: 0
+        },
+        1 << 20,
+        None,
+        &o
+    )
+    .is_err());
 }
 
 #[test]
 fn io_error_kinds() {
     let k = |e: LzmaError| io::Error::from(e).kind();
     assert_eq!(k(LzmaError::Truncated), io::ErrorKind::UnexpectedEof);
-    assert_eq!(k(LzmaError::InvalidControlByte(3)), io::ErrorKind::InvalidData);
+    assert_eq!(
+        k(LzmaError::InvalidControlByte(3)),
+        io::ErrorKind::InvalidData
+    );
     let e = io::Error::from(LzmaError::Corrupt);
-    assert_eq!(e.get_ref().unwrap().downcast_ref::<LzmaError>(), Some(&LzmaError::Corrupt));
+    assert_eq!(
+        e.get_ref().unwrap().downcast_ref::<LzmaError>(),
+        Some(&LzmaError::Corrupt)
+    );
 }
 
 #[test]
@@ -236,8 +356,17 @@ fn need_input_then_stream_end_across_calls() {
     let mut dec = Lzma2Decoder::new(4096, &DecoderOptions::default()).unwrap();
     let mut space = [0u8; 8];
     let mut out = OutBuf::new(&mut space);
-    assert_eq!(dec.decode(&mut InBuf::new(&[0x01, 0]), &mut out), Ok(Progress::NeedInput));
-    assert_eq!(dec.decode(&mut InBuf::new(&[1, b'h']), &mut out), Ok(Progress::NeedInput));
-    assert_eq!(dec.decode(&mut InBuf::new(&[b'i', 0]), &mut out), Ok(Progress::StreamEnd));
+    assert_eq!(
+        dec.decode(&mut InBuf::new(&[0x01, 0]), &mut out),
+        Ok(Progress::NeedInput)
+    );
+    assert_eq!(
+        dec.decode(&mut InBuf::new(&[1, b'h']), &mut out),
+        Ok(Progress::NeedInput)
+    );
+    assert_eq!(
+        dec.decode(&mut InBuf::new(&[b'i', 0]), &mut out),
+        Ok(Progress::StreamEnd)
+    );
     assert_eq!(out.written(), b"hi");
 }

@@ -39,9 +39,17 @@ fn all_splits<D: lzflow_core::Decode<Error = LzmaError>>(
 ) -> Outcome {
     let whole = drive_whole(&mut make(), data);
     assert_eq!(drive_bytewise_in(&mut make(), data), whole, "1-byte input");
-    assert_eq!(drive_bytewise_out(&mut make(), data), whole, "1-byte output");
+    assert_eq!(
+        drive_bytewise_out(&mut make(), data),
+        whole,
+        "1-byte output"
+    );
     for seed in 1..4 {
-        assert_eq!(drive_random(&mut make(), data, seed), whole, "random splits {seed}");
+        assert_eq!(
+            drive_random(&mut make(), data, seed),
+            whole,
+            "random splits {seed}"
+        );
     }
     whole
 }
@@ -56,7 +64,11 @@ fn generated_raw_and_lzma_fixtures() {
         let (out, end) = match row["container"].as_str() {
             "lzma_alone" => all_splits(&|| AloneDecoder::new(&opts), &data),
             "raw" if row["coders"].starts_with("lzma2") => {
-                let dict = if file.contains("empty") { 4096 } else { 1 << 20 };
+                let dict = if file.contains("empty") {
+                    4096
+                } else {
+                    1 << 20
+                };
                 all_splits(&|| Lzma2Decoder::new(dict, &opts).unwrap(), &data)
             }
             "raw" if row["coders"].starts_with("lzma1") => all_splits(
@@ -65,10 +77,12 @@ fn generated_raw_and_lzma_fixtures() {
             ),
             "raw" => {
                 // x86+lzma2: check the LZMA2 layer against liblzma's.
-                let (out, end) =
-                    all_splits(&|| Lzma2Decoder::new(1 << 20, &opts).unwrap(), &data);
+                let (out, end) = all_splits(&|| Lzma2Decoder::new(1 << 20, &opts).unwrap(), &data);
                 assert_eq!(end, Ok(data.len()), "{file}");
-                assert!(out == liblzma_lzma2_decode(&data, 1 << 20, out.len()), "{file}");
+                assert!(
+                    out == liblzma_lzma2_decode(&data, 1 << 20, out.len()),
+                    "{file}"
+                );
                 seen += 1;
                 continue;
             }
@@ -184,7 +198,11 @@ fn xz_utils_lzma2_streams() {
                 seen += 1;
                 continue;
             }
-            "lzma2_bad_props" => LzmaError::InvalidLcLpPb { lc: 8, lp: 0, pb: 0 },
+            "lzma2_bad_props" => LzmaError::InvalidLcLpPb {
+                lc: 8,
+                lp: 0,
+                pb: 0,
+            },
             "lzma2_data" => {
                 assert!(
                     matches!(end, Err(LzmaError::DistanceTooFar { .. })),

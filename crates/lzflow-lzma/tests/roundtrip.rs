@@ -36,7 +36,14 @@ fn lzma2_presets() {
 #[test]
 fn lzma2_lc_lp_pb() {
     let data = mixed(scaled(400_000, 100_000), 9);
-    for (lc, lp, pb) in [(0, 0, 0), (4, 0, 4), (0, 4, 0), (1, 3, 1), (2, 2, 3), (3, 1, 2)] {
+    for (lc, lp, pb) in [
+        (0, 0, 0),
+        (4, 0, 4),
+        (0, 4, 0),
+        (1, 3, 1),
+        (2, 2, 3),
+        (3, 1, 2),
+    ] {
         let comp = lzma2(&data, &opts(6, 1 << 20, lc, lp, pb));
         let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
         let (out, end) = drive_random(&mut dec, &comp, lc as u64 * 7 + 3);
@@ -52,7 +59,8 @@ fn lzma1_raw_and_alone() {
             let o = opts(6, 1 << 20, lc, lp, pb);
             let props = LzmaProps::new(lc, lp, pb).unwrap();
             let raw = lzma1(&data, &o);
-            let mut dec = LzmaDecoder::new(props, 1 << 20, None, &DecoderOptions::default()).unwrap();
+            let mut dec =
+                LzmaDecoder::new(props, 1 << 20, None, &DecoderOptions::default()).unwrap();
             let (out, end) = drive_whole(&mut dec, &raw);
             assert_eq!(end, Ok(raw.len()), "{name} raw lc={lc} lp={lp} pb={pb}");
             assert!(out == data, "{name} raw lc={lc} lp={lp} pb={pb}");
@@ -99,9 +107,13 @@ fn lzma1_known_size_stops_exactly() {
     let data = text_like(20_000, 8);
     let raw = lzma1(&data, &opts(6, 1 << 20, 3, 0, 2));
     let props = LzmaProps::default();
-    let mut dec =
-        LzmaDecoder::new(props, 1 << 20, Some(data.len() as u64), &DecoderOptions::default())
-            .unwrap();
+    let mut dec = LzmaDecoder::new(
+        props,
+        1 << 20,
+        Some(data.len() as u64),
+        &DecoderOptions::default(),
+    )
+    .unwrap();
     let (out, end) = drive_random(&mut dec, &raw, 11);
     assert_eq!(end, Ok(raw.len()));
     assert!(out == data);

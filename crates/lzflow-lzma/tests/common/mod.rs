@@ -40,11 +40,62 @@ pub fn random_bytes(n: usize, seed: u64) -> Vec<u8> {
 /// numbers, so it has literals, short and long matches.
 pub fn text_like(n: usize, seed: u64) -> Vec<u8> {
     const WORDS: &[&str] = &[
-        "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with",
-        "be", "by", "on", "not", "he", "I", "this", "are", "or", "his", "from", "at", "which",
-        "but", "have", "an", "had", "they", "you", "were", "their", "one", "all", "we", "can",
-        "her", "has", "there", "been", "if", "more", "when", "will", "would", "who", "so",
-        "compression", "dictionary", "stream", "window", "decoder", "probability", "range",
+        "the",
+        "of",
+        "and",
+        "to",
+        "in",
+        "a",
+        "is",
+        "that",
+        "for",
+        "it",
+        "as",
+        "was",
+        "with",
+        "be",
+        "by",
+        "on",
+        "not",
+        "he",
+        "I",
+        "this",
+        "are",
+        "or",
+        "his",
+        "from",
+        "at",
+        "which",
+        "but",
+        "have",
+        "an",
+        "had",
+        "they",
+        "you",
+        "were",
+        "their",
+        "one",
+        "all",
+        "we",
+        "can",
+        "her",
+        "has",
+        "there",
+        "been",
+        "if",
+        "more",
+        "when",
+        "will",
+        "would",
+        "who",
+        "so",
+        "compression",
+        "dictionary",
+        "stream",
+        "window",
+        "decoder",
+        "probability",
+        "range",
     ];
     let mut r = Rng(seed | 1);
     let mut out = Vec::with_capacity(n + 16);
@@ -94,7 +145,9 @@ fn run_stream(mut s: Stream, data: &[u8]) -> Vec<u8> {
             out.reserve(out.capacity().max(4096));
         }
         let before = s.total_in();
-        let st = s.process_vec(&data[pos..], &mut out, Action::Finish).unwrap();
+        let st = s
+            .process_vec(&data[pos..], &mut out, Action::Finish)
+            .unwrap();
         pos += (s.total_in() - before) as usize;
         if st == Status::StreamEnd {
             return out;
@@ -113,12 +166,18 @@ pub fn opts(preset: u32, dict: u32, lc: u32, lp: u32, pb: u32) -> LzmaOptions {
 
 /// Raw LZMA2 stream by liblzma.
 pub fn lzma2(data: &[u8], o: &LzmaOptions) -> Vec<u8> {
-    run_stream(Stream::new_raw_encoder(Filters::new().lzma2(o)).unwrap(), data)
+    run_stream(
+        Stream::new_raw_encoder(Filters::new().lzma2(o)).unwrap(),
+        data,
+    )
 }
 
 /// Raw LZMA1 stream (with end marker) by liblzma.
 pub fn lzma1(data: &[u8], o: &LzmaOptions) -> Vec<u8> {
-    run_stream(Stream::new_raw_encoder(Filters::new().lzma1(o)).unwrap(), data)
+    run_stream(
+        Stream::new_raw_encoder(Filters::new().lzma1(o)).unwrap(),
+        data,
+    )
 }
 
 /// .lzma file (unknown size, end marker) by liblzma.
