@@ -40,8 +40,9 @@
 pub use lzflow_7z::{
     filetime_to_system_time, Archive, ArchiveIndex, ArchiveOptions, Entry, EntryCheck, EntryReader,
     FolderDecoder, FolderStep, HeaderStep, IndexBuilder, MultiVolume, PackRequest, SevenZError,
-    SignatureHeader, SpoolOptions, Spooled,
+    SignatureHeader, SpoolOptions, Spooled, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
+pub use lzflow_7z::{multi_volume, signature_header, spool};
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 mod async_core;

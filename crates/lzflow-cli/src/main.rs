@@ -49,6 +49,9 @@ enum Command {
     /// Create a 7z archive from files and directories.
     #[command(visible_alias = "add")]
     A(cmd::add::Args),
+    /// Extract a .7z archive (or split NAME.7z.001) into a directory.
+    #[command(visible_alias = "extract")]
+    X(cmd::extract::Args),
 }
 
 fn main() -> ExitCode {
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
         Command::L(args) => cmd::list::run(&args),
         Command::C(args) => cmd::compress::run(&args),
         Command::A(args) => cmd::add::run(&args),
+        Command::X(args) => cmd::extract::run(&args),
     };
     ExitCode::from(status.code())
 }

@@ -20,6 +20,9 @@ pub struct Args {
     /// Also list every stream and block.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Password of a 7z archive with encrypted headers.
+    #[arg(short, long, value_name = "PASSWORD")]
+    pub password: Option<String>,
 }
 
 /// Totals over one file.
@@ -47,6 +50,13 @@ pub fn run(args: &Args) -> Status {
     let mut listed = 0usize;
     let mut header_printed = false;
     for (i, file) in args.files.iter().enumerate() {
+        if super::extract::is_7z(file) {
+            if let Err(e) = super::extract::list(file, args.password.as_deref()) {
+                report::file_error(file, &e);
+                status.fail();
+            }
+            continue;
+        }
         let info = match load(file) {
             Ok(v) => v,
             Err(e) => {

@@ -3,6 +3,7 @@
 pub mod add;
 pub mod compress;
 pub mod decompress;
+pub mod extract;
 pub mod list;
 pub mod test;
 

@@ -16,6 +16,9 @@ pub struct Args {
     /// Print `FILE: OK` and the decoded size for each good file.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Password of an encrypted 7z archive.
+    #[arg(short, long, value_name = "PASSWORD")]
+    pub password: Option<String>,
     #[command(flatten)]
     pub decode: DecodeArgs,
 }
@@ -30,6 +33,19 @@ pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
     for file in &files {
         let name = if file == "-" { "(stdin)" } else { file };
+        if super::extract::is_7z(file) {
+            let pw = args.password.as_deref();
+            let (memlimit, quiet) = (args.decode.memlimit, args.decode.quiet);
+            match super::extract::test(file, pw, memlimit, quiet) {
+                Ok((n, bytes)) if args.verbose => println!("{name}: OK ({n} entries, {bytes} bytes)"),
+                Ok(_) => {}
+                Err(e) => {
+                    report::file_error(name, &e);
+                    status.fail();
+                }
+            }
+            continue;
+        }
         let result = Input::open(file)
             .and_then(|input| decode_into(input, &args.decode, |_| Ok(io::sink())));
         match result {

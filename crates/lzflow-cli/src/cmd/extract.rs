@@ -1,0 +1,353 @@
+//! `lzflow x`: extract a 7z archive; also the 7z side of `l` (list entries)
+//! and `t` (verify every CRC). Split archives (`name.7z.001`, …) are opened
+//! as one stream.
+
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lzflow::sevenz::{Archive, ArchiveOptions, Entry, MultiVolume, SevenZError};
+use lzflow::Limits;
+use lzflow::sevenz::signature_header::SIGNATURE;
+
+use super::Status;
+use crate::report;
+use crate::size::{human, parse_size};
+
+/// Options of `lzflow x`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The .7z archive (or the first volume, `NAME.7z.001`, of a split one).
+    #[arg(value_name = "ARCHIVE")]
+    pub archive: String,
+    /// Directory to extract into (created if missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
+    pub output: PathBuf,
+    /// Password of an encrypted archive.
+    #[arg(short, long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// Refuse to use more than SIZE bytes of memory (e.g. 64MiB, 1GiB, max).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "max")]
+    pub memlimit: u64,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Runs `lzflow x`.
+pub fn run(args: &Args) -> Status {
+    let mut status = Status::default();
+    let result = open(&args.archive, args.password.as_deref(), args.memlimit, args.quiet)
+        .and_then(|archive| require_password(archive, args.password.is_some()))
+        .and_then(|mut archive| {
+            archive
+                .extract_to(&args.output)
+                .map_err(|e| explain(e, args.password.is_some()))
+        });
+    if let Err(e) = result {
+        report::file_error(&args.archive, &e);
+        status.fail();
+    }
+    status
+}
+
+/// True when `path` starts with the 7z signature or names the first volume
+/// of a split archive.
+pub fn is_7z(path: &str) -> bool {
+    if path == "-" {
+        return false;
+    }
+    if lzflow::sevenz::multi_volume::is_first_volume(Path::new(path)) {
+        return true;
+    }
+    let mut head = [0u8; 6];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| head == SIGNATURE)
+}
+
+/// Lists the entries of a 7z archive: date, attributes, size, packed size
+/// and folder, method, `+` when encrypted, name.
+pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
+    let archive = open(path, password, u64::MAX, true)?;
+    let index = archive.index();
+    println!(
+        "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} Name",
+        "Modified (UTC)", "Attributes", "Size", "Packed", "Folder", "Method", "Enc"
+    );
+    let mut seen_folder = vec![false; index.folder_count()];
+    let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
+    for entry in archive.entries() {
+        let (packed, folder, method, enc) = match entry.folder() {
+            Some(fi) => {
+                // A solid folder's packed size belongs to its first entry.
+                let first = !std::mem::replace(&mut seen_folder[fi], true);
+                let packed = if first {
+                    index.folder_packed_size(fi).to_string()
+                } else {
+                    String::new()
+                };
+                let enc = if index.folder_is_encrypted(fi) { "+" } else { "" };
+                (packed, fi.to_string(), index.folder_method(fi), enc)
+            }
+            None => (String::new(), "-".into(), String::new(), ""),
+        };
+        println!(
+            "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} {}",
+            entry.mtime_filetime.map(format_filetime).unwrap_or_default(),
+            attributes(entry),
+            entry.size,
+            packed,
+            folder,
+            method,
+            enc,
+            entry.name
+        );
+        if entry.is_dir {
+            dirs += 1;
+        } else {
+            files += 1;
+        }
+        total += entry.size;
+    }
+    println!(
+        "{files} files, {dirs} folders, {} ({total} B) in {} folders",
+        human(total),
+        index.folder_count()
+    );
+    Ok(())
+}
+
+/// Decodes every entry, verifying every CRC; returns (entries, bytes).
+pub fn test(
+    path: &str,
+    password: Option<&str>,
+    memlimit: u64,
+    quiet: bool,
+) -> io::Result<(usize, u64)> {
+    let mut archive = require_password(open(path, password, memlimit, quiet)?, password.is_some())?;
+    let mut bytes = 0u64;
+    let mut count = 0usize;
+    archive
+        .for_each_entry(|_, data| {
+            bytes += io::copy(data, &mut io::sink())?;
+            count += 1;
+            Ok(())
+        })
+        .map_err(|e| explain(e, password.is_some()))?;
+    Ok((count, bytes))
+}
+
+/// `D`irectory, `R`ead-only, `A`rchive, `L`ink flags and the unix mode.
+fn attributes(entry: &Entry) -> String {
+    let a = entry.attributes.unwrap_or(0);
+    let mut s = String::new();
+    if entry.is_dir {
+        s.push('D');
+    }
+    if a & lzflow::sevenz::ATTR_READONLY != 0 {
+        s.push('R');
+    }
+    if a & 0x20 != 0 {
+        s.push('A');
+    }
+    if entry.is_symlink() {
+        s.push('L');
+    }
+    if let Some(mode) = entry.unix_mode() {
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(&unix_mode_string(mode, entry.is_dir));
+    }
+    s
+}
+
+/// `drwxr-xr-x` from a mode.
+fn unix_mode_string(mode: u32, is_dir: bool) -> String {
+    let kind = match mode & 0o170000 {
+        0o040000 => 'd',
+        0o120000 => 'l',
+        0 if is_dir => 'd',
+        _ => '-',
+    };
+    let mut s = String::from(kind);
+    for shift in [6, 3, 0] {
+        let bits = (mode >> shift) & 7;
+        s.push(if bits & 4 != 0 { 'r' } else { '-' });
+        s.push(if bits & 2 != 0 { 'w' } else { '-' });
+        s.push(if bits & 1 != 0 { 'x' } else { '-' });
+    }
+    s
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) from a FILETIME.
+fn format_filetime(ft: u64) -> String {
+    const TICKS: i64 = 10_000_000;
+    const EPOCH_DIFF: i64 = 11_644_473_600;
+    let secs = (ft / TICKS as u64) as i64 - EPOCH_DIFF;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// The source of an archive: one file or the volumes of a split one.
+enum Source {
+    File(File),
+    Volumes(MultiVolume<File>),
+}
+
+impl Read for Source {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Source::File(f) => f.read(buf),
+            Source::Volumes(v) => v.read(buf),
+        }
+    }
+}
+
+impl Seek for Source {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self {
+            Source::File(f) => f.seek(pos),
+            Source::Volumes(v) => v.seek(pos),
+        }
+    }
+}
+
+/// Counts the packed bytes read into a progress bar.
+struct Counted {
+    inner: Source,
+    bar: Option<ProgressBar>,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            bar.inc(n as u64);
+        }
+        Ok(n)
+    }
+}
+
+impl Seek for Counted {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        let at = self.inner.seek(pos)?;
+        if let Some(bar) = &self.bar {
+            bar.set_position(at);
+        }
+        Ok(at)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Opens `path` (a split archive when it ends in `.001`) with a progress
+/// bar when stderr is a terminal.
+fn open(
+    path: &str,
+    password: Option<&str>,
+    memlimit: u64,
+    quiet: bool,
+) -> io::Result<Archive<Counted>> {
+    if path == "-" {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "7z archives need a file, not standard input",
+        ));
+    }
+    let p = Path::new(path);
+    let (inner, len) = if lzflow::sevenz::multi_volume::is_first_volume(p) {
+        let v = lzflow::sevenz::multi_volume::open_volumes(p)?;
+        let len = v.len();
+        (Source::Volumes(v), len)
+    } else {
+        let f = File::open(p)?;
+        let len = f.metadata()?.len();
+        (Source::File(f), len)
+    };
+    let bar = (!quiet && io::stderr().is_terminal()).then(|| {
+        let bar = ProgressBar::new(len);
+        let style = ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        bar.set_message(path.to_string());
+        bar
+    });
+    let mut options =
+        ArchiveOptions::default().with_limits(Limits::NONE.with_memory(memlimit));
+    if let Some(pw) = password {
+        options = options.with_password(pw);
+    }
+    Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, password.is_some()))
+}
+
+/// Refuses an archive with encrypted data when no password was given,
+/// before anything is written (its unencrypted entries would otherwise be
+/// extracted first).
+fn require_password<R: Read + Seek>(archive: Archive<R>, had_password: bool) -> io::Result<Archive<R>> {
+    if archive.index().is_encrypted() && !had_password {
+        return Err(explain(SevenZError::PasswordRequired, false));
+    }
+    Ok(archive)
+}
+
+/// The error as an `io::Error`, with the advice the CLI can give.
+fn explain(e: SevenZError, had_password: bool) -> io::Error {
+    match e {
+        SevenZError::PasswordRequired if !had_password => io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "archive is encrypted: pass -p PASSWORD",
+        ),
+        other => other.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_modes() {
+        // 2021-03-04 05:06:07 UTC.
+        let unix = 1_614_834_367i64;
+        let ft = (unix + 11_644_473_600) as u64 * 10_000_000;
+        assert_eq!(format_filetime(ft), "2021-03-04 05:06:07");
+        assert_eq!(format_filetime(116_444_736_000_000_000), "1970-01-01 00:00:00");
+        assert_eq!(civil_from_days(-1), (1969, 12, 31));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(unix_mode_string(0o100644, false), "-rw-r--r--");
+        assert_eq!(unix_mode_string(0o040755, true), "drwxr-xr-x");
+        assert_eq!(unix_mode_string(0o120777, false), "lrwxrwxrwx");
+    }
+}
