@@ -40,10 +40,25 @@ fn lzflow_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) -> 
         b = b.block_size(bs);
     }
     if threads > 1 {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "multi-threaded encoding is not in the facade yet",
-        ));
+        // The facade's builder has no thread count: drive lzflow-xz's
+        // threaded encoder through the generic std face.
+        let mut base = if p.extreme {
+            lzflow_xz::XzEncoderOptions::preset_extreme(p.level)
+        } else {
+            lzflow_xz::XzEncoderOptions::preset(p.level)
+        }?;
+        if input.x86 {
+            base = base.with_filters(vec![FilterConfig::new(FilterKind::X86)]);
+        }
+        base.block_size = block;
+        let coder = lzflow_xz::MtXzEncoder::new(lzflow_xz::MtXzEncoderOptions {
+            base,
+            threads: threads as usize,
+        })?;
+        let mut enc =
+            lzflow::write::Encoder::with_coder(Vec::with_capacity(input.data.len() / 3), coder);
+        enc.write_all(&input.data)?;
+        return Ok(enc.finish()?.len());
     }
     let mut enc = b.build(Vec::with_capacity(input.data.len() / 3));
     enc.write_all(&input.data)?;
@@ -140,8 +155,9 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             level: 6,
             extreme: false,
         };
-        runs.push((&inputs[0], p, 1, Some(4 << 20)));
-        runs.push((&inputs[0], p, 2, Some(4 << 20)));
+        let block = crate::workloads::scaled(4 << 20) as u64;
+        runs.push((&inputs[0], p, 1, Some(block)));
+        runs.push((&inputs[0], p, 2, Some(block)));
     }
     let contestants: [(&str, Encoder); 2] =
         [("liblzma", liblzma_encode), ("lzflow", lzflow_encode)];
@@ -185,7 +201,8 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
             count.sort();
             let who = match block {
-                Some(bs) => format!("{name} {threads}T/{}MiB", bs >> 20),
+                Some(bs) if bs >= 1 << 20 => format!("{name} {threads}T/{}MiB", bs >> 20),
+                Some(bs) => format!("{name} {threads}T/{}KiB", bs >> 10),
                 None => name.to_string(),
             };
             if let Some(why) = &failed[i] {
