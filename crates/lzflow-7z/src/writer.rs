@@ -49,7 +49,8 @@ const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 /// Writes a 7z archive to a `Write + Seek` sink.
 ///
 /// Seeking is needed once, at the end, to patch the start header; output
-/// is otherwise written front to back. Entry data is compressed as it is
+/// is otherwise written front to back. For an output that cannot seek,
+/// write to a spool and use [`finish_into`](Self::finish_into). Entry data is compressed as it is
 /// read (an entry is never held in memory whole); only the header model
 /// (one record per entry) grows with the archive.
 ///
@@ -1016,6 +1017,24 @@ impl<W: Write + Seek> Sink<W> {
         w.seek(SeekFrom::Start(end))?;
         w.flush()?;
         Ok(())
+    }
+}
+
+impl<S: Read + Write + Seek> Writer<S> {
+    /// Ends the archive for an output that cannot seek (a pipe, a socket):
+    /// the writer's own sink `S` is the spool (a temporary file, or a
+    /// `Cursor<Vec<u8>>` for small archives); once the archive in it is
+    /// complete, it is copied whole into `out`. Gives back both.
+    ///
+    /// `out` receives nothing before the archive is complete, so an error
+    /// leaves it short of its end, which readers reject as truncated.
+    pub fn finish_into<O: Write>(&mut self, mut out: O) -> Result<(S, O), SevenZError> {
+        let base = self.sink.base;
+        let mut spool = self.finish()?;
+        spool.seek(SeekFrom::Start(base))?;
+        io::copy(&mut spool, &mut out)?;
+        out.flush()?;
+        Ok((spool, out))
     }
 }
 

@@ -325,3 +325,37 @@ fn bad_names_and_options_are_usage_errors() {
     .unwrap_err();
     assert!(matches!(e, SevenZError::Filter(_)), "{e:?}");
 }
+
+#[test]
+fn finish_into_copies_a_spooled_archive_to_an_unseekable_output() {
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false)).unwrap();
+    add_all(&mut w, &tree()).unwrap();
+    let (spool, out): (_, Vec<u8>) = w.finish_into(Vec::new()).unwrap();
+    assert_eq!(out, clean_run(false));
+    assert_eq!(spool.into_inner(), out);
+    // A pipe that breaks half-way leaves a truncated archive behind.
+    #[derive(Debug)]
+    struct Pipe(Vec<u8>, usize);
+    impl Write for Pipe {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.0.len() >= self.1 {
+                return Err(io::Error::from(io::ErrorKind::BrokenPipe));
+            }
+            let n = buf.len().min(self.1 - self.0.len());
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false)).unwrap();
+    add_all(&mut w, &tree()).unwrap();
+    let mut pipe = Pipe(Vec::new(), 50_000);
+    let e = w.finish_into(&mut pipe).unwrap_err();
+    assert!(matches!(&e, SevenZError::Io(io) if io.kind() == io::ErrorKind::BrokenPipe));
+    assert!(matches!(
+        read_archive(&pipe.0, None),
+        Err(SevenZError::Truncated)
+    ));
+}
