@@ -1167,6 +1167,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn writers_can_move_between_threads() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Writer<std::fs::File>>();
+    }
+
+    #[test]
+    fn an_archive_may_start_inside_the_sink() {
+        let run = |prefix: &[u8]| {
+            let mut sink = std::io::Cursor::new(prefix.to_vec());
+            sink.set_position(prefix.len() as u64);
+            let mut w = Writer::with_options(sink, WriterOptions::default().with_level(0)).unwrap();
+            w.add_file("a", &[5u8; 3000][..], EntryMeta::default())
+                .unwrap();
+            let out = w.finish().unwrap();
+            assert_eq!(out.position() as usize, out.get_ref().len());
+            out.into_inner()
+        };
+        let plain = run(b"");
+        let shifted = run(b"SFX stub");
+        assert_eq!(&shifted[..8], b"SFX stub");
+        assert_eq!(&shifted[8..], &plain[..]);
+    }
+
+    #[test]
     fn executables_are_recognised() {
         assert!(looks_like_x86_executable("a/b/setup.EXE", b""));
         assert!(looks_like_x86_executable("libz.so.1", b""));
