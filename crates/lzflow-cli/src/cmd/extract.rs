@@ -7,9 +7,9 @@ use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
+use lzflow::sevenz::signature_header::SIGNATURE;
 use lzflow::sevenz::{Archive, ArchiveOptions, Entry, MultiVolume, SevenZError};
 use lzflow::Limits;
-use lzflow::sevenz::signature_header::SIGNATURE;
 
 use super::Status;
 use crate::report;
@@ -38,13 +38,18 @@ pub struct Args {
 /// Runs `lzflow x`.
 pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
-    let result = open(&args.archive, args.password.as_deref(), args.memlimit, args.quiet)
-        .and_then(|archive| require_password(archive, args.password.is_some()))
-        .and_then(|mut archive| {
-            archive
-                .extract_to(&args.output)
-                .map_err(|e| explain(e, args.password.is_some()))
-        });
+    let result = open(
+        &args.archive,
+        args.password.as_deref(),
+        args.memlimit,
+        args.quiet,
+    )
+    .and_then(|archive| require_password(archive, args.password.is_some()))
+    .and_then(|mut archive| {
+        archive
+            .extract_to(&args.output)
+            .map_err(|e| explain(e, args.password.is_some()))
+    });
     if let Err(e) = result {
         report::file_error(&args.archive, &e);
         status.fail();
@@ -88,14 +93,21 @@ pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
                 } else {
                     String::new()
                 };
-                let enc = if index.folder_is_encrypted(fi) { "+" } else { "" };
+                let enc = if index.folder_is_encrypted(fi) {
+                    "+"
+                } else {
+                    ""
+                };
                 (packed, fi.to_string(), index.folder_method(fi), enc)
             }
             None => (String::new(), "-".into(), String::new(), ""),
         };
         println!(
             "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} {}",
-            entry.mtime_filetime.map(format_filetime).unwrap_or_default(),
+            entry
+                .mtime_filetime
+                .map(format_filetime)
+                .unwrap_or_default(),
             attributes(entry),
             entry.size,
             packed,
@@ -304,8 +316,7 @@ fn open(
         bar.set_message(path.to_string());
         bar
     });
-    let mut options =
-        ArchiveOptions::default().with_limits(Limits::NONE.with_memory(memlimit));
+    let mut options = ArchiveOptions::default().with_limits(Limits::NONE.with_memory(memlimit));
     if let Some(pw) = password {
         options = options.with_password(pw);
     }
@@ -315,7 +326,10 @@ fn open(
 /// Refuses an archive with encrypted data when no password was given,
 /// before anything is written (its unencrypted entries would otherwise be
 /// extracted first).
-fn require_password<R: Read + Seek>(archive: Archive<R>, had_password: bool) -> io::Result<Archive<R>> {
+fn require_password<R: Read + Seek>(
+    archive: Archive<R>,
+    had_password: bool,
+) -> io::Result<Archive<R>> {
     if archive.index().is_encrypted() && !had_password {
         return Err(explain(SevenZError::PasswordRequired, false));
     }
@@ -343,7 +357,10 @@ mod tests {
         let unix = 1_614_834_367i64;
         let ft = (unix + 11_644_473_600) as u64 * 10_000_000;
         assert_eq!(format_filetime(ft), "2021-03-04 05:06:07");
-        assert_eq!(format_filetime(116_444_736_000_000_000), "1970-01-01 00:00:00");
+        assert_eq!(
+            format_filetime(116_444_736_000_000_000),
+            "1970-01-01 00:00:00"
+        );
         assert_eq!(civil_from_days(-1), (1969, 12, 31));
         assert_eq!(civil_from_days(11_016), (2000, 2, 29));
         assert_eq!(unix_mode_string(0o100644, false), "-rw-r--r--");
