@@ -37,7 +37,9 @@ pub fn run(args: &Args) -> Status {
             let pw = args.password.as_deref();
             let (memlimit, quiet) = (args.decode.memlimit, args.decode.quiet);
             match super::extract::test(file, pw, memlimit, quiet) {
-                Ok((n, bytes)) if args.verbose => println!("{name}: OK ({n} entries, {bytes} bytes)"),
+                Ok((n, bytes)) if args.verbose => {
+                    println!("{name}: OK ({n} entries, {bytes} bytes)")
+                }
                 Ok(_) => {}
                 Err(e) => {
                     report::file_error(name, &e);
