@@ -105,28 +105,6 @@ impl<'a> RangeDecoder<'a> {
         bit
     }
 
-    /// Like [`bit`](Self::bit) but without a data-dependent branch, for
-    /// literal and tree bits whose values the CPU cannot predict.
-    #[inline(always)]
-    pub fn bit_branchless<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
-        let prob = u32::from(*p);
-        let bound = (self.range >> 11) * prob;
-        let bit = u32::from(self.code >= bound);
-        let mask = bit.wrapping_neg();
-        let rest = self.range - bound;
-        self.range = if bit != 0 { rest } else { bound };
-        self.code -= bound & mask;
-        if UPDATE {
-            // bit 0 moves towards 2048 - 31 (rounding like the branchy
-            // form), bit 1 towards 0: p -= (p - target) >> 5, signed.
-            let target = (!mask & (BIT_MODEL_TOTAL - 31)) as i32;
-            let prob = prob as i32;
-            *p = (prob - ((prob - target) >> MOVE_BITS)) as u16;
-        }
-        self.normalize();
-        bit
-    }
-
     /// One branch-free bit with the probability already loaded; returns
     /// the bit and stores the adapted probability in `*slot`.
     #[inline(always)]
@@ -233,10 +211,17 @@ impl<'a> RangeDecoder<'a> {
     pub fn bittree_reverse<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
         let mut m = 1usize;
         let mut sym = 0;
+        let mut prob = u32::from(probs[1]);
         for i in 0..bits {
-            let b = self.bit_branchless::<UPDATE>(&mut probs[m]);
-            m = (m << 1) | b as usize;
-            sym |= b << i;
+            let (p0, p1) = if i + 1 < bits {
+                (u32::from(probs[2 * m]), u32::from(probs[2 * m + 1]))
+            } else {
+                (0, 0)
+            };
+            let b = self.bit_with::<UPDATE>(prob, &mut probs[m]);
+            m = 2 * m + b;
+            sym |= (b as u32) << i;
+            prob = if b != 0 { p1 } else { p0 };
         }
         sym
     }
@@ -270,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn branchless_bit_matches_branchy_bit() {
+    fn branch_free_bit_matches_branchy_bit() {
         let data: Vec<u8> = (0..4000u32)
             .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
             .collect();
@@ -281,9 +266,10 @@ mod tests {
         let (mut pa, mut pb) = ([PROB_INIT; 8], [PROB_INIT; 8]);
         for i in 0..20_000 {
             let k = i % 8;
+            let prob = u32::from(pb[k]);
             assert_eq!(
-                a.bit::<true>(&mut pa[k]),
-                b.bit_branchless::<true>(&mut pb[k])
+                a.bit::<true>(&mut pa[k]) as usize,
+                b.bit_with::<true>(prob, &mut pb[k])
             );
             assert_eq!((a.range, a.code, a.pos, pa), (b.range, b.code, b.pos, pb));
         }
