@@ -357,7 +357,8 @@ pub struct MtXzDecoderOptions {
     /// Limits, pools, stream and check settings, as for [`XzDecoder`].
     /// The memory limit applies to each worker's dictionary.
     pub base: XzDecoderOptions,
-    /// Worker threads; 0 means one per available CPU.
+    /// Decoding threads (blocking: the caller and `threads - 1` workers;
+    /// non-blocking: `threads` workers); 0 means one per available CPU.
     pub threads: usize,
     /// Most bytes of Blocks in flight (their input plus their output). A
     /// Block larger than this is decoded inline, single-threaded.

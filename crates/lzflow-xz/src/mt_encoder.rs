@@ -23,7 +23,8 @@ pub struct MtXzEncoderOptions {
     /// Compression settings and Block size, as for
     /// [`XzEncoder`](crate::XzEncoder).
     pub base: XzEncoderOptions,
-    /// Worker threads; 0 means one per available CPU.
+    /// Compressing threads (blocking: the caller and `threads - 1` workers;
+    /// non-blocking: `threads` workers); 0 means one per available CPU.
     pub threads: usize,
 }
 
