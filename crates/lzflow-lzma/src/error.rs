@@ -30,7 +30,9 @@ pub enum LzmaError {
     /// An LZMA chunk that needs properties came before any were set.
     MissingProps,
     /// An LZMA chunk continued the state after an uncompressed chunk without
-    /// resetting it.
+    /// resetting it. The decoder does not produce this today: like xz it
+    /// requires new properties after a dictionary reset and reports
+    /// [`LzmaError::MissingProps`].
     MissingStateReset,
     /// The range coder's first byte is not zero.
     BadRangeCoderInit,
