@@ -12,7 +12,9 @@ use lzflow_xz::{XzDecoder, XzDecoderOptions};
 fn decoder() -> XzDecoder {
     XzDecoder::new(XzDecoderOptions {
         // Small batches make the sliced run take different paths.
-        lzma: DecoderOptions::default().with_limits(LIMITS).with_batch_size(97),
+        lzma: DecoderOptions::default()
+            .with_limits(LIMITS)
+            .with_batch_size(97),
         ..XzDecoderOptions::default()
     })
 }
@@ -33,6 +35,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(whole.error, sliced.error, "error kind depends on the split");
     assert!(whole.output == sliced.output, "output depends on the split");
     if whole.error.is_none() {
-        assert_eq!(whole.consumed, sliced.consumed, "consumed count depends on the split");
+        assert_eq!(
+            whole.consumed, sliced.consumed,
+            "consumed count depends on the split"
+        );
     }
 });

@@ -52,7 +52,9 @@ where
             end = (pos + step).min(data.len());
         }
         let last = end == data.len();
-        let room = out_sizes.next().map_or(scratch.len(), |n| n.clamp(1, scratch.len()));
+        let room = out_sizes
+            .next()
+            .map_or(scratch.len(), |n| n.clamp(1, scratch.len()));
         let mut input = InBuf::new(&data[pos..end]).with_last(last);
         let mut out = OutBuf::new(&mut scratch[..room]);
         let result = decoder.decode(&mut input, &mut out);
@@ -94,7 +96,10 @@ where
                     "NeedInput with {} offered bytes left unconsumed",
                     end - pos
                 );
-                assert!(!last, "NeedInput after the last input (must be a truncation error)");
+                assert!(
+                    !last,
+                    "NeedInput after the last input (must be a truncation error)"
+                );
             }
             Ok(Progress::OutputFull) => {}
         }
