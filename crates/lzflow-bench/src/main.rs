@@ -316,7 +316,7 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         .filter(|w| only.is_none_or(|o| w.name.contains(o)))
         .collect();
     println!(
-        "{:<20} {:<19} {:>10} {:>9} {:>8} {:>13} {:>9} {:>10}",
+        "{:<20} {:<19} {:>10} {:>9} {:>8} {:>13} {:>9} {:>10} {:>10}",
         "workload",
         "contestant",
         "median ms",
@@ -324,6 +324,7 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         "ratio",
         "alloc B/op",
         "allocs/op",
+        "warm RSS+",
         "fresh RSS+"
     );
     for w in &workloads {
@@ -360,12 +361,16 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             alloc.sort();
             let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
             count.sort();
+            // Warm: in this process after the warm-up (pooled buffers and
+            // freed heap are reused, so this is the extra a repeated decode
+            // costs). Fresh: one decode in a new process.
+            let warm = samples[i].iter().map(|s| s.peak_rss_kib).max().unwrap_or(0);
             let rss = match fresh_rss(i, w) {
                 Ok(kib) => format!("{:>7.1}MiB", kib as f64 / 1024.0),
                 Err(e) => format!("{e}"),
             };
             println!(
-                "{:<20} {:<19} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>10}",
+                "{:<20} {:<19} {:>10.2} {:>9.1} {:>7.3}x {:>13} {:>9} {:>7.1}MiB {:>10}",
                 w.name,
                 name,
                 t.as_secs_f64() * 1e3,
@@ -373,6 +378,7 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 t.as_secs_f64() / base.as_secs_f64(),
                 alloc[alloc.len() / 2],
                 count[count.len() / 2],
+                warm as f64 / 1024.0,
                 rss
             );
         }
