@@ -195,7 +195,7 @@ fn every_preset_round_trips_through_liblzma() {
             } else {
                 LzmaOptions::preset(level).unwrap()
             };
-            let o = small_dict(o);
+            // The real preset, dictionary included (up to 64 MiB).
             let comp = lzma2(&o, &data);
             assert_eq!(unlzma2(&comp, &o), data, "preset {level} extreme {extreme}");
             sizes.push((level, extreme, comp.len()));
@@ -237,6 +237,24 @@ fn several_mib_in_normal_mode_spanning_many_chunks() {
     let o = small_dict(LzmaOptions::preset(5).unwrap());
     let comp = lzma2(&o, &data);
     assert_eq!(unlzma2(&comp, &o), data);
+}
+
+#[test]
+fn window_slides_when_input_outgrows_it() {
+    // Small dictionaries make the window (history + reserve + lookahead)
+    // much smaller than the input, so it is moved many times, with matches
+    // reaching back across each move.
+    let data = mixed(7 << 20, 17);
+    for level in [2, 6] {
+        let mut o = LzmaOptions::preset(level).unwrap();
+        o.dict_size = 1 << 20;
+        let comp = lzma2(&o, &data);
+        assert_eq!(unlzma2(&comp, &o), data, "LZMA2 preset {level}");
+        o.dict_size = 64 << 10;
+        let mut enc = AloneEncoder::new(&o).unwrap();
+        let file = encode_with(&mut enc, &data, 100_000, 1 << 16);
+        assert_eq!(unlzma_alone(&file), data, ".lzma preset {level}");
+    }
 }
 
 #[test]
@@ -622,7 +640,7 @@ mod proptests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(ProptestConfig::with_cases(128))]
         #[test]
         fn random_inputs_options_and_splits(
             data in input(),
