@@ -690,3 +690,43 @@ fn encoders_can_move_to_other_threads() {
     .unwrap();
     assert_eq!(unlzma2(&comp, &o), data);
 }
+
+#[test]
+fn lzma1_flush_codes_buffered_input_and_the_stream_goes_on() {
+    let data = mixed(400_000, 61);
+    let o = small_dict(LzmaOptions::preset(6).unwrap());
+    let mut enc = AloneEncoder::new(&o).unwrap();
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 777];
+    let mut input = InBuf::new(&data[..250_000]);
+    loop {
+        let mut ob = OutBuf::new(&mut buf);
+        let p = enc.encode(&mut input, &mut ob).unwrap();
+        out.extend_from_slice(ob.written());
+        if p == Progress::NeedInput {
+            break;
+        }
+    }
+    let before_flush = out.len();
+    loop {
+        let mut ob = OutBuf::new(&mut buf);
+        let p = enc.flush(&mut ob).unwrap();
+        out.extend_from_slice(ob.written());
+        if p == Progress::NeedInput {
+            break;
+        }
+    }
+    // The flush coded the buffered lookahead (~4 KiB or more of input).
+    assert!(out.len() > before_flush);
+    let mut input = InBuf::new(&data[250_000..]);
+    loop {
+        let mut ob = OutBuf::new(&mut buf);
+        let p = enc.encode(&mut input, &mut ob).unwrap();
+        out.extend_from_slice(ob.written());
+        if p == Progress::NeedInput {
+            break;
+        }
+    }
+    finish_into(&mut enc, &mut buf, &mut out);
+    assert_eq!(unlzma_alone(&out), data);
+}
