@@ -52,15 +52,86 @@ fn text(len: usize) -> Vec<u8> {
     out
 }
 
-fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
-    let start = Instant::now();
+/// This process's user+system CPU time so far (Linux), for the share of
+/// the machine a run really got.
+fn cpu_time() -> Duration {
+    cpu_of("/proc/self/stat")
+}
+
+/// The calling thread's CPU time (Linux).
+fn thread_cpu_time() -> Duration {
+    cpu_of("/proc/thread-self/stat")
+}
+
+fn cpu_of(path: &str) -> Duration {
+    let stat = std::fs::read_to_string(path).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i).and_then(|f| f.parse::<u64>().ok()))
+        .sum();
+    Duration::from_millis(ticks * 10)
+}
+
+/// What a run took: wall time, the process's CPU time and the calling
+/// thread's.
+struct Took {
+    wall: Duration,
+    cpu: Duration,
+    caller: Duration,
+}
+
+impl Took {
+    /// The longer of the caller's and the other threads' CPU time: the
+    /// wall time the run would take with a core per thread (two threads).
+    fn critical(&self) -> Duration {
+        self.caller.max(self.cpu.saturating_sub(self.caller))
+    }
+}
+
+fn measure<T>(f: impl FnOnce() -> T) -> (T, Took) {
+    let (start, cpu, caller) = (Instant::now(), cpu_time(), thread_cpu_time());
     let out = f();
-    (out, start.elapsed())
+    let took = Took {
+        wall: start.elapsed(),
+        cpu: cpu_time() - cpu,
+        caller: thread_cpu_time() - caller,
+    };
+    println!(
+        "    (wall {:?}, cpu {:?}, of it the calling thread {:?})",
+        took.wall, took.cpu, took.caller
+    );
+    (out, took)
+}
+
+fn time<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let (out, took) = measure(f);
+    (out, took.wall)
+}
+
+/// Prints one round of single against MT: the wall ratio, the CPU
+/// ratio, and the ratio a core per thread would give (critical path).
+fn compare(what: &str, round: usize, single: &Took, mt: &Took, crit: &mut Vec<f64>) -> f64 {
+    let r = mt.wall.as_secs_f64() / single.wall.as_secs_f64();
+    let c = mt.critical().as_secs_f64() / single.cpu.as_secs_f64();
+    println!(
+        "{what} round {round}: single {:?}  mt {:?}  wall ratio {r:.3}  cpu ratio {:.3}  critical-path ratio {c:.3}  load {}",
+        single.wall,
+        mt.wall,
+        mt.cpu.as_secs_f64() / single.cpu.as_secs_f64(),
+        loadavg().trim()
+    );
+    crit.push(c);
+    r
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn loadavg() -> String {
@@ -69,6 +140,7 @@ fn loadavg() -> String {
 
 fn encode_single(data: &[u8], block: u64) -> Vec<u8> {
     let mut enc = lzflow::write::XzEncoder::builder()
+        .preset(env("LZFLOW_MT_PRESET", 6) as u32)
         .block_size(block)
         .build(Vec::new());
     enc.write_all(data).unwrap();
@@ -78,6 +150,7 @@ fn encode_single(data: &[u8], block: u64) -> Vec<u8> {
 fn encode_mt(data: &[u8], block: u64, threads: usize) -> Vec<u8> {
     let mut enc = lzflow::write::MtXzEncoder::mt_builder()
         .threads(threads)
+        .preset(env("LZFLOW_MT_PRESET", 6) as u32)
         .block_size(block)
         .build(Vec::new());
     enc.write_all(data).unwrap();
@@ -97,7 +170,16 @@ fn mt_speed() {
     let data = text(size);
     println!("load before: {}", loadavg());
 
-    let (xz, t) = time(|| encode_mt(&data, block, 2));
+    let threads = env("LZFLOW_MT_THREADS", 2);
+    let (xz, t) = time(|| {
+        let mut enc = lzflow::write::MtXzEncoder::mt_builder()
+            .threads(threads)
+            .preset(1)
+            .block_size(block)
+            .build(Vec::new());
+        enc.write_all(&data).unwrap();
+        enc.finish().unwrap()
+    });
     println!(
         "input: {} MiB text, {} blocks of 4 MiB, {} bytes compressed (made in {t:?})",
         size >> 20,
@@ -105,25 +187,24 @@ fn mt_speed() {
         xz.len()
     );
 
-    let mut ratios = Vec::new();
+    let (mut ratios, mut crit) = (Vec::new(), Vec::new());
     for round in 0..rounds {
-        let (n1, t1) = time(|| decode_into_sink(lzflow::read::XzDecoder::new(&xz[..])));
-        let (n2, t2) = time(|| {
+        let (n1, t1) = measure(|| decode_into_sink(lzflow::read::XzDecoder::new(&xz[..])));
+        let (n2, t2) = measure(|| {
             decode_into_sink(
                 lzflow::read::MtXzDecoder::builder()
-                    .threads(2)
+                    .threads(threads)
                     .build(&xz[..]),
             )
         });
         assert_eq!((n1, n2), (size as u64, size as u64));
-        let r = t2.as_secs_f64() / t1.as_secs_f64();
-        println!(
-            "decode round {round}: single {t1:?}  mt2 {t2:?}  ratio {r:.3}  load {}",
-            loadavg().trim()
-        );
-        ratios.push(r);
+        ratios.push(compare("decode", round, &t1, &t2, &mut crit));
     }
-    println!("decode median ratio mt2/single: {:.3}", median(ratios));
+    println!(
+        "decode median ratio mt{threads}/single: wall {:.3}, critical path {:.3}",
+        median(ratios),
+        median(crit)
+    );
 
     // The async face (current-thread runtime, workers off the runtime).
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -143,18 +224,17 @@ fn mt_speed() {
     assert_eq!(n, size as u64);
     println!("tokio MtXzDecoder threads(2), current-thread runtime: {t:?}");
 
-    let mut ratios = Vec::new();
+    let (mut ratios, mut crit) = (Vec::new(), Vec::new());
     let enc_rounds = env("LZFLOW_MT_ENC_ROUNDS", 3);
     for round in 0..enc_rounds {
-        let (a, t1) = time(|| encode_single(&data, block));
-        let (b, t2) = time(|| encode_mt(&data, block, 2));
+        let (a, t1) = measure(|| encode_single(&data, block));
+        let (b, t2) = measure(|| encode_mt(&data, block, threads));
         assert!(a == b, "MT encoder bytes differ");
-        let r = t2.as_secs_f64() / t1.as_secs_f64();
-        println!(
-            "encode round {round}: single {t1:?}  mt2 {t2:?}  ratio {r:.3}  load {}",
-            loadavg().trim()
-        );
-        ratios.push(r);
+        ratios.push(compare("encode", round, &t1, &t2, &mut crit));
     }
-    println!("encode median ratio mt2/single: {:.3}", median(ratios));
+    println!(
+        "encode median ratio mt{threads}/single: wall {:.3}, critical path {:.3}",
+        median(ratios),
+        median(crit)
+    );
 }
