@@ -143,6 +143,27 @@ fn extracts_every_fixture_with_the_manifest_contents() {
     }
 }
 
+#[test]
+fn extracts_from_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let rows = manifest().remove("7z/solid.7z").unwrap();
+    let dir = scratch("stdin");
+    let mut child = bin()
+        .args(["x", "-", "-o"])
+        .arg(&dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let data = fs::read(sevenz("solid.7z")).unwrap();
+    child.stdin.take().unwrap().write_all(&data).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    check_extracted(&dir, &rows, "stdin");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 #[cfg(unix)]
 #[test]
 fn extraction_sets_mtime_and_mode() {

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lzflow::sevenz::signature_header::SIGNATURE;
-use lzflow::sevenz::{Archive, ArchiveOptions, Entry, MultiVolume, SevenZError};
+use lzflow::sevenz::spool::spool;
+use lzflow::sevenz::{
+    Archive, ArchiveOptions, Entry, MultiVolume, SevenZError, SpoolOptions, Spooled,
+};
 use lzflow::Limits;
 
 use super::Status;
@@ -18,7 +21,8 @@ use crate::size::{human, parse_size};
 /// Options of `lzflow x`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The .7z archive (or the first volume, `NAME.7z.001`, of a split one).
+    /// The .7z archive (or the first volume, `NAME.7z.001`, of a split one;
+    /// `-` reads standard input, spooled to memory then a temporary file).
     #[arg(value_name = "ARCHIVE")]
     pub archive: String,
     /// Directory to extract into (created if missing).
@@ -227,6 +231,7 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 enum Source {
     File(File),
     Volumes(MultiVolume<File>),
+    Spooled(Spooled),
 }
 
 impl Read for Source {
@@ -234,6 +239,7 @@ impl Read for Source {
         match self {
             Source::File(f) => f.read(buf),
             Source::Volumes(v) => v.read(buf),
+            Source::Spooled(s) => s.read(buf),
         }
     }
 }
@@ -243,6 +249,7 @@ impl Seek for Source {
         match self {
             Source::File(f) => f.seek(pos),
             Source::Volumes(v) => v.seek(pos),
+            Source::Spooled(s) => s.seek(pos),
         }
     }
 }
@@ -289,14 +296,14 @@ fn open(
     memlimit: u64,
     quiet: bool,
 ) -> io::Result<Archive<Counted>> {
-    if path == "-" {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "7z archives need a file, not standard input",
-        ));
-    }
     let p = Path::new(path);
-    let (inner, len) = if lzflow::sevenz::multi_volume::is_first_volume(p) {
+    let (inner, len) = if path == "-" {
+        // The header is at the end: copy the pipe first.
+        let mut copy = spool(io::stdin().lock(), SpoolOptions::default())?;
+        let len = copy.seek(SeekFrom::End(0))?;
+        copy.seek(SeekFrom::Start(0))?;
+        (Source::Spooled(copy), len)
+    } else if lzflow::sevenz::multi_volume::is_first_volume(p) {
         let v = lzflow::sevenz::multi_volume::open_volumes(p)?;
         let len = v.len();
         (Source::Volumes(v), len)
