@@ -19,6 +19,14 @@ fn dict() -> u32 {
         << 20
 }
 
+/// Alternating runs per decoder (5 unless LZFLOW_BENCH_RUNS says otherwise).
+fn runs() -> usize {
+    std::env::var("LZFLOW_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+}
+
 /// Compressed input, cached next to the build output so reruns are quick.
 fn compressed(name: &str, make: fn(usize, u64) -> Vec<u8>) -> (Vec<u8>, Vec<u8>) {
     let data = make(SIZE, 77);
@@ -98,7 +106,7 @@ fn lzma2_decode_vs_liblzma() {
         assert!(out == data);
         assert!(liblzma_lzma2_decode(&comp, dict(), SIZE) == data);
         let [ours, theirs] = compare(
-            5,
+            runs(),
             &mut || {
                 lzflow_decode(&comp, &mut out);
             },
