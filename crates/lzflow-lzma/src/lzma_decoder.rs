@@ -408,14 +408,9 @@ impl<'b> SymbolCtx<'b> {
 #[inline(always)]
 fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
     const BLOCK: usize = 16;
-    const SHORT: usize = 8;
     if dist <= pos {
         let src = pos - dist;
         if pos + n + BLOCK <= buf.len() {
-            if n <= SHORT && dist >= SHORT {
-                copy_short(buf, src, pos, n);
-                return;
-            }
             if dist >= BLOCK {
                 // Each block reads only bytes that are final already.
                 let mut i = 0;
@@ -456,9 +451,7 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
     } else {
         let len = buf.len();
         let mut src = pos + len - dist;
-        if n <= SHORT && src + SHORT <= len && pos + SHORT <= src {
-            copy_short(buf, src, pos, n);
-        } else if src + n + BLOCK <= len && pos + n + BLOCK <= src {
+        if src + n + BLOCK <= len && pos + n + BLOCK <= src {
             // The source lies after the destination (wrapped history) and
             // far enough that the blocks never overwrite unread source.
             let mut i = 0;
@@ -479,26 +472,6 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
                 }
             }
         }
-    }
-}
-
-/// Copies a match of at most 8 bytes from `src` to `pos` (8 apart at
-/// least, with 8 bytes of room at both), possibly writing up to 7 bytes
-/// past `pos + n` (see [`copy_match`]).
-///
-/// Most matches are this short, and their sources are scattered over the
-/// dictionary: a load only as wide as needed crosses into a second,
-/// possibly uncached, cache line less often than a 16-byte one.
-#[inline(always)]
-fn copy_short(buf: &mut [u8], src: usize, pos: usize, n: usize) {
-    if n <= 4 {
-        let mut t = [0u8; 4];
-        t.copy_from_slice(&buf[src..src + 4]);
-        buf[pos..pos + 4].copy_from_slice(&t);
-    } else {
-        let mut t = [0u8; 8];
-        t.copy_from_slice(&buf[src..src + 8]);
-        buf[pos..pos + 8].copy_from_slice(&t);
     }
 }
 
