@@ -114,11 +114,25 @@ fn mt_block_size(opts: &EncodeOptions) -> io::Result<u64> {
 
 /// Compresses everything from `input` into `output`, returning the writer.
 ///
-/// lzflow has no multi-threaded encoder yet: with `threads > 1` the input is
-/// still cut into the independent blocks `xz -T` would write (so the result
-/// can be decoded in parallel), but the blocks are encoded one after another.
+/// With `threads > 1` the input is cut into the independent blocks `xz -T`
+/// writes and they are compressed on that many threads; the bytes are the
+/// same as a single-threaded run with that block size.
 pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -> io::Result<W> {
     match opts.format {
+        Format::Xz if opts.threads > 1 => {
+            let mut builder = lzflow::write::MtXzEncoder::mt_builder()
+                .threads(opts.threads as usize)
+                .preset(opts.preset)
+                .check(opts.check)
+                .filters(opts.filters.clone())
+                .block_size(mt_block_size(opts)?);
+            if opts.extreme {
+                builder = builder.extreme();
+            }
+            let mut enc = builder.build(output);
+            io::copy(input, &mut enc)?;
+            enc.finish()
+        }
         Format::Xz => {
             let mut builder = lzflow::write::XzEncoder::builder()
                 .preset(opts.preset)
@@ -126,9 +140,6 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
                 .filters(opts.filters.clone());
             if opts.extreme {
                 builder = builder.extreme();
-            }
-            if opts.threads > 1 {
-                builder = builder.block_size(mt_block_size(opts)?);
             }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;

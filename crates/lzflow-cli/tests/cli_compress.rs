@@ -169,6 +169,17 @@ fn threads_and_lzma_format() {
     let xz = compress(&data, &["-T0"]);
     assert!(lzflow_d(&xz) == data);
 
+    // Several 1 MiB blocks (preset 0: 256 KiB dictionary, blocks of 3x that
+    // but at least 1 MiB): two threads write exactly the single-threaded bytes.
+    let big = sample(3_500_000);
+    let one = compress(&big, &["-0", "-T1"]);
+    let two = compress(&big, &["-0", "-T2"]);
+    assert!(one == two, "-T2 output differs from -T1");
+    assert!(lzflow_d(&two) == big);
+    if let Some(back) = xz_d(&two, &[]) {
+        assert!(back == big);
+    }
+
     let lzma = compress(&data, &["--format", "lzma", "-2"]);
     assert_eq!(lzma[0], 0x5D, "lc=3 lp=0 pb=2 properties byte");
     assert!(lzflow_d(&lzma) == data);
