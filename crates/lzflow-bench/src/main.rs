@@ -62,11 +62,17 @@ async fn drain_futures(mut r: impl futures::io::AsyncRead + Unpin) -> io::Result
     }
 }
 
-fn tokio_rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
+thread_local! {
+    /// One current-thread runtime per thread, built in the warm-up round, so
+    /// the measured runs count the decoder's allocations, not the runtime's.
+    static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .expect("runtime")
+        .expect("runtime");
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    RUNTIME.with(|rt| rt.block_on(f))
 }
 
 fn file_of(w: &Workload) -> std::path::PathBuf {
@@ -97,7 +103,7 @@ fn lzflow_sync_file(w: &Workload) -> io::Result<usize> {
 }
 
 fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
-    tokio_rt().block_on(async {
+    block_on(async {
         match w.kind {
             Kind::Xz => {
                 drain_tokio(lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..])).await
@@ -115,7 +121,7 @@ fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
 }
 
 fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
-    tokio_rt().block_on(async {
+    block_on(async {
         let f = tokio::io::BufReader::new(tokio::fs::File::open(file_of(w)).await?);
         match w.kind {
             Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
@@ -189,7 +195,7 @@ fn liblzma_sync(w: &Workload) -> io::Result<usize> {
 
 fn async_compression_tokio(w: &Workload) -> io::Result<usize> {
     match w.kind {
-        Kind::Xz => tokio_rt().block_on(async {
+        Kind::Xz => block_on(async {
             let mut d = async_compression::tokio::bufread::XzDecoder::new(&w.compressed[..]);
             d.multiple_members(true);
             drain_tokio(d).await
@@ -255,7 +261,7 @@ fn poll_times(
         inner: r,
         polls: Vec::with_capacity(w.decoded_len / 4096 + 16),
     };
-    let n = tokio_rt().block_on(drain_tokio(&mut t))?;
+    let n = block_on(drain_tokio(&mut t))?;
     if n != w.decoded_len || t.polls.len() < 2 {
         return Err(io::Error::other(format!("wrong size {n}")));
     }
