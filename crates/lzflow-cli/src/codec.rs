@@ -101,22 +101,11 @@ pub struct EncodeOptions {
     pub threads: u32,
 }
 
-/// Block size `xz -T` uses for a preset: three times the dictionary, at
-/// least 1 MiB.
-fn mt_block_size(opts: &EncodeOptions) -> io::Result<u64> {
-    let lzma = if opts.extreme {
-        lzflow_lzma::LzmaOptions::preset_extreme(opts.preset)
-    } else {
-        lzflow_lzma::LzmaOptions::preset(opts.preset)
-    }?;
-    Ok((u64::from(lzma.dict_size) * 3).max(1 << 20))
-}
-
 /// Compresses everything from `input` into `output`, returning the writer.
 ///
-/// With `threads > 1` the input is cut into the independent blocks `xz -T`
-/// writes and they are compressed on that many threads; the bytes are the
-/// same as a single-threaded run with that block size.
+/// With `threads > 1` the blocks (both encoders default to `xz -T`'s size:
+/// three dictionaries, at least 1 MiB) are compressed on that many threads;
+/// the bytes are the same as a single-threaded run.
 pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -> io::Result<W> {
     match opts.format {
         Format::Xz if opts.threads > 1 => {
@@ -124,8 +113,7 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
                 .threads(opts.threads as usize)
                 .preset(opts.preset)
                 .check(opts.check)
-                .filters(opts.filters.clone())
-                .block_size(mt_block_size(opts)?);
+                .filters(opts.filters.clone());
             if opts.extreme {
                 builder = builder.extreme();
             }
