@@ -127,28 +127,36 @@ impl LzmaCore {
     /// Decodes one symbol. With `UPDATE` false nothing in `self` changes
     /// (state and reps are passed in), which gives a dry run that tells how
     /// many input bytes the symbol needs.
+    ///
+    /// Indices into the fixed part of the table are masked to the sizes of
+    /// their dimensions (`state < 12 <= 16`, `pos_state < 16`): a no-op on
+    /// the values that occur, and it lets the compiler drop every bounds
+    /// check in this hot function.
     #[inline(always)]
     fn symbol<const UPDATE: bool>(
-        probs: &mut [u16],
+        probs: &mut Probs<'_>,
         rc: &mut RangeDecoder<'_>,
         state: &mut usize,
         reps: &mut [u32; 4],
         ctx: &SymbolCtx<'_>,
     ) -> Symbol {
-        let pos_state = ctx.position & ctx.pb_mask;
+        let fixed = &mut *probs.fixed;
+        let pos_state = ctx.position & ctx.pb_mask & (POS_STATES_MAX - 1);
         let s = *state;
-        if rc.bit::<UPDATE>(&mut probs[IS_MATCH + (s << 4) + pos_state]) == 0 {
-            let lit_state =
-                ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
-            let base = LITERAL + LITERAL_CODER * lit_state;
-            let probs: &mut [u16; LITERAL_CODER] = (&mut probs[base..base + LITERAL_CODER])
+        let s_pos = ((s & 15) << 4) + pos_state;
+        if rc.bit::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
+            let lit_state = ((ctx.position & ctx.lp_mask) << ctx.lc)
+                + (usize::from(ctx.prev()) >> (8 - ctx.lc));
+            let base = LITERAL_CODER * lit_state;
+            let lits: &mut [u16; LITERAL_CODER] = (&mut probs.literals[base..base + LITERAL_CODER])
                 .try_into()
                 .expect("literal coder size");
-            let sym = if s < LIT_STATES {
-                rc.literal::<UPDATE>(probs)
+            let (next, sym) = if s < LIT_STATES {
+                rc.literal::<UPDATE>(lits)
             } else {
-                rc.literal_matched::<UPDATE>(probs, u32::from(ctx.match_byte(reps[0])))
+                rc.literal_matched::<UPDATE>(lits, u32::from(ctx.match_byte(reps[0])))
             };
+            *rc = next;
             *state = if s < 4 {
                 0
             } else if s < 10 {
@@ -158,23 +166,25 @@ impl LzmaCore {
             };
             return Symbol::Literal(sym as u8);
         }
-        if rc.bit::<UPDATE>(&mut probs[IS_REP + s]) == 0 {
+        if rc.bit::<UPDATE>(&mut fixed[IS_REP + (s & 15)]) == 0 {
             // A new distance.
             *state = if s < LIT_STATES { 7 } else { 10 };
-            let len = Self::length::<UPDATE>(probs, rc, LEN_MATCH, pos_state);
+            let len = Self::length::<UPDATE>(fixed, rc, LEN_MATCH, pos_state);
             let len_state = (len - MATCH_LEN_MIN).min(3);
-            let slot = rc.bittree::<UPDATE>(&mut probs[POS_SLOT + (len_state << 6)..][..64], 6);
+            let slot = rc.bittree::<UPDATE>(sub::<64>(fixed, POS_SLOT + ((len_state & 3) << 6)), 6);
             let dist = if slot < 4 {
                 slot
             } else {
                 let direct = (slot >> 1) - 1;
                 let mut dist = (2 | (slot & 1)) << direct;
                 if slot < 14 {
-                    let base = POS_SPECIAL + (dist - slot) as usize;
-                    dist += rc.bittree_reverse::<UPDATE>(&mut probs[base..], direct);
+                    // dist - slot is at most 83 (slot 13, a 5-bit tree
+                    // ending at the table's 115th entry): the mask is a no-op.
+                    let base = POS_SPECIAL + ((dist - slot) as usize & 127);
+                    dist += rc.bittree_reverse::<UPDATE>(sub::<32>(fixed, base), direct);
                 } else {
                     dist += rc.direct(direct - 4) << 4;
-                    dist += rc.bittree_reverse::<UPDATE>(&mut probs[ALIGN..ALIGN + 16], 4);
+                    dist += rc.bittree_reverse::<UPDATE>(sub::<16>(fixed, ALIGN), 4);
                 }
                 dist
             };
@@ -187,18 +197,18 @@ impl LzmaCore {
             }
             return Symbol::Match(len);
         }
-        if rc.bit::<UPDATE>(&mut probs[IS_REP0 + s]) == 0 {
-            if rc.bit::<UPDATE>(&mut probs[IS_REP0_LONG + (s << 4) + pos_state]) == 0 {
+        if rc.bit::<UPDATE>(&mut fixed[IS_REP0 + (s & 15)]) == 0 {
+            if rc.bit::<UPDATE>(&mut fixed[IS_REP0_LONG + s_pos]) == 0 {
                 // Short rep: one byte at rep0.
                 *state = if s < LIT_STATES { 9 } else { 11 };
                 return Symbol::Match(1);
             }
         } else {
             let dist;
-            if rc.bit::<UPDATE>(&mut probs[IS_REP1 + s]) == 0 {
+            if rc.bit::<UPDATE>(&mut fixed[IS_REP1 + (s & 15)]) == 0 {
                 dist = reps[1];
             } else {
-                if rc.bit::<UPDATE>(&mut probs[IS_REP2 + s]) == 0 {
+                if rc.bit::<UPDATE>(&mut fixed[IS_REP2 + (s & 15)]) == 0 {
                     dist = reps[2];
                 } else {
                     dist = reps[3];
@@ -210,25 +220,25 @@ impl LzmaCore {
             reps[0] = dist;
         }
         *state = if s < LIT_STATES { 8 } else { 11 };
-        Symbol::Match(Self::length::<UPDATE>(probs, rc, LEN_REP, pos_state))
+        Symbol::Match(Self::length::<UPDATE>(fixed, rc, LEN_REP, pos_state))
     }
 
     #[inline(always)]
     fn length<const UPDATE: bool>(
-        probs: &mut [u16],
+        fixed: &mut [u16; LITERAL],
         rc: &mut RangeDecoder<'_>,
         base: usize,
         pos_state: usize,
     ) -> usize {
-        let probs = &mut probs[base..base + LEN_PROBS];
+        let probs = sub::<LEN_PROBS>(fixed, base);
         if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE]) == 0 {
             let o = LEN_LOW + (pos_state << 3);
-            MATCH_LEN_MIN + rc.bittree::<UPDATE>(&mut probs[o..o + 8], 3) as usize
+            MATCH_LEN_MIN + rc.bittree::<UPDATE>(sub::<8>(probs, o), 3) as usize
         } else if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE2]) == 0 {
             let o = LEN_MID + (pos_state << 3);
-            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE>(&mut probs[o..o + 8], 3) as usize
+            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE>(sub::<8>(probs, o), 3) as usize
         } else {
-            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE>(&mut probs[LEN_HIGH..], 8) as usize
+            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE>(sub::<256>(probs, LEN_HIGH), 8) as usize
         }
     }
 
@@ -239,7 +249,8 @@ impl LzmaCore {
         let mut state = self.state;
         let mut reps = self.reps;
         let ctx = SymbolCtx::new(self, win, win.pos);
-        let _ = Self::symbol::<false>(&mut self.probs, &mut rc, &mut state, &mut reps, &ctx);
+        let mut probs = Probs::new(&mut self.probs);
+        let _ = Self::symbol::<false>(&mut probs, &mut rc, &mut state, &mut reps, &ctx);
         rc.pos <= rc.buf.len()
     }
 
@@ -265,11 +276,13 @@ impl LzmaCore {
         let dict_max = win.dict_max.min(win.buf.len());
         // position (for lp/pb) = pos + offset, modulo a power of two.
         let offset = (win.total as usize).wrapping_sub(start);
+        // History before `pos` is `history_base + pos`, capped at the dictionary.
+        let history_base = full0.wrapping_sub(start);
         let buf: &mut [u8] = &mut win.buf[..];
         let mut pos = start;
         let mut state = self.state;
         let mut reps = self.reps;
-        let probs: &mut [u16] = &mut self.probs[..];
+        let mut probs = Probs::new(&mut self.probs);
         // A local copy keeps range, code and position in registers.
         let mut local = rc.clone();
         let rc_out = rc;
@@ -296,20 +309,14 @@ impl LzmaCore {
                 let ctx = SymbolCtx {
                     buf,
                     pos,
-                    full: (full0 + (pos - start)).min(dict_max),
+                    history_base,
+                    dict_max,
                     position: pos.wrapping_add(offset),
                     lc: self.lc,
                     lp_mask: self.lp_mask,
                     pb_mask: self.pb_mask,
-                    prev: if pos > 0 {
-                        buf[pos - 1]
-                    } else if full0 > 0 {
-                        buf[buf.len() - 1]
-                    } else {
-                        0
-                    },
                 };
-                let sym = Self::symbol::<true>(probs, rc, &mut state, &mut reps, &ctx);
+                let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
                 if rc.pos > hard_end {
                     break Err(LzmaError::ChunkSizeMismatch);
                 }
@@ -320,7 +327,7 @@ impl LzmaCore {
                     }
                     Symbol::Match(len) => {
                         let dist = reps[0] as usize + 1;
-                        let avail = (full0 + (pos - start)).min(dict_max);
+                        let avail = history(history_base, pos, dict_max);
                         if dist > avail {
                             break Err(LzmaError::DistanceTooFar {
                                 distance: dist as u64,
@@ -347,36 +354,84 @@ impl LzmaCore {
     }
 }
 
-/// What a symbol needs to know about the window.
+/// The probability table split into its fixed-size part (everything but
+/// the literal coders, whose number depends on lc + lp) and the literals.
+struct Probs<'a> {
+    fixed: &'a mut [u16; LITERAL],
+    literals: &'a mut [u16],
+}
+
+impl<'a> Probs<'a> {
+    fn new(table: &'a mut [u16]) -> Self {
+        let (fixed, literals) = table.split_at_mut(LITERAL);
+        Probs {
+            fixed: fixed.try_into().expect("table holds the fixed part"),
+            literals,
+        }
+    }
+}
+
+/// The `N` probabilities of `table` from `start` on, as an array.
+#[inline(always)]
+fn sub<const N: usize>(table: &mut [u16], start: usize) -> &mut [u16; N] {
+    (&mut table[start..start + N])
+        .try_into()
+        .expect("range of length N")
+}
+
+/// What a symbol needs to know about the window. The history length and
+/// the previous byte are methods, not fields, so the symbol loop computes
+/// them only on the paths that use them.
 struct SymbolCtx<'b> {
     buf: &'b [u8],
     pos: usize,
-    full: usize,
+    /// `history_base + pos` is the number of history bytes before `pos`
+    /// (see [`history`]).
+    history_base: usize,
+    dict_max: usize,
     position: usize,
     lc: u32,
     lp_mask: usize,
     pb_mask: usize,
-    prev: u8,
+}
+
+/// Bytes of history before `pos`: everything written since the dictionary
+/// reset, capped at the dictionary size (and the buffer, via `dict_max`).
+#[inline(always)]
+fn history(history_base: usize, pos: usize, dict_max: usize) -> usize {
+    history_base.wrapping_add(pos).min(dict_max)
 }
 
 impl<'b> SymbolCtx<'b> {
     fn new(core: &LzmaCore, win: &'b Window, pos: usize) -> Self {
-        let buf = &win.buf[..];
         SymbolCtx {
-            buf,
+            buf: &win.buf[..],
             pos,
-            full: win.full,
+            history_base: win.full.wrapping_sub(pos),
+            dict_max: win.dict_max.min(win.buf.len()),
             position: win.total as usize,
             lc: core.lc,
             lp_mask: core.lp_mask,
             pb_mask: core.pb_mask,
-            prev: if pos > 0 {
-                buf[pos - 1]
-            } else if win.full > 0 {
-                buf[buf.len() - 1]
-            } else {
-                0
-            },
+        }
+    }
+
+    /// Bytes of history before `pos`.
+    #[inline(always)]
+    fn full(&self) -> usize {
+        history(self.history_base, self.pos, self.dict_max)
+    }
+
+    /// The byte before `pos` (wrapping around the circle), or 0 at the
+    /// start of the history.
+    #[inline(always)]
+    fn prev(&self) -> u8 {
+        if self.pos > 0 {
+            self.buf[self.pos - 1]
+        } else if self.full() > 0 {
+            self.buf[self.buf.len() - 1]
+        } else {
+            0
         }
     }
 
@@ -385,7 +440,7 @@ impl<'b> SymbolCtx<'b> {
     #[inline(always)]
     fn match_byte(&self, rep0: u32) -> u8 {
         let dist = rep0 as usize + 1;
-        if dist > self.full {
+        if dist > self.full() {
             return 0;
         }
         let idx = if dist <= self.pos {

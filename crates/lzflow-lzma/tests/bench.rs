@@ -140,3 +140,88 @@ fn lzflow_only() {
     });
     println!("{which}: lzflow {:.1} ms", t.as_secs_f64() * 1e3);
 }
+
+/// Decodes the raw LZMA2 file `LZFLOW_BENCH_FILE` (8 MiB dictionary) with
+/// lzflow, or with liblzma when `LZFLOW_BENCH_WHO=liblzma`: a steady target
+/// for `valgrind --tool=callgrind`, whose instruction counts do not depend
+/// on the machine's load.
+#[test]
+#[ignore = "profiling helper: set LZFLOW_BENCH_FILE to a raw LZMA2 file"]
+fn file_decode() {
+    let Ok(path) = std::env::var("LZFLOW_BENCH_FILE") else {
+        return;
+    };
+    let comp = std::fs::read(path).unwrap();
+    let who = std::env::var("LZFLOW_BENCH_WHO").unwrap_or_default();
+    let reference = liblzma_lzma2_decode(&comp, dict(), 0);
+    let mut out = vec![0u8; reference.len()];
+    assert_eq!(lzflow_decode(&comp, &mut out), reference.len());
+    assert!(out == reference);
+    match who.as_str() {
+        "liblzma" => {
+            let t = best(runs(), || {
+                assert_eq!(liblzma_drain(&comp), reference.len());
+            });
+            println!("liblzma: {:.1} ms", t.as_secs_f64() * 1e3);
+        }
+        "both" => {
+            let [ours, theirs] = compare(
+                runs(),
+                &mut || {
+                    assert_eq!(lzflow_drain(&comp), reference.len());
+                },
+                &mut || {
+                    assert_eq!(liblzma_drain(&comp), reference.len());
+                },
+            );
+            println!(
+                "CPU ms lzflow {:.1}, liblzma {:.1}, ratio {:.3}",
+                ours.0.as_secs_f64() * 1e3,
+                theirs.0.as_secs_f64() * 1e3,
+                ours.0.as_secs_f64() / theirs.0.as_secs_f64()
+            );
+        }
+        _ => {
+            let t = best(runs(), || {
+                assert_eq!(lzflow_drain(&comp), reference.len());
+            });
+            println!("lzflow: {:.1} ms", t.as_secs_f64() * 1e3);
+        }
+    }
+}
+
+/// liblzma decoding `comp` into a reused 64 KiB buffer (as lzflow's decoder
+/// is driven above: no fresh output pages per run); returns the size.
+fn liblzma_drain(comp: &[u8]) -> usize {
+    use liblzma::stream::{Action, Filters, LzmaOptions, Status, Stream};
+    let mut o = LzmaOptions::new_preset(6).unwrap();
+    o.dict_size(dict());
+    let mut s = Stream::new_raw_decoder(Filters::new().lzma2(&o)).unwrap();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut pos = 0;
+    loop {
+        let (before_in, before_out) = (s.total_in(), s.total_out());
+        let st = s.process(&comp[pos..], &mut buf, Action::Run).unwrap();
+        pos += (s.total_in() - before_in) as usize;
+        if st == Status::StreamEnd {
+            return s.total_out() as usize;
+        }
+        assert!(s.total_out() > before_out || s.total_in() > before_in);
+    }
+}
+
+/// lzflow decoding `comp` into a reused 64 KiB buffer; returns the size.
+fn lzflow_drain(comp: &[u8]) -> usize {
+    let mut dec = Lzma2Decoder::new(dict(), &DecoderOptions::default()).unwrap();
+    let mut input = InBuf::last(comp);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut total = 0;
+    loop {
+        let mut output = OutBuf::new(&mut buf);
+        let progress = dec.decode(&mut input, &mut output).unwrap();
+        total += output.pos();
+        if progress == Progress::StreamEnd {
+            return total;
+        }
+    }
+}
