@@ -8,7 +8,9 @@ use tokio::io::{AsyncReadExt, BufReader};
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let file = tokio::fs::File::open("fixtures/generated/xz/preset-6.xz").await?;
-    let reader = BufReader::new(file);
+    // Every fill of a tokio::fs::File is a trip to the blocking pool:
+    // a 64 KiB buffer makes those trips rare.
+    let reader = BufReader::with_capacity(64 << 10, file);
     let mut xz = XzDecoder::builder().memlimit(64 << 20).build(reader);
     let mut data = Vec::new();
     xz.read_to_end(&mut data).await?;
