@@ -245,7 +245,7 @@ impl LzmaCore {
     /// True when the next symbol can be decoded from the bytes `rc` has
     /// (a dry run: nothing changes).
     pub fn fits(&mut self, rc: &RangeDecoder<'_>, win: &Window) -> bool {
-        let mut rc = rc.clone();
+        let mut rc = *rc;
         let mut state = self.state;
         let mut reps = self.reps;
         let ctx = SymbolCtx::new(self, win, win.pos);
@@ -284,7 +284,7 @@ impl LzmaCore {
         let mut reps = self.reps;
         let mut probs = Probs::new(&mut self.probs);
         // A local copy keeps range, code and position in registers.
-        let mut local = rc.clone();
+        let mut local = *rc;
         let rc_out = rc;
         let rc = &mut local;
 

@@ -255,7 +255,7 @@ mod tests {
         let mut buf = vec![0u8];
         buf.extend_from_slice(&data);
         let mut a = RangeDecoder::init(&buf).unwrap();
-        let mut b = a.clone();
+        let mut b = a;
         let (mut pa, mut pb) = ([PROB_INIT; 8], [PROB_INIT; 8]);
         for i in 0..20_000 {
             let k = i % 8;
