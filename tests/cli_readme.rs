@@ -8,8 +8,7 @@ use tokio::io::{AsyncReadExt, BufReader};
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let file = tokio::fs::File::open("fixtures/generated/xz/preset-6.xz").await?;
-    // Every fill of a tokio::fs::File is a trip to the blocking pool:
-    // a 64 KiB buffer makes those trips rare.
+    // Each fill of a tokio File is a trip to the blocking pool: fill big.
     let reader = BufReader::with_capacity(64 << 10, file);
     let mut xz = XzDecoder::builder().memlimit(64 << 20).build(reader);
     let mut data = Vec::new();
