@@ -1,10 +1,12 @@
 //! Writing 7z archives.
 //!
 //! The blocking writer is [`Writer`] (from `lzflow-7z`) over any
-//! `Write + Seek`. With the `tokio` feature, [`AsyncWriter`] writes to an
+//! `Write + Seek`. [`AsyncWriter`] (feature `tokio`) and
+//! [`futures::AsyncWriter`] (feature `futures-io`) write to an async
 //! `AsyncWrite + AsyncSeek` sink: the same writer core compresses into a
-//! small in-memory spool, which is drained to the sink after every piece;
-//! the start header patch at the end is replayed with seeks.
+//! small in-memory spool, which is drained to the sink after every 64 KiB
+//! piece; the start header patch at the end is replayed with seeks. Both
+//! faces are thin adapters over one runtime-free core.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), lzflow::sevenz_writer::SevenZError> {
@@ -21,62 +23,69 @@ pub use lzflow_7z::{
     system_time_to_filetime, EntryMeta, Method, SevenZError, Solid, Writer, WriterOptions,
 };
 
-#[cfg(feature = "tokio")]
-pub use self::async_face::AsyncWriter;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+mod async_core;
+#[cfg(feature = "futures-io")]
+pub mod futures;
 
 #[cfg(feature = "tokio")]
-mod async_face {
-    use std::io::{self, Seek, SeekFrom, Write};
+pub use self::tokio_face::AsyncWriter;
 
-    use tokio::io::{AsyncRead, AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWrite, AsyncWriteExt};
+#[cfg(feature = "tokio")]
+mod tokio_face {
+    use std::io::{self, SeekFrom};
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
 
-    use super::{EntryMeta, SevenZError, Writer, WriterOptions};
+    use tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
-    /// Bytes read from a source at a time (enough for automatic BCJ to see
-    /// an executable header).
-    const PIECE: usize = 64 << 10;
+    use super::async_core::{AsyncWriterCore, PollRead, PollSink};
+    use super::{EntryMeta, SevenZError, WriterOptions};
 
-    /// The writer core's sink: appended bytes wait in `buf` until drained;
-    /// any write before the end (the start header patch) is kept as a patch
-    /// and replayed, in order, after everything before it is drained.
-    #[derive(Debug, Default)]
-    pub struct Spool {
-        drained: u64,
-        buf: Vec<u8>,
-        pos: u64,
-        patches: Vec<(u64, Vec<u8>)>,
+    /// Adapts a tokio sink to [`PollSink`].
+    #[derive(Debug)]
+    struct Sink<W> {
+        inner: W,
+        /// A seek started (`start_seek` done) and not yet completed.
+        seeking: Option<SeekFrom>,
     }
 
-    impl Spool {
-        fn end(&self) -> u64 {
-            self.drained + self.buf.len() as u64
+    impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for Sink<W> {
+        fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+            Pin::new(&mut self.inner).poll_write(cx, buf)
         }
-    }
 
-    impl Write for Spool {
-        fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-            if self.pos == self.end() {
-                self.buf.extend_from_slice(data);
-            } else {
-                self.patches.push((self.pos, data.to_vec()));
+        fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+            // tokio seeks in two steps. A seek to another position left
+            // half-done by a dropped future is completed first.
+            if let Some(started) = self.seeking {
+                if started != pos {
+                    std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
+                    self.seeking = None;
+                }
             }
-            self.pos += data.len() as u64;
-            Ok(data.len())
+            if self.seeking.is_none() {
+                Pin::new(&mut self.inner).start_seek(pos)?;
+                self.seeking = Some(pos);
+            }
+            let r = std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx));
+            self.seeking = None;
+            Poll::Ready(r)
         }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
+
+        fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            Pin::new(&mut self.inner).poll_flush(cx)
         }
     }
 
-    impl Seek for Spool {
-        fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-            let target = match to {
-                SeekFrom::Start(p) => Some(p),
-                SeekFrom::End(d) => self.end().checked_add_signed(d),
-                SeekFrom::Current(d) => self.pos.checked_add_signed(d),
-            };
-            self.pos = target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-            Ok(self.pos)
+    /// Adapts a tokio source to [`PollRead`].
+    struct Source<R>(R);
+
+    impl<R: AsyncRead + Unpin> PollRead for Source<R> {
+        fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+            let mut rb = ReadBuf::new(buf);
+            std::task::ready!(Pin::new(&mut self.0).poll_read(cx, &mut rb))?;
+            Poll::Ready(Ok(rb.filled().len()))
         }
     }
 
@@ -89,16 +98,7 @@ mod async_face {
     /// is lost with the future).
     #[derive(Debug)]
     pub struct AsyncWriter<W> {
-        core: Writer<Spool>,
-        sink: Option<W>,
-        /// Sink position where the archive starts.
-        base: u64,
-        /// The spool given back by the core's `finish`.
-        finished: Option<Spool>,
-        next_patch: usize,
-        /// An `add_file` future was dropped mid-file.
-        in_file: bool,
-        piece: Vec<u8>,
+        core: AsyncWriterCore<Sink<W>>,
     }
 
     impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
@@ -108,101 +108,30 @@ mod async_face {
             Self::with_options(sink, WriterOptions::default()).await
         }
 
-        /// A writer with `opts` (see [`Writer::with_options`]).
-        pub async fn with_options(mut sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-            let base = sink.stream_position().await?;
-            let core = Writer::with_options(Spool::default(), opts)?;
-            let mut w = AsyncWriter {
-                core,
-                sink: Some(sink),
-                base,
-                finished: None,
-                next_patch: 0,
-                in_file: false,
-                piece: vec![0; PIECE],
+        /// A writer with `opts` (see [`Writer::with_options`](super::Writer::with_options)).
+        pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
+            let sink = Sink {
+                inner: sink,
+                seeking: None,
             };
-            w.drain().await?;
-            Ok(w)
-        }
-
-        fn sink(&mut self) -> Result<&mut W, SevenZError> {
-            self.sink
-                .as_mut()
-                .ok_or(SevenZError::WriterUnusable("the archive is finished"))
-        }
-
-        /// Writes what the core has spooled.
-        async fn drain(&mut self) -> Result<(), SevenZError> {
-            let sink = self
-                .sink
-                .as_mut()
-                .ok_or(SevenZError::WriterUnusable("the archive is finished"))?;
-            let spool = match self.finished.as_mut() {
-                Some(s) => s,
-                None => self
-                    .core
-                    .get_mut()
-                    .ok_or(SevenZError::WriterUnusable("the archive is finished"))?,
-            };
-            while !spool.buf.is_empty() {
-                let n = sink.write(&spool.buf).await?;
-                if n == 0 {
-                    return Err(io::Error::from(io::ErrorKind::WriteZero).into());
-                }
-                spool.buf.drain(..n);
-                spool.drained += n as u64;
-            }
-            Ok(())
-        }
-
-        fn check_not_interrupted(&self) -> Result<(), SevenZError> {
-            if self.in_file {
-                return Err(SevenZError::WriterUnusable(
-                    "an add_file() future was dropped in the middle of a file",
-                ));
-            }
-            Ok(())
+            Ok(AsyncWriter {
+                core: AsyncWriterCore::new(sink, opts).await?,
+            })
         }
 
         /// Adds a file whose data is read from `reader` to its end,
-        /// compressed as it arrives (see [`Writer::add_file`]).
+        /// compressed as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
         pub async fn add_file<R: AsyncRead + Unpin>(
             &mut self,
             name: &str,
-            mut reader: R,
+            reader: R,
             meta: EntryMeta,
         ) -> Result<(), SevenZError> {
-            self.check_not_interrupted()?;
-            self.core.begin_file(name, meta)?;
-            self.in_file = true;
-            loop {
-                let mut filled = 0;
-                while filled < self.piece.len() {
-                    match reader.read(&mut self.piece[filled..]).await {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            self.core.cancel_file();
-                            self.in_file = false;
-                            return Err(e.into());
-                        }
-                    }
-                }
-                if filled == 0 {
-                    break;
-                }
-                self.core.write_data(&self.piece[..filled])?;
-                self.drain().await?;
-            }
-            self.core.end_file()?;
-            self.in_file = false;
-            self.drain().await
+            self.core.add_file(name, &mut Source(reader), meta).await
         }
 
         /// Adds a directory entry.
         pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-            self.check_not_interrupted()?;
             self.core.add_dir(name, meta)
         }
 
@@ -212,39 +141,14 @@ mod async_face {
             name: &str,
             meta: EntryMeta,
         ) -> Result<(), SevenZError> {
-            self.check_not_interrupted()?;
             self.core.add_empty_file(name, meta)
         }
 
-        /// Ends the archive (see [`Writer::finish`]) and gives back the
+        /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the
         /// sink, flushed and positioned at the end of the archive. After an
         /// I/O error (or a dropped future) calling it again resumes.
         pub async fn finish(&mut self) -> Result<W, SevenZError> {
-            self.check_not_interrupted()?;
-            if self.finished.is_none() {
-                // The core writes into memory: it cannot fail on I/O.
-                let spool = self.core.finish()?;
-                self.finished = Some(spool);
-            }
-            self.drain().await?;
-            let base = self.base;
-            while let Some((at, bytes)) = self
-                .finished
-                .as_ref()
-                .and_then(|s| s.patches.get(self.next_patch).cloned())
-            {
-                let sink = self.sink()?;
-                sink.seek(SeekFrom::Start(base + at)).await?;
-                sink.write_all(&bytes).await?;
-                self.next_patch += 1;
-            }
-            let end = base + self.finished.as_ref().map_or(0, |s| s.drained);
-            let sink = self.sink()?;
-            sink.seek(SeekFrom::Start(end)).await?;
-            sink.flush().await?;
-            self.sink
-                .take()
-                .ok_or(SevenZError::WriterUnusable("the archive is finished"))
+            Ok(self.core.finish().await?.inner)
         }
     }
 
@@ -254,6 +158,7 @@ mod async_face {
 
         use super::*;
         use crate::sevenz::{Archive, ArchiveOptions};
+        use crate::sevenz_writer::Writer;
 
         fn data(n: usize) -> Vec<u8> {
             (0..n)

@@ -1,0 +1,235 @@
+//! The runtime-free async 7z writer: everything the tokio and futures-io
+//! faces share. A face only says how to poll its sink ([`PollSink`]) and a
+//! source ([`PollRead`]); spooling, draining and the start header patch
+//! live here once.
+
+use std::future::poll_fn;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::task::{Context, Poll};
+
+use lzflow_7z::{EntryMeta, SevenZError, Writer, WriterOptions};
+
+/// Bytes read from a source at a time (enough for automatic BCJ to see
+/// an executable header).
+const PIECE: usize = 64 << 10;
+
+/// A pollable, seekable byte sink: what a runtime face supplies.
+pub(crate) trait PollSink {
+    /// Writes some of `buf`; `Ok(0)` means the sink takes no more.
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>>;
+    /// Seeks to `pos`. After `Pending` it is called again with the same
+    /// `pos` (or, if the future was dropped, with a new one).
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
+    /// Flushes buffered bytes to their destination.
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+}
+
+/// A pollable byte source: the data of one file.
+pub(crate) trait PollRead {
+    /// Reads into `buf`; `Ok(0)` at the end.
+    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
+}
+
+/// The writer core's sink: appended bytes wait in `buf` until drained;
+/// any write before the end (the start header patch) is kept as a patch
+/// and replayed, in order, after everything before it is drained.
+#[derive(Debug, Default)]
+pub(crate) struct Spool {
+    drained: u64,
+    buf: Vec<u8>,
+    pos: u64,
+    patches: Vec<(u64, Vec<u8>)>,
+}
+
+impl Spool {
+    fn end(&self) -> u64 {
+        self.drained + self.buf.len() as u64
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.pos == self.end() {
+            self.buf.extend_from_slice(data);
+        } else {
+            self.patches.push((self.pos, data.to_vec()));
+        }
+        self.pos += data.len() as u64;
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Seek for Spool {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let target = match to {
+            SeekFrom::Start(p) => Some(p),
+            SeekFrom::End(d) => self.end().checked_add_signed(d),
+            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+        };
+        self.pos = target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        Ok(self.pos)
+    }
+}
+
+const FINISHED: SevenZError = SevenZError::WriterUnusable("the archive is finished");
+
+/// The async writer over any [`PollSink`]: the blocking [`Writer`] core
+/// compresses into a [`Spool`] that is drained to the sink after every
+/// piece.
+#[derive(Debug)]
+pub(crate) struct AsyncWriterCore<S> {
+    core: Writer<Spool>,
+    sink: Option<S>,
+    /// Sink position where the archive starts.
+    base: u64,
+    /// The spool given back by the core's `finish`.
+    finished: Option<Spool>,
+    next_patch: usize,
+    /// Bytes of patch `next_patch` already written: a retried `finish`
+    /// goes on from there, so repeated cancellation still makes progress.
+    patch_written: usize,
+    /// An `add_file` future was dropped mid-file.
+    in_file: bool,
+    piece: Vec<u8>,
+}
+
+impl<S: PollSink> AsyncWriterCore<S> {
+    /// A writer whose archive starts at the sink's current position.
+    pub(crate) async fn new(mut sink: S, opts: WriterOptions) -> Result<Self, SevenZError> {
+        let base = poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Current(0))).await?;
+        let core = Writer::with_options(Spool::default(), opts)?;
+        let mut w = AsyncWriterCore {
+            core,
+            sink: Some(sink),
+            base,
+            finished: None,
+            next_patch: 0,
+            patch_written: 0,
+            in_file: false,
+            piece: vec![0; PIECE],
+        };
+        w.drain().await?;
+        Ok(w)
+    }
+
+    /// Writes what the core has spooled. Each byte the sink takes leaves
+    /// the spool before the next await, so a dropped future loses nothing.
+    async fn drain(&mut self) -> Result<(), SevenZError> {
+        let sink = self.sink.as_mut().ok_or(FINISHED)?;
+        let spool = match self.finished.as_mut() {
+            Some(s) => s,
+            None => self.core.get_mut().ok_or(FINISHED)?,
+        };
+        while !spool.buf.is_empty() {
+            let n = poll_fn(|cx| sink.poll_write(cx, &spool.buf)).await?;
+            if n == 0 {
+                return Err(io::Error::from(io::ErrorKind::WriteZero).into());
+            }
+            spool.buf.drain(..n);
+            spool.drained += n as u64;
+        }
+        Ok(())
+    }
+
+    fn check_not_interrupted(&self) -> Result<(), SevenZError> {
+        if self.in_file {
+            return Err(SevenZError::WriterUnusable(
+                "an add_file() future was dropped in the middle of a file",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Adds a file whose data is read from `reader` to its end.
+    pub(crate) async fn add_file<R: PollRead>(
+        &mut self,
+        name: &str,
+        reader: &mut R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        self.check_not_interrupted()?;
+        self.core.begin_file(name, meta)?;
+        self.in_file = true;
+        loop {
+            let mut filled = 0;
+            while filled < self.piece.len() {
+                let piece = &mut self.piece[filled..];
+                match poll_fn(|cx| reader.poll_read(cx, piece)).await {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.core.cancel_file();
+                        self.in_file = false;
+                        return Err(e.into());
+                    }
+                }
+            }
+            if filled == 0 {
+                break;
+            }
+            self.core.write_data(&self.piece[..filled])?;
+            self.drain().await?;
+        }
+        self.core.end_file()?;
+        self.in_file = false;
+        self.drain().await
+    }
+
+    /// Adds a directory entry.
+    pub(crate) fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.check_not_interrupted()?;
+        self.core.add_dir(name, meta)
+    }
+
+    /// Adds an empty file.
+    pub(crate) fn add_empty_file(
+        &mut self,
+        name: &str,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        self.check_not_interrupted()?;
+        self.core.add_empty_file(name, meta)
+    }
+
+    /// Ends the archive and gives back the sink, flushed and positioned at
+    /// the end of the archive; resumable after an error or a dropped future.
+    pub(crate) async fn finish(&mut self) -> Result<S, SevenZError> {
+        self.check_not_interrupted()?;
+        if self.finished.is_none() {
+            // The core writes into memory: it cannot fail on I/O.
+            let spool = self.core.finish()?;
+            self.finished = Some(spool);
+        }
+        self.drain().await?;
+        let base = self.base;
+        while let Some((at, bytes)) = self
+            .finished
+            .as_ref()
+            .and_then(|s| s.patches.get(self.next_patch).cloned())
+        {
+            let sink = self.sink.as_mut().ok_or(FINISHED)?;
+            let done = self.patch_written;
+            poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Start(base + at + done as u64))).await?;
+            let mut rest = &bytes[done..];
+            while !rest.is_empty() {
+                let n = poll_fn(|cx| sink.poll_write(cx, rest)).await?;
+                if n == 0 {
+                    return Err(io::Error::from(io::ErrorKind::WriteZero).into());
+                }
+                rest = &rest[n..];
+                self.patch_written += n;
+            }
+            self.next_patch += 1;
+            self.patch_written = 0;
+        }
+        let end = base + self.finished.as_ref().map_or(0, |s| s.drained);
+        let sink = self.sink.as_mut().ok_or(FINISHED)?;
+        poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Start(end))).await?;
+        poll_fn(|cx| sink.poll_flush(cx)).await?;
+        self.sink.take().ok_or(FINISHED)
+    }
+}
