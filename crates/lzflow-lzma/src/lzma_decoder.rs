@@ -145,8 +145,8 @@ impl LzmaCore {
         let s = *state;
         let s_pos = ((s & 15) << 4) + pos_state;
         if rc.bit::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
-            let lit_state = ((ctx.position & ctx.lp_mask) << ctx.lc)
-                + (usize::from(ctx.prev()) >> (8 - ctx.lc));
+            let lit_state =
+                ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
             let base = LITERAL_CODER * lit_state;
             let lits: &mut [u16; LITERAL_CODER] = (&mut probs.literals[base..base + LITERAL_CODER])
                 .try_into()
@@ -288,11 +288,15 @@ impl LzmaCore {
         let rc_out = rc;
         let rc = &mut local;
 
+        let mut prev = prev_byte(buf, pos, full0);
         let result = 'outer: {
             if self.pending > 0 {
                 let n = self.pending.min(out_limit - pos);
                 copy_match(buf, pos, reps[0] as usize + 1, n);
                 pos += n;
+                if n > 0 {
+                    prev = buf[pos - 1];
+                }
                 self.pending -= n;
                 if self.pending > 0 {
                     break 'outer Ok(Stop::Limit);
@@ -309,6 +313,7 @@ impl LzmaCore {
                 let ctx = SymbolCtx {
                     buf,
                     pos,
+                    prev,
                     history_base,
                     dict_max,
                     position: pos.wrapping_add(offset),
@@ -324,6 +329,7 @@ impl LzmaCore {
                     Symbol::Literal(b) => {
                         buf[pos] = b;
                         pos += 1;
+                        prev = b;
                     }
                     Symbol::Match(len) => {
                         let dist = reps[0] as usize + 1;
@@ -337,6 +343,7 @@ impl LzmaCore {
                         let n = len.min(out_limit - pos);
                         copy_match(buf, pos, dist, n);
                         pos += n;
+                        prev = buf[pos - 1];
                         if n < len {
                             self.pending = len - n;
                             break Ok(Stop::Limit);
@@ -379,12 +386,14 @@ fn sub<const N: usize>(table: &mut [u16], start: usize) -> &mut [u16; N] {
         .expect("range of length N")
 }
 
-/// What a symbol needs to know about the window. The history length and
-/// the previous byte are methods, not fields, so the symbol loop computes
-/// them only on the paths that use them.
+/// What a symbol needs to know about the window. The history length is a
+/// method, not a field, so the symbol loop computes it only on the paths
+/// that use it; the previous byte is kept up to date by the loop.
 struct SymbolCtx<'b> {
     buf: &'b [u8],
     pos: usize,
+    /// The byte before `pos` (0 at the start of the history).
+    prev: u8,
     /// `history_base + pos` is the number of history bytes before `pos`
     /// (see [`history`]).
     history_base: usize,
@@ -393,6 +402,18 @@ struct SymbolCtx<'b> {
     lc: u32,
     lp_mask: usize,
     pb_mask: usize,
+}
+
+/// The byte before `pos` in the circular buffer, or 0 when there is no
+/// history (`full` bytes of it).
+fn prev_byte(buf: &[u8], pos: usize, full: usize) -> u8 {
+    if pos > 0 {
+        buf[pos - 1]
+    } else if full > 0 {
+        buf[buf.len() - 1]
+    } else {
+        0
+    }
 }
 
 /// Bytes of history before `pos`: everything written since the dictionary
@@ -407,6 +428,7 @@ impl<'b> SymbolCtx<'b> {
         SymbolCtx {
             buf: &win.buf[..],
             pos,
+            prev: prev_byte(&win.buf, pos, win.full),
             history_base: win.full.wrapping_sub(pos),
             dict_max: win.dict_max.min(win.buf.len()),
             position: win.total as usize,
@@ -420,19 +442,6 @@ impl<'b> SymbolCtx<'b> {
     #[inline(always)]
     fn full(&self) -> usize {
         history(self.history_base, self.pos, self.dict_max)
-    }
-
-    /// The byte before `pos` (wrapping around the circle), or 0 at the
-    /// start of the history.
-    #[inline(always)]
-    fn prev(&self) -> u8 {
-        if self.pos > 0 {
-            self.buf[self.pos - 1]
-        } else if self.full() > 0 {
-            self.buf[self.buf.len() - 1]
-        } else {
-            0
-        }
     }
 
     /// The byte at distance `rep0 + 1`; 0 if that is outside the history
