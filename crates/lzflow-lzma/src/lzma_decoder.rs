@@ -251,6 +251,7 @@ impl LzmaCore {
         let ctx = SymbolCtx::new(self, win, win.pos);
         let mut probs = Probs::new(&mut self.probs);
         let _ = Self::symbol::<false>(&mut probs, &mut rc, &mut state, &mut reps, &ctx);
+        rc.normalize();
         rc.pos <= rc.buf.len()
     }
 
@@ -322,6 +323,7 @@ impl LzmaCore {
                     pb_mask: self.pb_mask,
                 };
                 let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
+                rc.normalize();
                 if rc.pos > hard_end {
                     break Err(LzmaError::ChunkSizeMismatch);
                 }

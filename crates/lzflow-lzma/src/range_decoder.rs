@@ -72,8 +72,13 @@ impl<'a> RangeDecoder<'a> {
         u32::from(b)
     }
 
+    /// Shifts in a byte when the range got small. Every bit decoder calls
+    /// this first (so the compare that decides a bit stays next to the
+    /// moves that use its flags), and the symbol loop once after each
+    /// symbol: since it is idempotent, the coder's state between symbols
+    /// is the same as with a normalization after every bit.
     #[inline(always)]
-    fn normalize(&mut self) {
+    pub fn normalize(&mut self) {
         if self.range < TOP {
             self.range <<= 8;
             self.code = (self.code << 8) | self.next_byte();
@@ -84,6 +89,7 @@ impl<'a> RangeDecoder<'a> {
     /// (a dry run to count input bytes passes false).
     #[inline(always)]
     pub fn bit<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
+        self.normalize();
         let prob = u32::from(*p);
         let bound = (self.range >> 11) * prob;
         let bit;
@@ -101,7 +107,6 @@ impl<'a> RangeDecoder<'a> {
             }
             bit = 1;
         }
-        self.normalize();
         bit
     }
 
@@ -109,6 +114,7 @@ impl<'a> RangeDecoder<'a> {
     /// the bit and stores the adapted probability in `*slot`.
     #[inline(always)]
     fn bit_with<const UPDATE: bool>(&mut self, prob: u32, slot: &mut u16) -> usize {
+        self.normalize();
         let bound = (self.range >> 11) * prob;
         let bit = u32::from(self.code >= bound);
         let mask = bit.wrapping_neg();
@@ -120,7 +126,6 @@ impl<'a> RangeDecoder<'a> {
             let prob = prob as i32;
             *slot = (prob - ((prob - target) >> MOVE_BITS)) as u16;
         }
-        self.normalize();
         bit as usize
     }
 
@@ -224,13 +229,13 @@ impl<'a> RangeDecoder<'a> {
     pub fn direct(&mut self, count: u32) -> u32 {
         let mut res = 0u32;
         for _ in 0..count {
+            self.normalize();
             self.range >>= 1;
             // Branch-free: subtract, then add back if that went negative.
             self.code = self.code.wrapping_sub(self.range);
             let t = 0u32.wrapping_sub(self.code >> 31);
             self.code = self.code.wrapping_add(self.range & t);
             res = (res << 1).wrapping_add(t.wrapping_add(1));
-            self.normalize();
         }
         res
     }
