@@ -24,7 +24,7 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "lzflow",
     version,
-    about = "Decompress, test, list and compress .xz and .lzma files",
+    about = "Decompress, test, list and compress .xz and .lzma files; create, extract, list and test .7z archives",
     after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input."
 )]
 struct Cli {
