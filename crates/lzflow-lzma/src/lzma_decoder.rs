@@ -270,6 +270,27 @@ impl LzmaCore {
         out_limit: usize,
         in_limit: usize,
         hard_end: usize,
+        max_symbols: usize,
+    ) -> Result<Stop, LzmaError> {
+        if in_limit == hard_end && max_symbols == usize::MAX {
+            // A whole LZMA2 chunk: the check after each symbol is the only
+            // input check needed, and the loop has two fewer live values.
+            self.run_loop::<true>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+        } else {
+            self.run_loop::<false>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+        }
+    }
+
+    /// [`run`](Self::run); with `CHUNK`, `in_limit == hard_end` and
+    /// `max_symbols` is unlimited.
+    #[inline(always)]
+    fn run_loop<const CHUNK: bool>(
+        &mut self,
+        rc: &mut RangeDecoder<'_>,
+        win: &mut Window,
+        out_limit: usize,
+        in_limit: usize,
+        hard_end: usize,
         mut max_symbols: usize,
     ) -> Result<Stop, LzmaError> {
         let start = win.pos;
@@ -307,10 +328,16 @@ impl LzmaCore {
                 if pos >= out_limit {
                     break Ok(Stop::Limit);
                 }
-                if rc.pos > in_limit || max_symbols == 0 {
+                if !CHUNK {
+                    if rc.pos > in_limit || max_symbols == 0 {
+                        break Ok(Stop::Input);
+                    }
+                    max_symbols -= 1;
+                } else if rc.pos > in_limit {
+                    // Only on entry: later symbols fail the check after
+                    // decoding first.
                     break Ok(Stop::Input);
                 }
-                max_symbols -= 1;
                 let ctx = SymbolCtx {
                     buf,
                     pos,
