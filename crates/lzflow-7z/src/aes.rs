@@ -61,6 +61,11 @@ impl AesProps {
     }
 }
 
+/// Rounds of key stretching hashed with one call of the hasher: 2^19
+/// rounds with a 12-character password took 17.6 ms this way against
+/// 22.1 ms with one call per round (one run each, same machine).
+const ROUNDS_PER_UPDATE: u64 = 64;
+
 /// Derives the AES-256 key from the UTF-16LE password.
 pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<[u8; 32]> {
     let mut key = Zeroizing::new([0u8; 32]);
@@ -71,17 +76,27 @@ pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<
         }
         return key;
     }
-    // One buffer of salt ‖ password ‖ counter, the counter rewritten in
-    // place each round.
-    let mut block = Zeroizing::new(Vec::with_capacity(salt.len() + password.len() + 8));
-    block.extend_from_slice(salt);
-    block.extend_from_slice(password);
-    let at = block.len();
-    block.extend_from_slice(&[0; 8]);
+    // The input is salt ‖ password ‖ counter for each of 2^cycles rounds.
+    // A buffer holds ROUNDS_PER_UPDATE of them, counters rewritten in
+    // place, so the hasher's per-call cost is paid once per batch.
+    let unit = salt.len() + password.len() + 8;
+    let total = 1u64 << cycles;
+    let per = ROUNDS_PER_UPDATE.min(total) as usize;
+    let mut block = Zeroizing::new(Vec::with_capacity(unit * per));
+    for _ in 0..per {
+        block.extend_from_slice(salt);
+        block.extend_from_slice(password);
+        block.extend_from_slice(&[0; 8]);
+    }
+    let at = unit - 8;
     let mut sha = Sha256::new();
-    for round in 0u64..(1u64 << cycles) {
-        block[at..].copy_from_slice(&round.to_le_bytes());
+    let mut round = 0u64;
+    while round < total {
+        for (i, rec) in block.chunks_exact_mut(unit).enumerate() {
+            rec[at..].copy_from_slice(&(round + i as u64).to_le_bytes());
+        }
         sha.update(&block[..]);
+        round += per as u64;
     }
     key.copy_from_slice(&sha.finalize());
     key
@@ -249,6 +264,33 @@ mod tests {
             AesProps::parse(&[40]),
             Err(SevenZError::UnsupportedFeature(_))
         ));
+    }
+
+    #[test]
+    fn batched_stretching_equals_one_update_per_round() {
+        let salts: [&[u8]; 3] = [
+            &[],
+            &[5; 8],
+            &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16],
+        ];
+        for (pw, salt, cycles) in [
+            (&b"p\0w\0"[..], salts[0], 0),
+            (&b"p\0w\0"[..], salts[1], 6),
+            (&[0xAC, 0x20, 0x41, 0][..], salts[2], 7),
+            (&b"l\0o\0n\0g\0"[..], salts[1], 12),
+        ] {
+            let mut sha = Sha256::new();
+            for round in 0u64..(1 << cycles) {
+                sha.update(salt);
+                sha.update(pw);
+                sha.update(round.to_le_bytes());
+            }
+            assert_eq!(
+                &derive_key(pw, salt, cycles)[..],
+                &sha.finalize()[..],
+                "cycles {cycles}"
+            );
+        }
     }
 
     #[test]
