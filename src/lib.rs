@@ -29,7 +29,10 @@
 //!   `Stream<Item = io::Result<Bytes>>` over a stream of compressed
 //!   `Bytes` (hyper, axum and reqwest bodies), and
 //!   [`XzEncoderStream`](stream::XzEncoderStream) the other way.
-//! * [`sevenz`]: 7z archives.
+//! * [`sevenz`]: reading 7z archives (`Archive` over `Read + Seek`,
+//!   `AsyncArchive` for tokio and futures-io), and [`sevenz_writer`]:
+//!   writing them (`Writer` over `Write + Seek`, `AsyncWriter` for tokio
+//!   and futures-io).
 //! * Options: every face has a `builder()` ([`DecoderBuilder`],
 //!   [`EncoderBuilder`]) for limits, batch size, single-stream mode, checks,
 //!   presets, filters and block size. Invalid options are reported by the
