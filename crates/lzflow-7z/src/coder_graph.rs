@@ -600,7 +600,8 @@ fn make_coder(
         }
         m::LZMA2 => {
             let dict = declared_dict(coder)?.unwrap_or(0);
-            let dec = Lzma2Decoder::new(window_size(dict, out_size), &opts)?;
+            let mut dec = Lzma2Decoder::new(window_size(dict, out_size), &opts)?;
+            dec.set_uncompressed_size(Some(out_size));
             single(Box::new(Mapped(dec)))
         }
         m::BCJ2 => Ok(Kind::Bcj2(Box::new(Bcj2Decoder::new()))),

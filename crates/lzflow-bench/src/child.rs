@@ -3,7 +3,8 @@
 //!
 //! The parent runs `lzflow-bench run-one <job> <args…>`; the child does the
 //! job once and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
-//! <peak KiB> <output bytes>`. An in-process job measures itself (counting
+//! <peak KiB> <output bytes> <external> <RSS before KiB>`; `run-one warm <job> <args…>` runs the job
+//! once unmeasured before the measured run (warm pools). An in-process job measures itself (counting
 //! allocator, `VmHWM` of the fresh process). The job `cmd <dir> <prog>
 //! <args…>` runs an external program in `dir` with its stdout discarded,
 //! timing only that program; its peak RSS is `getrusage(RUSAGE_CHILDREN)`,
@@ -25,6 +26,9 @@ pub struct ChildSample {
     pub out_bytes: u64,
     /// True for external programs, whose allocations cannot be counted.
     pub external: bool,
+    /// Resident set of the child just before the job ran, KiB (0 for
+    /// external programs: their peak is all their own).
+    pub base_rss_kib: u64,
 }
 
 /// An in-process job: runs on the child's arguments, returns output bytes.
@@ -66,7 +70,7 @@ pub fn run(job: &str, args: &[String]) -> io::Result<ChildSample> {
         .skip(1)
         .map(|x| x.parse().unwrap_or(0))
         .collect();
-    if f.len() != 6 {
+    if f.len() != 7 {
         return Err(io::Error::other(format!("{job}: bad report {line:?}")));
     }
     Ok(ChildSample {
@@ -78,6 +82,7 @@ pub fn run(job: &str, args: &[String]) -> io::Result<ChildSample> {
         },
         out_bytes: f[4],
         external: f[5] == 1,
+        base_rss_kib: f[6],
     })
 }
 
@@ -88,15 +93,16 @@ pub fn run_cmd(dir: &str, prog: &str, args: &[&str]) -> io::Result<ChildSample> 
     run("cmd", &all)
 }
 
-fn report(s: &Sample, out_bytes: u64, external: bool) {
+fn report(s: &Sample, out_bytes: u64, external: bool, base_rss_kib: u64) {
     println!(
-        "SAMPLE {} {} {} {} {} {}",
+        "SAMPLE {} {} {} {} {} {} {}",
         s.time.as_nanos(),
         s.alloc_bytes,
         s.alloc_count,
         s.peak_rss_kib,
         out_bytes,
-        u8::from(external)
+        u8::from(external),
+        base_rss_kib
     );
 }
 
@@ -135,15 +141,25 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
             // Linux reports ru_maxrss in KiB.
             peak_rss_kib: usage.max_rss().max(0) as u64,
         };
-        report(&s, 0, true);
+        report(&s, 0, true, 0);
         return Ok(());
     }
+    // `warm <job> <args…>`: run the job once unmeasured first, so the
+    // sample shows the steady state (pools filled) rather than a cold start.
+    let (warm, job, rest) = match (job.as_str(), rest) {
+        ("warm", [job, rest @ ..]) => (true, job, rest),
+        _ => (false, job, rest),
+    };
     let Some((_, f)) = jobs().into_iter().find(|(n, _)| n == job) else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("run-one: unknown job {job}"),
         ));
     };
+    if warm {
+        f(rest)?;
+    }
+    let base_rss_kib = crate::measure::status_kib("VmRSS:");
     let region = stats_alloc::Region::new(crate::GLOBAL);
     let start = Instant::now();
     let out_bytes = f(rest)?;
@@ -151,11 +167,12 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
     let stats = region.change();
     let s = Sample {
         time,
-        alloc_bytes: (stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize) as u64,
+        // stats_alloc already adds a realloc's growth to bytes_allocated.
+        alloc_bytes: stats.bytes_allocated as u64,
         alloc_count: (stats.allocations + stats.reallocations) as u64,
         peak_rss_kib: crate::measure::status_kib("VmHWM:"),
     };
-    report(&s, out_bytes, false);
+    report(&s, out_bytes, false, base_rss_kib);
     Ok(())
 }
 
@@ -170,6 +187,9 @@ pub struct Summary {
     pub alloc_count: u64,
     /// Largest peak RSS seen, KiB.
     pub peak_rss_kib: u64,
+    /// Largest rise of the peak above the resident set before the job, KiB:
+    /// what the job itself made resident, without the binary's own pages.
+    pub rss_plus_kib: u64,
 }
 
 /// Summarises samples (at least one).
@@ -186,6 +206,11 @@ pub fn summarise(samples: &[ChildSample]) -> Summary {
         peak_rss_kib: samples
             .iter()
             .map(|s| s.sample.peak_rss_kib)
+            .max()
+            .unwrap_or(0),
+        rss_plus_kib: samples
+            .iter()
+            .map(|s| s.sample.peak_rss_kib.saturating_sub(s.base_rss_kib))
             .max()
             .unwrap_or(0),
     }

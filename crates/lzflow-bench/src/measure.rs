@@ -48,7 +48,8 @@ pub fn measure(
     let stats = region.change();
     Ok(Sample {
         time,
-        alloc_bytes: (stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize) as u64,
+        // stats_alloc already adds a realloc's growth to bytes_allocated.
+        alloc_bytes: stats.bytes_allocated as u64,
         alloc_count: (stats.allocations + stats.reallocations) as u64,
         peak_rss_kib: status_kib("VmHWM:").saturating_sub(rss_before),
     })

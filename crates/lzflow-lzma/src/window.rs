@@ -1,9 +1,10 @@
 //! The LZ window (dictionary): a circular buffer of recent output that
 //! matches copy from.
 //!
-//! The buffer grows lazily (doubling, up to the dictionary size, or to the
-//! known uncompressed size) so a header declaring a huge dictionary costs
-//! nothing until the data is actually there. Decoders write at most up to
+//! The buffer grows lazily (doubling, up to the dictionary size) so a header
+//! declaring a huge dictionary costs nothing until the data is actually
+//! there. When the uncompressed size is known it is allocated at once, up to
+//! the dictionary size and at most 64 MiB per step. Decoders write at most up to
 //! the end of the buffer in one go and hand every written byte to the caller
 //! before writing more, so the window never holds undelivered bytes.
 
@@ -18,6 +19,10 @@ pub(crate) const WINDOW_SLACK: usize = 32;
 
 /// First allocation: small, so tiny streams stay cheap.
 const FIRST_ALLOC: usize = 64 << 10;
+
+/// Most a known size makes the window grow by in one step: a header that
+/// lies about the size costs at most this before real data has to arrive.
+const EAGER_STEP: usize = 64 << 20;
 
 /// The decoder's history buffer.
 #[derive(Debug)]
@@ -87,14 +92,21 @@ impl Window {
 
     fn grow(&mut self) {
         let len = self.buf.len();
-        let mut target = (len * 2).max(FIRST_ALLOC).min(self.dict_max + WINDOW_SLACK);
-        if let Some(h) = self.hint {
-            // Only trust the hint while it has not been exceeded.
-            if h > len as u64 {
+        let full = self.dict_max + WINDOW_SLACK;
+        let doubling = (len * 2).max(FIRST_ALLOC);
+        let target = match self.hint {
+            // Only trust the hint while it has not been exceeded. A known
+            // size is allocated at once (up to a step) rather than by
+            // doubling: no copies while growing, and no old and new buffer
+            // alive together at the peak.
+            Some(h) if h > len as u64 => {
                 let h = usize::try_from(h).unwrap_or(usize::MAX);
-                target = target.min(h.saturating_add(WINDOW_SLACK));
+                h.saturating_add(WINDOW_SLACK)
+                    .min(full)
+                    .min(doubling.max(EAGER_STEP))
             }
-        }
+            _ => doubling.min(full),
+        };
         if len == 0 && self.buf.capacity() < target {
             self.buf = self.pool.lease(target);
         }
@@ -148,5 +160,21 @@ mod tests {
         assert_eq!(w.full, 4096, "history is capped at the dictionary");
         assert_eq!(w.room(), size, "wrapped to the start");
         assert_eq!(w.pos, 0);
+    }
+
+    #[test]
+    fn known_size_is_allocated_at_once() {
+        // Below the dictionary: exactly the size (plus slack) in one step.
+        let mut w = Window::new(8 << 20, Pool::disabled());
+        w.set_hint(Some(3 << 20));
+        assert_eq!(w.room(), (3 << 20) + WINDOW_SLACK);
+        // Above it: the dictionary, in one step.
+        let mut w = Window::new(8 << 20, Pool::disabled());
+        w.set_hint(Some(100 << 20));
+        assert_eq!(w.room(), (8 << 20) + WINDOW_SLACK);
+        // A huge size and dictionary: one step of at most EAGER_STEP.
+        let mut w = Window::new(u32::MAX, Pool::disabled());
+        w.set_hint(Some(u64::MAX));
+        assert_eq!(w.room(), EAGER_STEP);
     }
 }
