@@ -20,7 +20,8 @@
 //! ```
 
 pub use lzflow_7z::{
-    system_time_to_filetime, EntryMeta, Method, SevenZError, Solid, Writer, WriterOptions,
+    level_options, system_time_to_filetime, EntryMeta, Method, SevenZError, Solid, Writer,
+    WriterOptions,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]

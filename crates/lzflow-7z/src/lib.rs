@@ -64,4 +64,4 @@ pub use multi_volume::MultiVolume;
 pub use signature_header::SignatureHeader;
 pub use spool::{SpoolOptions, SpoolWriter, Spooled};
 pub use writer::{system_time_to_filetime, Writer};
-pub use writer_options::{EntryMeta, Method, Solid, WriterOptions};
+pub use writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};

@@ -33,7 +33,7 @@ use crate::header_writer::{
 use crate::method_id;
 use crate::pack_info::PackInfo;
 use crate::signature_header::SIGNATURE_HEADER_SIZE;
-use crate::writer_options::{EntryMeta, Method, Solid, WriterOptions};
+use crate::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
 use crate::SevenZError;
 
 /// Bytes read from an entry's source at a time, and the size of the coder
@@ -152,8 +152,7 @@ impl<W: Write + Seek> Writer<W> {
     /// A writer with `opts`; the options are checked and the AES key (if
     /// any) is derived here, once for the whole archive.
     pub fn with_options(w: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-        let lz_opts = LzmaOptions::preset(opts.level)
-            .map_err(|_| SevenZError::InvalidWriterOptions("level must be 0..=9"))?;
+        let lz_opts = level_options(opts.level)?;
         if opts.encrypt_header && opts.password.is_none() {
             return Err(SevenZError::InvalidWriterOptions(
                 "encrypt_header needs a password",

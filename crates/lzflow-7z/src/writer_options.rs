@@ -3,6 +3,9 @@
 use std::time::SystemTime;
 
 use lzflow_filters::FilterConfig;
+use lzflow_lzma::{LzmaOptions, MatchFinder, Mode};
+
+use crate::SevenZError;
 
 /// The compression coder of every data folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -37,14 +40,16 @@ pub enum Solid {
 
 /// How a [`Writer`](crate::Writer) compresses and protects an archive.
 ///
-/// `level` picks lzflow's LZMA presets, which are xz's (`0..=9`); the
-/// default 5 has an 8 MiB dictionary (7-Zip's `-mx5` uses 16 MiB).
+/// `level` (`0..=9`) means what 7-Zip's `-mx` means for LZMA and LZMA2
+/// (see [`level_options`]); the default 5 has a 32 MiB dictionary, as
+/// `7zz a -mx5` has. Unlike 7-Zip, level 0 still compresses (with a
+/// 64 KiB dictionary): ask for [`Method::Copy`] to store.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct WriterOptions {
     /// Compression coder.
     pub method: Method,
-    /// Preset level `0..=9` for LZMA and LZMA2.
+    /// Compression level `0..=9` for LZMA and LZMA2 ([`level_options`]).
     pub level: u32,
     /// A filter (BCJ or Delta) applied before compression to every entry.
     pub filter: Option<FilterConfig>,
@@ -105,7 +110,7 @@ impl WriterOptions {
         self
     }
 
-    /// Sets the preset level (`0..=9`).
+    /// Sets the compression level (`0..=9`, see [`level_options`]).
     pub fn with_level(mut self, level: u32) -> Self {
         self.level = level;
         self
@@ -203,4 +208,49 @@ impl EntryMeta {
         self.unix_mode = Some(mode);
         self
     }
+}
+
+/// The LZMA/LZMA2 encoder options of compression `level` (`0..=9`), chosen
+/// to mean what 7-Zip's `-mx` levels mean (7-Zip 25.01, dictionaries as
+/// `7zz l -slt` reports them for inputs larger than the dictionary):
+///
+/// | level | dictionary | mode, match finder | nice length |
+/// |-------|-----------|--------------------|-------------|
+/// | 0 | 64 KiB | fast, hc4 | 32 |
+/// | 1 | 256 KiB | fast, hc4 | 32 |
+/// | 2 | 1 MiB | fast, hc4 | 32 |
+/// | 3 | 4 MiB | fast, hc4 | 32 |
+/// | 4 | 16 MiB | fast, hc4 | 32 |
+/// | 5 | 32 MiB | normal, bt4 | 32 |
+/// | 6 | 64 MiB | normal, bt4 | 32 |
+/// | 7 | 128 MiB | normal, bt4 | 64 |
+/// | 8, 9 | 256 MiB | normal, bt4 | 64 |
+///
+/// The dictionary is 2^(2·level + 16) up to level 4 and doubles per level
+/// after it. The match finder visits 16 + nice/2 candidates (binary tree)
+/// or half that (hash chain); lc=3, lp=0, pb=2. Encoder memory is about
+/// 11.5 × the dictionary for bt4 and 7.5 × for hc4 (as for 7-Zip), unless
+/// the writer fits the dictionary to a smaller input.
+pub fn level_options(level: u32) -> Result<LzmaOptions, SevenZError> {
+    const DICT_POW2: [u8; 10] = [16, 18, 20, 22, 24, 25, 26, 27, 28, 28];
+    let Some(&pow) = DICT_POW2.get(level as usize) else {
+        return Err(SevenZError::InvalidWriterOptions("level must be 0..=9"));
+    };
+    let nice_len = if level < 7 { 32 } else { 64 };
+    let bt_depth = 16 + nice_len / 2;
+    let (mode, mf, depth) = if level < 5 {
+        (Mode::Fast, MatchFinder::Hc4, bt_depth / 2)
+    } else {
+        (Mode::Normal, MatchFinder::Bt4, bt_depth)
+    };
+    Ok(LzmaOptions {
+        dict_size: 1 << pow,
+        lc: 3,
+        lp: 0,
+        pb: 2,
+        mode,
+        nice_len,
+        mf,
+        depth,
+    })
 }

@@ -415,3 +415,35 @@ fn add_path_stores_a_disk_tree() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Level N picks the dictionary `7zz a -mxN` picks: both archives of the
+/// same input (larger than the dictionaries) list the same method string.
+#[test]
+fn levels_pick_7zips_dictionaries() {
+    if !have_7zz() {
+        return;
+    }
+    let dir = temp_dir("levels");
+    let input = code(5 << 20);
+    std::fs::write(dir.join("in.bin"), &input).unwrap();
+    for level in 1..=3u32 {
+        let items = [Item::file("in.bin", input.clone())];
+        let ours = dir.join(format!("ours{level}.7z"));
+        std::fs::write(&ours, write_archive(&items, fast().with_level(level))).unwrap();
+        let theirs = dir.join(format!("theirs{level}.7z"));
+        let mx = format!("-mx{level}");
+        let (ok, text) = run_7zz(&[
+            "a",
+            "-bd",
+            &mx,
+            "-mmt=1",
+            "-mf=off",
+            theirs.to_str().unwrap(),
+            dir.join("in.bin").to_str().unwrap(),
+        ]);
+        assert!(ok, "7zz a failed:\n{text}");
+        let method = |p: &Path| listing(p, None)["in.bin"]["Method"].clone();
+        assert_eq!(method(&ours), method(&theirs), "level {level}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter};
 use std::path::{Component, Path};
 
-use lzflow::sevenz_writer::{Solid, Writer, WriterOptions};
+use lzflow::sevenz_writer::{Method, Solid, Writer, WriterOptions};
 
 use super::Status;
 use crate::report;
@@ -22,11 +22,12 @@ pub struct Args {
     /// Files and directories to add (directories with all they hold).
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<String>,
-    /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9),
+    /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
+    /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary),
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header).
     #[arg(short = 'm', value_name = "SWITCH")]
     pub method: Vec<String>,
-    /// Compression level 0-9 (same as -mxN).
+    /// Compression level 0-9 (same as -mxN; 0 stores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=9))]
     pub level: Option<u32>,
     /// Encrypt the data with AES-256 using this password.
@@ -66,11 +67,19 @@ fn parse_solid(text: &str) -> Result<Solid, String> {
     }
 }
 
+/// Level 0 stores, as in 7-Zip; 1-9 compress with the writer's levels.
+fn with_level(opts: WriterOptions, level: u32) -> WriterOptions {
+    match level {
+        0 => opts.with_method(Method::Copy),
+        _ => opts.with_method(Method::Lzma2).with_level(level),
+    }
+}
+
 /// The options the switches ask for.
 fn options(args: &Args) -> Result<WriterOptions, String> {
     let mut opts = WriterOptions::default().with_auto_bcj(true);
     if let Some(level) = args.level {
-        opts = opts.with_level(level);
+        opts = with_level(opts, level);
     }
     for switch in &args.method {
         let (key, value) = match switch.split_once('=') {
@@ -90,7 +99,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
                     .ok()
                     .filter(|l| *l <= 9)
                     .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
-                opts = opts.with_level(level);
+                opts = with_level(opts, level);
             }
             "he" => opts = opts.with_encrypt_header(on(value)?),
             "hc" => opts = opts.with_compress_header(on(value)?),
@@ -234,6 +243,17 @@ mod tests {
         assert_eq!(parse_solid("64MiB"), Ok(Solid::Bytes(64 << 20)));
         assert!(parse_solid("0").is_err());
         assert!(parse_solid("lots").is_err());
+    }
+
+    #[test]
+    fn mx0_stores_and_other_levels_compress() {
+        let dir = Path::new("out.7z");
+        let o = options(&args(dir, &[dir], &["-mx0"])).unwrap();
+        assert_eq!(o.method, Method::Copy);
+        let o = options(&args(dir, &[dir], &["-mx=7"])).unwrap();
+        assert_eq!((o.method, o.level), (Method::Lzma2, 7));
+        let o = options(&args(dir, &[dir], &["--level", "0"])).unwrap();
+        assert_eq!(o.method, Method::Copy);
     }
 
     #[test]
