@@ -100,7 +100,8 @@ impl<S: PollSink> AsyncWriterCore<S> {
     /// A writer whose archive starts at the sink's current position.
     pub(crate) async fn new(mut sink: S, opts: WriterOptions) -> Result<Self, SevenZError> {
         let base = poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Current(0))).await?;
-        let core = Writer::with_options(Spool::default(), opts)?;
+        // Compressing threads block the caller while busy: not in a poll.
+        let core = Writer::with_options(Spool::default(), opts.with_threads(1))?;
         let mut w = AsyncWriterCore {
             core,
             sink: Some(sink),

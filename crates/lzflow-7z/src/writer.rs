@@ -19,7 +19,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use lzflow_core::{Encode, InBuf, OutBuf, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
-use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, DICT_SIZE_MIN};
+use lzflow_lzma::{
+    Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder, DICT_SIZE_MIN,
+};
 use zeroize::Zeroizing;
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
@@ -482,7 +484,7 @@ impl<W: Write + Seek> Writer<W> {
     fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
         let lz = match self.idle.take() {
             Some(lz) => lz,
-            None => Lz::new(self.opts.method, &self.lz_opts)?,
+            None => Lz::new(self.opts.method, &self.lz_opts, self.opts.threads)?,
         };
         let stage = match &filter {
             Some(cfg) => {
@@ -723,13 +725,17 @@ enum Lz {
     Copy,
     Lzma(Box<LzmaEncoder>),
     Lzma2(Box<Lzma2Encoder>),
+    MtLzma2(Box<MtLzma2Encoder>),
 }
 
 impl Lz {
-    fn new(method: Method, opts: &LzmaOptions) -> Result<Self, SevenZError> {
+    fn new(method: Method, opts: &LzmaOptions, threads: usize) -> Result<Self, SevenZError> {
         Ok(match method {
             Method::Copy => Lz::Copy,
             Method::Lzma => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
+            Method::Lzma2 if threads > 1 => {
+                Lz::MtLzma2(Box::new(MtLzma2Encoder::new(opts, threads, 0)?))
+            }
             Method::Lzma2 => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
         })
     }
@@ -739,6 +745,7 @@ impl Lz {
             Lz::Copy => {}
             Lz::Lzma(e) => e.reset(),
             Lz::Lzma2(e) => e.reset(),
+            Lz::MtLzma2(e) => e.reset(),
         }
     }
 }
@@ -763,6 +770,7 @@ impl Encode for Lz {
             }
             Lz::Lzma(e) => e.encode(input, output),
             Lz::Lzma2(e) => e.encode(input, output),
+            Lz::MtLzma2(e) => e.encode(input, output),
         }
     }
 
@@ -771,6 +779,7 @@ impl Encode for Lz {
             Lz::Copy => Ok(Progress::NeedInput),
             Lz::Lzma(e) => e.flush(output),
             Lz::Lzma2(e) => e.flush(output),
+            Lz::MtLzma2(e) => e.flush(output),
         }
     }
 
@@ -779,6 +788,7 @@ impl Encode for Lz {
             Lz::Copy => Ok(Progress::StreamEnd),
             Lz::Lzma(e) => e.finish(output),
             Lz::Lzma2(e) => e.finish(output),
+            Lz::MtLzma2(e) => e.finish(output),
         }
     }
 }

@@ -69,6 +69,15 @@ pub struct WriterOptions {
     /// Key derivation rounds are `2^aes_cycles_power` SHA-256 updates
     /// (7-Zip uses 19; at most 24).
     pub aes_cycles_power: u8,
+    /// LZMA2 compressing threads (7-Zip's `-mmt`); 1, the default, is
+    /// single-threaded. With more, a folder's LZMA2 stream is cut into
+    /// independent pieces of three dictionaries (at least 1 MiB), compressed
+    /// in parallel and joined at dictionary resets
+    /// ([`MtLzma2Encoder`](lzflow_lzma::MtLzma2Encoder)): the archive is the
+    /// same for any count above 1. Folders smaller than two pieces gain
+    /// nothing, and calls block while the workers are busy, so the async
+    /// writers always use one thread.
+    pub threads: usize,
 }
 
 impl Default for WriterOptions {
@@ -83,6 +92,7 @@ impl Default for WriterOptions {
             password: None,
             encrypt_header: false,
             aes_cycles_power: 19,
+            threads: 1,
         }
     }
 }
@@ -99,6 +109,7 @@ impl std::fmt::Debug for WriterOptions {
             .field("password", &self.password.as_ref().map(|_| "<set>"))
             .field("encrypt_header", &self.encrypt_header)
             .field("aes_cycles_power", &self.aes_cycles_power)
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -155,6 +166,15 @@ impl WriterOptions {
     /// Sets the key derivation cost (`2^power` rounds, at most 24).
     pub fn with_aes_cycles_power(mut self, power: u8) -> Self {
         self.aes_cycles_power = power;
+        self
+    }
+
+    /// Sets the number of LZMA2 compressing threads (0 means one per CPU).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
         self
     }
 }

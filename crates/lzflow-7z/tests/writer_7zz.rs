@@ -447,3 +447,29 @@ fn levels_pick_7zips_dictionaries() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// LZMA2 on several threads: the same archive for 2 and 3 threads, read
+/// by 7-Zip and by lzflow; a solid folder of several pieces.
+#[test]
+fn multi_threaded_lzma2_folders() {
+    let mut items = vec![
+        Item::file("a/code.bin", code(2_500_000)),
+        Item::file("a/random.bin", data(11, 700_000)),
+        Item::file("b/text.txt", b"many threads, one stream\n".repeat(60_000)),
+        Item::file("b/small", data(12, 3000)),
+    ];
+    for (i, it) in items.iter_mut().enumerate() {
+        it.mtime = Some(time(1_650_000_000 + i as u64, 0));
+    }
+    let two = write_archive(&items, fast().with_threads(2));
+    let three = write_archive(&items, fast().with_threads(3));
+    assert!(two == three, "the thread count changed the archive");
+    let one = write_archive(&items, fast());
+    assert!(one != two, "pieces must differ from one stream");
+    check("mt-solid", &items, fast().with_threads(2));
+    check(
+        "mt-per-file",
+        &items,
+        fast().with_threads(2).with_solid(Solid::None),
+    );
+}

@@ -24,7 +24,8 @@ pub struct Args {
     pub files: Vec<String>,
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
     /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary),
-    /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header).
+    /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
+    /// (LZMA2 on N threads; `on` = one per CPU; default 1).
     #[arg(short = 'm', value_name = "SWITCH")]
     pub method: Vec<String>,
     /// Compression level 0-9 (same as -mxN; 0 stores).
@@ -102,8 +103,18 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
                 opts = with_level(opts, level);
             }
             "he" => opts = opts.with_encrypt_header(on(value)?),
+            "mt" => {
+                let threads = match value {
+                    "off" => 1,
+                    "on" | "" => 0,
+                    n => n
+                        .parse::<usize>()
+                        .map_err(|_| format!("-m{switch}: expected on, off or a thread count"))?,
+                };
+                opts = opts.with_threads(threads);
+            }
             "hc" => opts = opts.with_compress_header(on(value)?),
-            _ => return Err(format!("-m{switch}: unknown switch (known: x, he, hc)")),
+            _ => return Err(format!("-m{switch}: unknown switch (known: x, he, hc, mt)")),
         }
     }
     if args.encrypt_headers {
@@ -254,6 +265,10 @@ mod tests {
         assert_eq!((o.method, o.level), (Method::Lzma2, 7));
         let o = options(&args(dir, &[dir], &["--level", "0"])).unwrap();
         assert_eq!(o.method, Method::Copy);
+        let o = options(&args(dir, &[dir], &["-mmt=3"])).unwrap();
+        assert_eq!(o.threads, 3);
+        assert_eq!(options(&args(dir, &[dir], &[])).unwrap().threads, 1);
+        assert!(options(&args(dir, &[dir], &["-mmt=lots"])).is_err());
     }
 
     #[test]
