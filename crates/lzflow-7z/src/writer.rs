@@ -645,24 +645,9 @@ fn encode_all<E: Encode<Error = SevenZError>>(
     data: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), SevenZError> {
+    // Zeroized: the scratch held plaintext when `enc` encrypts.
     let mut space = Zeroizing::new(vec![0u8; CHUNK]);
-    let mut input = InBuf::new(data);
-    loop {
-        let mut o = OutBuf::new(&mut space);
-        let p = enc.encode(&mut input, &mut o)?;
-        out.extend_from_slice(o.written());
-        if p == Progress::NeedInput {
-            break;
-        }
-    }
-    loop {
-        let mut o = OutBuf::new(&mut space);
-        let p = enc.finish(&mut o)?;
-        out.extend_from_slice(o.written());
-        if p == Progress::StreamEnd {
-            return Ok(());
-        }
-    }
+    lzflow_core::encode_to_end(enc, data, out, &mut space)
 }
 
 /// An LZMA-layer encoder seen with the 7z error type.

@@ -63,6 +63,34 @@ pub trait Encode {
     fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error>;
 }
 
+/// Runs `enc` over all of `data` and finishes the stream, appending the
+/// output to `out` through `scratch` (any non-empty size): for callers that
+/// hold a whole input in memory.
+pub fn encode_to_end<E: Encode + ?Sized>(
+    enc: &mut E,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    scratch: &mut [u8],
+) -> Result<(), E::Error> {
+    let mut input = InBuf::new(data);
+    loop {
+        let mut o = OutBuf::new(scratch);
+        let p = enc.encode(&mut input, &mut o)?;
+        out.extend_from_slice(o.written());
+        if p == Progress::NeedInput {
+            break;
+        }
+    }
+    loop {
+        let mut o = OutBuf::new(scratch);
+        let p = enc.finish(&mut o)?;
+        out.extend_from_slice(o.written());
+        if p == Progress::StreamEnd {
+            return Ok(());
+        }
+    }
+}
+
 impl<D: Decode + ?Sized> Decode for Box<D> {
     type Error = D::Error;
     fn decode(

@@ -17,7 +17,7 @@ mod pool;
 mod ready;
 
 pub use buf::{InBuf, OutBuf};
-pub use coder::{Decode, Encode, Progress};
+pub use coder::{encode_to_end, Decode, Encode, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use limits::Limits;
 pub use pool::{Lease, Pool};

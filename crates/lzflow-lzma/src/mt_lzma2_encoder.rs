@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_core::{encode_to_end, Encode, InBuf, OutBuf, Progress};
 
 use crate::{Lzma2Encoder, LzmaError, LzmaOptions};
 
@@ -321,24 +321,7 @@ fn compress(
         None => enc.insert(Lzma2Encoder::new(opts)?),
     };
     out.clear();
-    let mut space = [0u8; 16 << 10];
-    let mut src = InBuf::new(input);
-    loop {
-        let mut o = OutBuf::new(&mut space);
-        let p = enc.encode(&mut src, &mut o)?;
-        out.extend_from_slice(o.written());
-        if p == Progress::NeedInput {
-            break;
-        }
-    }
-    loop {
-        let mut o = OutBuf::new(&mut space);
-        let p = enc.finish(&mut o)?;
-        out.extend_from_slice(o.written());
-        if p == Progress::StreamEnd {
-            break;
-        }
-    }
+    encode_to_end(enc, input, &mut out, &mut [0u8; 16 << 10])?;
     // Joined pieces end only once, after the last.
     if out.pop() != Some(CONTROL_END) {
         return Err(LzmaError::Usage("LZMA2 stream without its end marker"));

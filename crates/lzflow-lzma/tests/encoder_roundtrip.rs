@@ -1,7 +1,11 @@
 //! Round trips of the LZMA2, LZMA1 and .lzma encoders through liblzma,
 //! split independence, chunk layout, flush/reset and option errors.
 
+mod common;
+
 use std::io::Read;
+
+use common::{encode_with, finish_into};
 
 use liblzma::stream::{Filters, Stream};
 use lzflow_core::{Encode, InBuf, OutBuf, Progress};
@@ -101,44 +105,6 @@ fn mixed(n: usize, seed: u64) -> Vec<u8> {
     }
     v.truncate(n);
     v
-}
-
-/// Encodes `data` offered in slices of `in_step` bytes into output buffers
-/// of `out_step` bytes.
-fn encode_with<E: Encode<Error = LzmaError>>(
-    enc: &mut E,
-    data: &[u8],
-    in_step: usize,
-    out_step: usize,
-) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; out_step];
-    for piece in data.chunks(in_step.max(1)) {
-        let mut input = InBuf::new(piece);
-        loop {
-            let mut o = OutBuf::new(&mut buf);
-            let p = enc.encode(&mut input, &mut o).unwrap();
-            out.extend_from_slice(o.written());
-            if p == Progress::NeedInput {
-                assert!(input.is_empty());
-                break;
-            }
-            assert_eq!(p, Progress::OutputFull);
-        }
-    }
-    finish_into(enc, &mut buf, &mut out);
-    out
-}
-
-fn finish_into<E: Encode<Error = LzmaError>>(enc: &mut E, buf: &mut [u8], out: &mut Vec<u8>) {
-    loop {
-        let mut o = OutBuf::new(buf);
-        let p = enc.finish(&mut o).unwrap();
-        out.extend_from_slice(o.written());
-        if p == Progress::StreamEnd {
-            break;
-        }
-    }
 }
 
 fn lzma2(opts: &LzmaOptions, data: &[u8]) -> Vec<u8> {

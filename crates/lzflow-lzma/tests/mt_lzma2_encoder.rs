@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{liblzma_lzma2_decode, text_like, Rng};
-use lzflow_core::{Decode, Encode, InBuf, OutBuf, Progress};
+use common::{drive_whole, encode_with, liblzma_lzma2_decode, text_like, Rng};
+use lzflow_core::{Encode, InBuf, OutBuf, Progress};
 use lzflow_lzma::{
     DecoderOptions, Lzma2Decoder, Lzma2Encoder, LzmaError, LzmaOptions, MtLzma2Encoder,
 };
@@ -18,52 +18,11 @@ fn options() -> LzmaOptions {
     o
 }
 
-/// Runs `enc` over `data`, giving input in pieces of `in_step` and output
-/// room of `out_step` bytes per call.
-fn encode_split<E: Encode<Error = LzmaError>>(
-    enc: &mut E,
-    data: &[u8],
-    in_step: usize,
-    out_step: usize,
-) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; out_step];
-    for piece in data.chunks(in_step.max(1)) {
-        let mut input = InBuf::new(piece);
-        loop {
-            let mut o = OutBuf::new(&mut buf);
-            let p = enc.encode(&mut input, &mut o).unwrap();
-            out.extend_from_slice(o.written());
-            if p == Progress::NeedInput {
-                assert!(input.is_empty());
-                break;
-            }
-        }
-    }
-    loop {
-        let mut o = OutBuf::new(&mut buf);
-        let p = enc.finish(&mut o).unwrap();
-        out.extend_from_slice(o.written());
-        if p == Progress::StreamEnd {
-            return out;
-        }
-    }
-}
-
 fn decode(comp: &[u8], dict: u32) -> Vec<u8> {
     let mut dec = Lzma2Decoder::new(dict, &DecoderOptions::default()).unwrap();
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut input = InBuf::last(comp);
-    loop {
-        let mut o = OutBuf::new(&mut buf);
-        let p = dec.decode(&mut input, &mut o).unwrap();
-        out.extend_from_slice(o.written());
-        if p == Progress::StreamEnd {
-            assert!(input.is_empty(), "trailing bytes");
-            return out;
-        }
-    }
+    let (out, end) = drive_whole(&mut dec, comp);
+    assert_eq!(end, Ok(comp.len()), "the stream ends with the input");
+    out
 }
 
 /// What the pieces give when each is compressed alone and joined.
@@ -71,7 +30,7 @@ fn joined_pieces(data: &[u8], o: &LzmaOptions) -> Vec<u8> {
     let mut out = Vec::new();
     for piece in data.chunks(PIECE) {
         let mut enc = Lzma2Encoder::new(o).unwrap();
-        let mut one = encode_split(&mut enc, piece, piece.len(), 1 << 16);
+        let mut one = encode_with(&mut enc, piece, piece.len(), 1 << 16);
         assert_eq!(one.pop(), Some(0x00), "end marker");
         out.extend_from_slice(&one);
     }
@@ -86,7 +45,7 @@ fn any_thread_count_gives_the_joined_pieces() {
     let want = joined_pieces(&data, &o);
     for threads in [1, 2, 3] {
         let mut enc = MtLzma2Encoder::new(&o, threads, PIECE).unwrap();
-        let got = encode_split(&mut enc, &data, 1 << 16, 1 << 16);
+        let got = encode_with(&mut enc, &data, 1 << 16, 1 << 16);
         assert!(got == want, "{threads} threads: different bytes");
     }
     assert_eq!(decode(&want, o.dict_size), data);
@@ -104,7 +63,7 @@ fn splits_of_input_and_output_do_not_matter() {
         let in_step = 1 + rng.below(200_000);
         let out_step = 1 + rng.below(9);
         let mut enc = MtLzma2Encoder::new(&o, 2, PIECE).unwrap();
-        let got = encode_split(&mut enc, &data, in_step, out_step);
+        let got = encode_with(&mut enc, &data, in_step, out_step);
         assert!(got == want, "split {in_step}/{out_step}: different bytes");
     }
 }
@@ -112,7 +71,7 @@ fn splits_of_input_and_output_do_not_matter() {
 #[test]
 fn empty_input_is_just_the_end_marker() {
     let mut enc = MtLzma2Encoder::new(&options(), 2, 0).unwrap();
-    assert_eq!(encode_split(&mut enc, &[], 1, 16), [0x00]);
+    assert_eq!(encode_with(&mut enc, &[], 1, 16), [0x00]);
 }
 
 #[test]

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use liblzma::stream::{Action, Filters, LzmaOptions, Status, Stream};
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, Encode, InBuf, OutBuf, Progress};
 use lzflow_lzma::LzmaError;
 use sha2::{Digest, Sha256};
 
@@ -288,4 +288,42 @@ pub fn drive_random<D: Decode<Error = LzmaError>>(dec: &mut D, data: &[u8], seed
             _ => 1 + r2.below(50_000),
         },
     )
+}
+
+/// Encodes `data` offered in slices of `in_step` bytes into output buffers
+/// of `out_step` bytes.
+pub fn encode_with<E: Encode<Error = LzmaError>>(
+    enc: &mut E,
+    data: &[u8],
+    in_step: usize,
+    out_step: usize,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; out_step];
+    for piece in data.chunks(in_step.max(1)) {
+        let mut input = InBuf::new(piece);
+        loop {
+            let mut o = OutBuf::new(&mut buf);
+            let p = enc.encode(&mut input, &mut o).unwrap();
+            out.extend_from_slice(o.written());
+            if p == Progress::NeedInput {
+                assert!(input.is_empty());
+                break;
+            }
+            assert_eq!(p, Progress::OutputFull);
+        }
+    }
+    finish_into(enc, &mut buf, &mut out);
+    out
+}
+
+pub fn finish_into<E: Encode<Error = LzmaError>>(enc: &mut E, buf: &mut [u8], out: &mut Vec<u8>) {
+    loop {
+        let mut o = OutBuf::new(buf);
+        let p = enc.finish(&mut o).unwrap();
+        out.extend_from_slice(o.written());
+        if p == Progress::StreamEnd {
+            break;
+        }
+    }
 }
