@@ -2,7 +2,9 @@
 //! starts with an empty heap and its peak RSS is its own.
 //!
 //! The parent runs `lzflow-bench run-one <job> <args…>`; the child does the
-//! job once and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
+//! job once (a job named `<job>:warm` runs `<job>` once unmeasured first, so
+//! the measured run finds pools and heap warm, as a long-lived process
+//! would) and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
 //! <peak KiB> <output bytes>`. An in-process job measures itself (counting
 //! allocator, `VmHWM` of the fresh process). The job `cmd <dir> <prog>
 //! <args…>` runs an external program in `dir` with its stdout discarded,
@@ -138,12 +140,19 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
         report(&s, 0, true);
         return Ok(());
     }
-    let Some((_, f)) = jobs().into_iter().find(|(n, _)| n == job) else {
+    let (name, warm) = match job.strip_suffix(":warm") {
+        Some(n) => (n, true),
+        None => (job.as_str(), false),
+    };
+    let Some((_, f)) = jobs().into_iter().find(|(n, _)| *n == name) else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("run-one: unknown job {job}"),
         ));
     };
+    if warm {
+        f(rest)?;
+    }
     let region = stats_alloc::Region::new(crate::GLOBAL);
     let start = Instant::now();
     let out_bytes = f(rest)?;
@@ -151,7 +160,10 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
     let stats = region.change();
     let s = Sample {
         time,
-        alloc_bytes: (stats.bytes_allocated + stats.bytes_reallocated.max(0) as usize) as u64,
+        // stats_alloc already adds a reallocation's growth to
+        // bytes_allocated; bytes_reallocated is that growth again (net of
+        // shrinking), so it is not added.
+        alloc_bytes: stats.bytes_allocated as u64,
         alloc_count: (stats.allocations + stats.reallocations) as u64,
         peak_rss_kib: crate::measure::status_kib("VmHWM:"),
     };
