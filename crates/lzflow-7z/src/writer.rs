@@ -17,10 +17,10 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
-use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, DICT_SIZE_MIN};
-use zeroize::Zeroizing;
+use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
@@ -41,6 +41,13 @@ use crate::SevenZError;
 const CHUNK: usize = 64 << 10;
 /// Output gathered before it is written to the sink.
 const SINK_BATCH: usize = 64 << 10;
+/// A folder's first input is held back up to this size before its LZ
+/// encoder is made: a folder that ends within it gets an encoder (and a
+/// dictionary) fitted to its size.
+const HOLD_MAX: usize = 1 << 20;
+/// Largest dictionary for the header's LZMA stream (7-Zip's choice too);
+/// smaller headers get a dictionary fitted to their size.
+const HEADER_DICT_MAX: u32 = 1 << 20;
 /// Windows "archive" attribute, 7-Zip's default for files.
 const ATTR_ARCHIVE: u32 = 0x20;
 /// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
@@ -66,14 +73,15 @@ pub struct Writer<W: Write + Seek> {
     opts: WriterOptions,
     lz_opts: LzmaOptions,
     key: Option<ArchiveKey>,
-    /// The LZ engine between folders, kept so its allocations are reused.
-    idle: Option<Lz>,
+    /// The LZ engine between folders and the options it was made for, kept
+    /// so a folder with the same (fitted) options reuses it.
+    idle: Option<(Lz, LzmaOptions)>,
     folder: Option<OpenFolder>,
     /// The file entry being written through `begin_file`.
     entry: Option<OpenEntry>,
     header: Header,
     /// Entry data read from the source (plaintext: zeroized on drop).
-    input: Zeroizing<Vec<u8>>,
+    input: SecretBuf,
     state: State,
 }
 
@@ -176,7 +184,7 @@ impl<W: Write + Seek> Writer<W> {
             folder: None,
             entry: None,
             header: Header::default(),
-            input: Zeroizing::new(vec![0; CHUNK]),
+            input: SecretBuf::with_len(CHUNK),
             state: State::Open,
         })
     }
@@ -294,7 +302,52 @@ impl<W: Write + Seek> Writer<W> {
         entry.crc.update(data);
         entry.size += data.len() as u64;
         let folder = self.folder.as_mut().expect("opened by start_stream");
-        folder.encode(data, &mut self.sink)
+        if folder.stage.is_none() {
+            let held = folder.held.len();
+            if held + data.len() <= HOLD_MAX {
+                folder.hold(data);
+                return Ok(());
+            }
+            // Too large to fit the encoder to: the configured dictionary.
+            self.start_engine(None)?;
+        }
+        let folder = self.folder.as_mut().expect("opened by start_stream");
+        folder.encode_held(&mut self.sink)?;
+        let mut done = 0;
+        folder.encode(data, &mut done, &mut self.sink)
+    }
+
+    /// Makes the open folder's LZ engine (and filter), fitted to `size`
+    /// when that is known, reusing the idle engine when it was made for the
+    /// same options.
+    fn start_engine(&mut self, size: Option<u64>) -> Result<(), SevenZError> {
+        let fit = match (self.opts.method, size) {
+            (Method::Copy, _) | (_, None) => None,
+            (_, Some(n)) => Some(n),
+        };
+        let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));
+        let lz = match self.idle.take() {
+            Some((lz, o)) if o == opts => lz,
+            // A different size: drop the old engine first, so its pooled
+            // tables serve the new one.
+            other => {
+                drop(other);
+                Lz::new(self.opts.method, &self.lz_opts, fit)?
+            }
+        };
+        let folder = self
+            .folder
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("no open folder"))?;
+        folder.stage = Some(match &folder.filter {
+            Some(cfg) => {
+                let f = try_new_filter(cfg, Direction::Encode)?;
+                Stage::Filtered(FilterEncoder::new(lz, vec![f]))
+            }
+            None => Stage::Plain(lz),
+        });
+        folder.lz_opts = opts;
+        Ok(())
     }
 
     /// Drops the entry begun by [`begin_file`](Self::begin_file) when no
@@ -481,27 +534,21 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
-        let lz = match self.idle.take() {
-            Some(lz) => lz,
-            None => Lz::new(self.opts.method, &self.lz_opts)?,
-        };
-        let stage = match &filter {
-            Some(cfg) => {
-                let f = try_new_filter(cfg, Direction::Encode)?;
-                Stage::Filtered(FilterEncoder::new(lz, vec![f]))
-            }
-            None => Stage::Plain(lz),
-        };
         let aes = match &self.key {
             Some(k) => Some(k.encoder()?),
             None => None,
         };
+        let mut crypt = Pool::<u8>::global().lease(CHUNK + 32);
+        crypt.resize(CHUNK + 32, 0);
         Ok(OpenFolder {
-            stage: Some(stage),
+            stage: None,
+            held: SecretBuf::default(),
+            held_pos: 0,
+            lz_opts: self.lz_opts,
             filter,
             aes,
-            chunk: Zeroizing::new(vec![0; CHUNK]),
-            crypt: vec![0; CHUNK + 32],
+            chunk: SecretBuf::with_len(CHUNK),
+            crypt,
             in_size: 0,
             lz_out: 0,
             files: 0,
@@ -515,6 +562,13 @@ impl<W: Write + Seek> Writer<W> {
         let Some(f) = self.folder.as_mut() else {
             return Ok(());
         };
+        if f.stage.is_none() {
+            // The whole folder was held back: its size is known.
+            let size = f.held.len() as u64;
+            self.start_engine(Some(size))?;
+        }
+        let f = self.folder.as_mut().expect("checked above");
+        f.encode_held(&mut self.sink)?;
         f.finish(&mut self.sink)?;
         let mut f = self.folder.take().expect("checked above");
         let mut coders = Vec::with_capacity(3);
@@ -525,7 +579,7 @@ impl<W: Write + Seek> Writer<W> {
             unpack_sizes.push(f.lz_out);
             packed = AesEncoder::padded_len(f.lz_out);
         }
-        coders.push(lz_coder(self.opts.method, &self.lz_opts));
+        coders.push(lz_coder(self.opts.method, &f.lz_opts));
         unpack_sizes.push(f.in_size);
         if let Some(cfg) = &f.filter {
             coders.push(coder(&filter_method_id(cfg.kind), cfg.sevenz_props()));
@@ -553,7 +607,7 @@ impl<W: Write + Seek> Writer<W> {
         if let Some(stage) = f.stage.take() {
             let mut lz = stage.into_lz();
             lz.reset();
-            self.idle = Some(lz);
+            self.idle = Some((lz, f.lz_opts));
         }
         Ok(())
     }
@@ -562,6 +616,9 @@ impl<W: Write + Seek> Writer<W> {
     /// it into a packed stream described by an encoded header.
     fn build_tail(&mut self) -> Result<Tail, SevenZError> {
         let pack_pos = self.sink.logical_pos();
+        // No more folders: the idle engine's pooled buffers can serve the
+        // header's encoder.
+        self.idle = None;
         if self.header.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
@@ -576,7 +633,7 @@ impl<W: Write + Seek> Writer<W> {
         let (stream, folder) = match (&self.key, self.opts.encrypt_header) {
             (Some(key), true) => {
                 let (mut aes, props) = key.encoder()?;
-                let mut out = Vec::with_capacity(packed.len() + 16);
+                let mut out = Vec::with_capacity(packed.len() + 32);
                 encode_all(&mut aes, &packed, &mut out)?;
                 let folder = Folder {
                     coders: vec![coder(method_id::AES, props), lzma],
@@ -624,16 +681,14 @@ impl<W: Write + Seek> Writer<W> {
 }
 
 /// The header's LZMA stream and its coder properties. The dictionary is
-/// the header's size rounded up to a power of two (at least 4 KiB, at most
-/// 64 MiB), so readers allocate little.
-fn compress_header(plain: &[u8]) -> Result<(Zeroizing<Vec<u8>>, Vec<u8>), SevenZError> {
+/// fitted to the header's size (at least 4 KiB, at most 1 MiB), so the
+/// encoder and readers allocate little.
+fn compress_header(plain: &[u8]) -> Result<(SecretBuf, Vec<u8>), SevenZError> {
     let mut opts = LzmaOptions::preset(5).expect("preset 5 exists");
-    opts.dict_size = (plain.len() as u32)
-        .checked_next_power_of_two()
-        .unwrap_or(1 << 26)
-        .clamp(DICT_SIZE_MIN, 1 << 26);
-    let mut enc = LzmaEncoder::new(&opts, false)?;
-    let mut out = Zeroizing::new(Vec::with_capacity(plain.len() / 2 + 64));
+    opts.dict_size = HEADER_DICT_MAX;
+    let mut enc = LzmaEncoder::with_size_hint(&opts, false, plain.len() as u64)?;
+    opts.dict_size = enc.dict_size();
+    let mut out = SecretBuf::with_capacity(plain.len() / 2 + 64);
     encode_all(&mut Mapped(&mut enc), plain, &mut out)?;
     Ok((out, lzma_props(&opts)))
 }
@@ -644,7 +699,7 @@ fn encode_all<E: Encode<Error = SevenZError>>(
     data: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), SevenZError> {
-    let mut space = Zeroizing::new(vec![0u8; CHUNK]);
+    let mut space = SecretBuf::with_len(CHUNK);
     let mut input = InBuf::new(data);
     loop {
         let mut o = OutBuf::new(&mut space);
@@ -727,11 +782,16 @@ enum Lz {
 }
 
 impl Lz {
-    fn new(method: Method, opts: &LzmaOptions) -> Result<Self, SevenZError> {
-        Ok(match method {
-            Method::Copy => Lz::Copy,
-            Method::Lzma => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
-            Method::Lzma2 => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+    /// An engine for `opts`, fitted to `size` bytes of input when known.
+    fn new(method: Method, opts: &LzmaOptions, size: Option<u64>) -> Result<Self, SevenZError> {
+        Ok(match (method, size) {
+            (Method::Copy, _) => Lz::Copy,
+            (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
+            (Method::Lzma, Some(n)) => {
+                Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
+            }
+            (Method::Lzma2, None) => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+            (Method::Lzma2, Some(n)) => Lz::Lzma2(Box::new(Lzma2Encoder::with_size_hint(opts, n)?)),
         })
     }
 
@@ -819,13 +879,20 @@ impl Stage {
 
 /// A folder being written: filter → LZ → (AES) → sink.
 struct OpenFolder {
+    /// The engine; `None` while the folder's input is held back.
     stage: Option<Stage>,
+    /// Input held back until the folder ends or outgrows [`HOLD_MAX`]
+    /// (plaintext: zeroized), and how much of it the engine has taken.
+    held: SecretBuf,
+    held_pos: usize,
+    /// The LZ options the engine was made with (the fitted dictionary).
+    lz_opts: LzmaOptions,
     filter: Option<FilterConfig>,
     aes: Option<(AesEncoder, Vec<u8>)>,
     /// LZ output (plaintext when encrypting: zeroized on drop).
-    chunk: Zeroizing<Vec<u8>>,
+    chunk: SecretBuf,
     /// AES output.
-    crypt: Vec<u8>,
+    crypt: Lease<u8>,
     /// Uncompressed bytes in the folder.
     in_size: u64,
     /// LZ output bytes (the AES coder's unpack size).
@@ -842,12 +909,48 @@ impl OpenFolder {
             .ok_or(SevenZError::WriterUnusable("folder already closed"))
     }
 
+    /// Appends `data` to the held-back input.
+    fn hold(&mut self, data: &[u8]) {
+        let need = self.held.len() + data.len();
+        if self.held.capacity() < need {
+            // Grow geometrically into a new pooled buffer; the old one is
+            // zeroized as it goes back.
+            let cap = (self.held.capacity() * 2).max(need).clamp(CHUNK, HOLD_MAX);
+            let mut bigger = SecretBuf::with_capacity(cap);
+            bigger.extend_from_slice(&self.held);
+            self.held = bigger;
+        }
+        self.held.extend_from_slice(data);
+    }
+
+    /// Feeds the held-back input to the engine (made by now) and lets the
+    /// buffer go. Resumable after an I/O error: `held_pos` says how much
+    /// the engine took, and its output is queued in the sink.
+    fn encode_held<W: Write + Seek>(&mut self, sink: &mut Sink<W>) -> Result<(), SevenZError> {
+        if self.held.capacity() == 0 {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        let mut done = self.held_pos;
+        let result = self.encode(&held[..], &mut done, sink);
+        self.held_pos = done;
+        if result.is_ok() {
+            self.held_pos = 0;
+        } else {
+            self.held = held;
+        }
+        result
+    }
+
+    /// Compresses `data[*done..]`, advancing `done` past what the engine
+    /// took (also on error).
     fn encode<W: Write + Seek>(
         &mut self,
         data: &[u8],
+        done: &mut usize,
         sink: &mut Sink<W>,
     ) -> Result<(), SevenZError> {
-        let mut input = InBuf::new(data);
+        let mut input = InBuf::new(&data[*done..]);
         loop {
             let mut chunk = std::mem::take(&mut self.chunk);
             let mut out = OutBuf::new(&mut chunk);
@@ -855,6 +958,7 @@ impl OpenFolder {
             let n = out.pos();
             let emitted = self.emit(&chunk[..n], sink);
             self.chunk = chunk;
+            *done = data.len() - input.remaining().len();
             let p = step?;
             emitted?;
             if p == Progress::NeedInput {
@@ -922,7 +1026,7 @@ struct Sink<W> {
     base: u64,
     /// Bytes after the start header confirmed written.
     written: u64,
-    pending: Vec<u8>,
+    pending: Lease<u8>,
     /// A write failed: seek back to the confirmed end before writing.
     resync: bool,
 }
@@ -936,7 +1040,7 @@ impl<W: Write + Seek> Sink<W> {
             inner: Some(w),
             base,
             written: 0,
-            pending: Vec::with_capacity(SINK_BATCH * 2),
+            pending: Pool::<u8>::global().lease(SINK_BATCH * 2),
             resync: false,
         })
     }
@@ -1035,6 +1139,48 @@ impl<S: Read + Write + Seek> Writer<S> {
         io::copy(&mut spool, &mut out)?;
         out.flush()?;
         Ok((spool, out))
+    }
+}
+
+/// A byte buffer leased from the global pool for plaintext: zeroized over
+/// its whole capacity before it goes back (or is freed).
+#[derive(Default)]
+struct SecretBuf(Option<Lease<u8>>);
+
+impl SecretBuf {
+    fn with_capacity(n: usize) -> Self {
+        SecretBuf(Some(Pool::<u8>::global().lease(n)))
+    }
+
+    /// `n` zero bytes.
+    fn with_len(n: usize) -> Self {
+        let mut b = Self::with_capacity(n);
+        b.resize(n, 0);
+        b
+    }
+}
+
+impl std::ops::Deref for SecretBuf {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        static EMPTY: Vec<u8> = Vec::new();
+        self.0.as_deref().unwrap_or(&EMPTY)
+    }
+}
+
+impl std::ops::DerefMut for SecretBuf {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        self.0.get_or_insert_with(|| Lease::unpooled(Vec::new()))
+    }
+}
+
+impl Drop for SecretBuf {
+    fn drop(&mut self) {
+        if let Some(b) = &mut self.0 {
+            // Zeroizes the spare capacity too.
+            let v: &mut Vec<u8> = b;
+            v.zeroize();
+        }
     }
 }
 
