@@ -93,7 +93,10 @@ fn a_reused_engine_writes_what_a_fresh_one_writes() {
     let streams = &all[32..32 + packed_len(&all)];
     let want: Vec<u8> = [&px[..], &py, &pz, &py].concat();
     assert_eq!(streams.len(), want.len());
-    assert!(streams == &want[..], "packed streams differ from fresh writers'");
+    assert!(
+        streams == &want[..],
+        "packed streams differ from fresh writers'"
+    );
     let back = read_archive(&all, None).unwrap();
     assert_eq!(back.len(), 4);
     assert_eq!(back[3].data, y.data());
