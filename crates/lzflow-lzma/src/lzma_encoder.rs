@@ -9,7 +9,7 @@ use lzflow_core::{Encode, OutBuf, Progress};
 use crate::encoder_options::{LzmaOptions, Mode, MATCH_LEN_MAX};
 use crate::length_encoder::{LengthEncoder, POS_STATES_MAX};
 use crate::match_finder::{self, common_len, Finder, Match};
-use crate::optimum::{Opt, OPTS};
+use crate::optimum::{Opt, INITIAL_OPTS, OPTS};
 use crate::price::{direct_bits_price, BitPrices};
 use crate::range_encoder::{RangeEncoder, PROB_INIT};
 use crate::LzmaError;
@@ -251,13 +251,15 @@ impl LzmaCore {
             matches: Vec::with_capacity(MATCH_LEN_MAX as usize + 1),
             next_matches: Vec::with_capacity(MATCH_LEN_MAX as usize + 1),
             cached_at: None,
-            queue: VecDeque::with_capacity(OPTS),
+            // The queue, the path and the search table grow to what the
+            // input needs (at most OPTS entries).
+            queue: VecDeque::new(),
             opts: if normal {
-                vec![Opt::default(); OPTS + 1]
+                vec![Opt::default(); INITIAL_OPTS]
             } else {
                 Vec::new()
             },
-            path: Vec::with_capacity(if normal { OPTS } else { 0 }),
+            path: Vec::new(),
             history: Self::history(opts, lzma2),
             dict_size: opts.dict_size,
         };

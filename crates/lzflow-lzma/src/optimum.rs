@@ -60,7 +60,20 @@ fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
     r
 }
 
+/// Entries the search table starts with: enough for the first position of
+/// a search and the next (a longest match, a literal, rep0); it grows, up
+/// to `OPTS + 1`, when a search goes further.
+pub(crate) const INITIAL_OPTS: usize = 2 * MATCH_LEN_MAX as usize + 3;
+
 impl LzmaCore {
+    /// Grows the search table to hold index `reach` (and then some).
+    #[cold]
+    #[inline(never)]
+    fn grow_opts(&mut self, reach: usize) {
+        let len = (reach + 1).max(self.opts.len() * 2).min(OPTS + 1);
+        self.opts.resize(len, Opt::default());
+    }
+
     #[inline(always)]
     fn is_match_price(&self, state: u32, pos_state: usize, bit: u32) -> u32 {
         self.bp.bit(self.is_match[state as usize][pos_state], bit)
@@ -267,6 +280,12 @@ impl LzmaCore {
                 continue;
             }
             let limit = avail_full.min(nice);
+            // Everything below reaches at most two longest matches past
+            // `cur` (a match or rep, a literal, rep0): make room for that.
+            let reach = (cur + 2 * MATCH_LEN_MAX as usize + 2).min(OPTS);
+            if reach >= self.opts.len() {
+                self.grow_opts(reach);
+            }
 
             // A literal, then rep0.
             if !next_is_lit && match_byte != cur_byte {
