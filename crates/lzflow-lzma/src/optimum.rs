@@ -61,9 +61,9 @@ fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
 }
 
 /// Entries the search table starts with: enough for the first position of
-/// a search and the next (a longest match, a literal, rep0); it grows, up
-/// to `OPTS + 1`, when a search goes further.
-pub(crate) const INITIAL_OPTS: usize = 2 * MATCH_LEN_MAX as usize + 3;
+/// a search (a longest match); it grows, up to `OPTS + 1`, when a search
+/// goes further.
+pub(crate) const INITIAL_OPTS: usize = MATCH_LEN_MAX as usize + 2;
 
 impl LzmaCore {
     /// Grows the search table to hold index `reach` (and then some).
@@ -72,6 +72,19 @@ impl LzmaCore {
     fn grow_opts(&mut self, reach: usize) {
         let len = (reach + 1).max(self.opts.len() * 2).min(OPTS + 1);
         self.opts.resize(len, Opt::default());
+    }
+
+    /// Extends the search's end to `at` (< OPTS), pricing the new
+    /// positions as unreachable so far.
+    #[inline(always)]
+    fn extend_search(&mut self, len_end: &mut usize, at: usize) {
+        if at >= self.opts.len() {
+            self.grow_opts(at);
+        }
+        while *len_end < at {
+            *len_end += 1;
+            self.opts[*len_end].price = INFINITY;
+        }
     }
 
     #[inline(always)]
@@ -280,12 +293,6 @@ impl LzmaCore {
                 continue;
             }
             let limit = avail_full.min(nice);
-            // Everything below reaches at most two longest matches past
-            // `cur` (a match or rep, a literal, rep0): make room for that.
-            let reach = (cur + 2 * MATCH_LEN_MAX as usize + 2).min(OPTS);
-            if reach >= self.opts.len() {
-                self.grow_opts(reach);
-            }
 
             // A literal, then rep0.
             if !next_is_lit && match_byte != cur_byte {
@@ -297,10 +304,7 @@ impl LzmaCore {
                     let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
                     let p = lit + self.rep0_price(s2, ps2, l2 as u32);
                     let at = cur + 1 + l2;
-                    while len_end < at {
-                        len_end += 1;
-                        self.opts[len_end].price = INFINITY;
-                    }
+                    self.extend_search(&mut len_end, at);
                     self.set_if_cheaper(at, p, cur, Step::LitRep0);
                 }
             }
@@ -313,10 +317,7 @@ impl LzmaCore {
                     continue;
                 }
                 let rl = common_len(buf, back, idx, 2, limit);
-                while len_end < cur + rl {
-                    len_end += 1;
-                    self.opts[len_end].price = INFINITY;
-                }
+                self.extend_search(&mut len_end, cur + rl);
                 let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
                 for len in 2..=rl {
                     let p = base + self.rep_len.price(len as u32, pos_state);
@@ -341,10 +342,7 @@ impl LzmaCore {
                             l2,
                         );
                         let at = cur + rl + 1 + l2;
-                        while len_end < at {
-                            len_end += 1;
-                            self.opts[len_end].price = INFINITY;
-                        }
+                        self.extend_search(&mut len_end, at);
                         self.set_if_cheaper(
                             at,
                             p,
@@ -374,10 +372,7 @@ impl LzmaCore {
             let main_len = self.matches.last().map_or(0, |m| m.len as usize);
             if main_len >= start {
                 let normal = match_price + self.is_rep_price(state, 0);
-                while len_end < cur + main_len {
-                    len_end += 1;
-                    self.opts[len_end].price = INFINITY;
-                }
+                self.extend_search(&mut len_end, cur + main_len);
                 let mut mi = 0;
                 while (self.matches[mi].len as usize) < start {
                     mi += 1;
@@ -405,10 +400,7 @@ impl LzmaCore {
                                 l2,
                             );
                             let at = cur + len + 1 + l2;
-                            while len_end < at {
-                                len_end += 1;
-                                self.opts[len_end].price = INFINITY;
-                            }
+                            self.extend_search(&mut len_end, at);
                             self.set_if_cheaper(
                                 at,
                                 p,
