@@ -9,7 +9,7 @@ use lzflow_core::{Encode, OutBuf, Progress};
 use crate::encoder_options::{LzmaOptions, Mode, MATCH_LEN_MAX};
 use crate::length_encoder::{LengthEncoder, POS_STATES_MAX};
 use crate::match_finder::{self, common_len, Finder, Match};
-use crate::optimum::{Opt, INITIAL_OPTS, OPTS};
+use crate::optimum::{Opts, INITIAL_OPTS, OPTS};
 use crate::price::{direct_bits_price, BitPrices};
 use crate::range_encoder::{RangeEncoder, PROB_INIT};
 use crate::LzmaError;
@@ -156,7 +156,7 @@ pub(crate) struct LzmaCore {
     pub(crate) cached_at: Option<u64>,
     /// Decided symbols not coded yet: (length, encoded distance or NO_DIST).
     pub(crate) queue: VecDeque<(u32, u32)>,
-    pub(crate) opts: Vec<Opt>,
+    pub(crate) opts: Opts,
     pub(crate) path: Vec<(u32, u32)>,
     /// History kept behind the coding position.
     history: usize,
@@ -187,8 +187,7 @@ impl LzmaCore {
         let mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {
-            ((OPTS + 1) * std::mem::size_of::<Opt>()) as u64
-                + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
+            ((OPTS + 1) * 40) as u64 + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
         } else {
             0
         };
@@ -254,11 +253,7 @@ impl LzmaCore {
             // The queue, the path and the search table grow to what the
             // input needs (at most OPTS entries).
             queue: VecDeque::new(),
-            opts: if normal {
-                vec![Opt::default(); INITIAL_OPTS]
-            } else {
-                Vec::new()
-            },
+            opts: Opts::new(if normal { INITIAL_OPTS } else { 0 }),
             path: Vec::new(),
             history: Self::history(opts, lzma2),
             dict_size: opts.dict_size,
