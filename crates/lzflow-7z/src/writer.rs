@@ -59,7 +59,15 @@ const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 /// is otherwise written front to back. For an output that cannot seek,
 /// write to a spool and use [`finish_into`](Self::finish_into). Entry data is compressed as it is
 /// read (an entry is never held in memory whole); only the header model
-/// (one record per entry) grows with the archive.
+/// (one record per entry) grows with the archive. The exception is a
+/// folder's first 1 MiB, which is held back until the folder ends or grows
+/// past it: a folder that ends within it gets an encoder fitted to its size
+/// (a small dictionary and small match-finder tables), a larger one the
+/// level's dictionary. The encoder is reused by the next folder that needs
+/// the same dictionary, and its large buffers come from (and go back to)
+/// the process-wide [`Pool`](lzflow_core::Pool)s, so a process writing many
+/// small archives allocates little per archive. Held data and other
+/// plaintext buffers are zeroized before they are returned.
 ///
 /// If any call fails, the archive is left marked unfinished: readers
 /// (lzflow's and 7-Zip's) reject it. An I/O error from the sink during

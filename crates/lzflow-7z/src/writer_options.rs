@@ -38,7 +38,10 @@ pub enum Solid {
 /// How a [`Writer`](crate::Writer) compresses and protects an archive.
 ///
 /// `level` picks lzflow's LZMA presets, which are xz's (`0..=9`); the
-/// default 5 has an 8 MiB dictionary (7-Zip's `-mx5` uses 16 MiB).
+/// default 5 has an 8 MiB dictionary (7-Zip's `-mx5` uses 16 MiB). A
+/// folder whose data ends within its first 1 MiB is compressed with a
+/// dictionary fitted to its size (as 7-Zip does), which the folder's coder
+/// properties state, so writers and readers allocate little for it.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct WriterOptions {

@@ -186,14 +186,18 @@ impl Pool<u16> {
     }
 }
 
+/// Idle capacity kept by the global `u32` pool: the match-finder tables of
+/// an encoder with an 8 MiB dictionary (xz and 7z levels 5 and 6: an
+/// 80 MiB tree plus hash tables) with room to spare.
+pub const DEFAULT_MAX_IDLE_TABLE_BYTES: usize = 96 << 20;
+
 impl Pool<u32> {
     /// The process-wide pool for 32-bit tables (the encoder's match-finder
-    /// hash tables and trees, price tables), keeping at most
-    /// [`DEFAULT_MAX_IDLE_BYTES`] idle: enough for the tables of a level-5
-    /// encoder (8 MiB dictionary).
+    /// hash tables and trees, its search and price tables), keeping at most
+    /// [`DEFAULT_MAX_IDLE_TABLE_BYTES`] idle.
     pub fn global() -> Pool<u32> {
         DWORDS
-            .get_or_init(|| Pool::new(DEFAULT_MAX_IDLE_BYTES))
+            .get_or_init(|| Pool::new(DEFAULT_MAX_IDLE_TABLE_BYTES))
             .clone()
     }
 }
