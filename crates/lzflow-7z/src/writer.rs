@@ -60,7 +60,7 @@ const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 /// write to a spool and use [`finish_into`](Self::finish_into). Entry data is compressed as it is
 /// read (an entry is never held in memory whole); only the header model
 /// (one record per entry) grows with the archive. The exception is a
-/// folder's first 1 MiB, which is held back until the folder ends or grows
+/// folder's first 1 MiB (with LZMA or LZMA2), which is held back until the folder ends or grows
 /// past it: a folder that ends within it gets an encoder fitted to its size
 /// (a small dictionary and small match-finder tables), a larger one the
 /// level's dictionary. The encoder is reused by the next folder that needs
@@ -311,8 +311,9 @@ impl<W: Write + Seek> Writer<W> {
         entry.size += data.len() as u64;
         let folder = self.folder.as_mut().expect("opened by start_stream");
         if folder.stage.is_none() {
-            let held = folder.held.len();
-            if held + data.len() <= HOLD_MAX {
+            // Stored data has nothing to fit: it goes straight through.
+            let fits = !matches!(self.opts.method, Method::Copy);
+            if fits && folder.held.len() + data.len() <= HOLD_MAX {
                 folder.hold(data);
                 return Ok(());
             }
