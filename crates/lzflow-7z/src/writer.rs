@@ -13,8 +13,9 @@
 //! with its first byte zeroed, the start header is patched, and that byte
 //! is written last: an archive interrupted at any point is rejected.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
@@ -239,10 +240,19 @@ impl<W: Write + Seek> Writer<W> {
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
+        reader: R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        self.add_file_named(Cow::Borrowed(name), reader, meta)
+    }
+
+    fn add_file_named<R: Read>(
+        &mut self,
+        name: Cow<'_, str>,
         mut reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.begin_file(name, meta)?;
+        self.begin_file_named(name, meta)?;
         let mut buf = std::mem::take(&mut self.input);
         let result = loop {
             // Whole 64 KiB blocks, so automatic BCJ sees a full header.
@@ -270,6 +280,10 @@ impl<W: Write + Seek> Writer<W> {
     /// being read, such as an async face). The first non-empty piece
     /// decides automatic BCJ, so it should be a few KiB when that is on.
     pub fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.begin_file_named(Cow::Borrowed(name), meta)
+    }
+
+    fn begin_file_named(&mut self, name: Cow<'_, str>, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
         let name = clean_name(name)?;
         self.entry = Some(OpenEntry {
@@ -411,7 +425,7 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds a directory entry.
     pub fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name = clean_name(Cow::Borrowed(name))?;
         self.header.files.push(FileRecord {
             attributes: Some(attributes(&meta, true)),
             ..record(name, &meta, true, false)
@@ -422,7 +436,7 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds an empty file (no data stream).
     pub fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name = clean_name(Cow::Borrowed(name))?;
         self.header.files.push(FileRecord {
             attributes: Some(attributes(&meta, false)),
             ..record(name, &meta, true, true)
@@ -442,25 +456,64 @@ impl<W: Write + Seek> Writer<W> {
         self.check_open()?;
         let path = disk_path.as_ref();
         let md = std::fs::symlink_metadata(path)?;
-        let meta = meta_from_fs(&md);
-        let name = name_in_archive.trim_end_matches('/');
+        let name = Cow::Borrowed(name_in_archive);
         if md.is_dir() {
-            self.add_dir(name, meta)?;
-            let mut children: Vec<_> = std::fs::read_dir(path)?
-                .map(|e| e.map(|e| e.file_name()))
-                .collect::<Result<_, _>>()?;
-            children.sort();
-            for child in children {
-                let child_name = format!("{name}/{}", child.to_string_lossy());
-                self.add_path(path.join(&child), &child_name)?;
-            }
-            Ok(())
-        } else if md.file_type().is_symlink() {
+            // One path buffer for the whole walk: a child is pushed onto it
+            // and popped after.
+            self.add_dir_tree(&mut path.to_path_buf(), &md, name)
+        } else {
+            self.add_leaf(path, &md, name)
+        }
+    }
+
+    /// The directory at `path` and everything below it, in name order;
+    /// each child's name is built once, at its size, and moved into its
+    /// record.
+    fn add_dir_tree(
+        &mut self,
+        path: &mut PathBuf,
+        md: &std::fs::Metadata,
+        name: Cow<'_, str>,
+    ) -> Result<(), SevenZError> {
+        let name = clean_name(name)?;
+        self.add_dir(&name, meta_from_fs(md))?;
+        let mut children: Vec<_> = std::fs::read_dir(&*path)?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()?;
+        children.sort();
+        for child in children {
+            let child_str = child.to_string_lossy();
+            let mut child_name = String::with_capacity(name.len() + 1 + child_str.len());
+            child_name.push_str(&name);
+            child_name.push('/');
+            child_name.push_str(&child_str);
+            path.push(&child);
+            let result = match std::fs::symlink_metadata(&*path) {
+                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, Cow::Owned(child_name)),
+                Ok(cmd) => self.add_leaf(path, &cmd, Cow::Owned(child_name)),
+                Err(e) => Err(e.into()),
+            };
+            path.pop();
+            result?;
+        }
+        Ok(())
+    }
+
+    /// A file or a symbolic link (stored as a link) at `path`.
+    fn add_leaf(
+        &mut self,
+        path: &Path,
+        md: &std::fs::Metadata,
+        name: Cow<'_, str>,
+    ) -> Result<(), SevenZError> {
+        let meta = meta_from_fs(md);
+        if md.file_type().is_symlink() {
             let target = std::fs::read_link(path)?;
             let bytes = target.to_string_lossy().into_owned().into_bytes();
-            self.add_file(name, &bytes[..], meta)
+            self.add_file_named(name, &bytes[..], meta)
         } else {
-            self.add_file(name, std::fs::File::open(path)?, meta)
+            let file = std::fs::File::open(path)?;
+            self.add_file_named(name, file, meta)
         }
     }
 
@@ -1208,13 +1261,19 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
 }
 
 /// Checks a name: non-empty and without NUL (the name separator in the
-/// header); trailing slashes are dropped.
-fn clean_name(name: &str) -> Result<String, SevenZError> {
-    let trimmed = name.trim_end_matches('/');
-    if trimmed.is_empty() || trimmed.contains('\0') {
-        return Err(SevenZError::InvalidEntryName(name.to_string()));
+/// header); trailing slashes are dropped (in place for an owned name).
+fn clean_name(name: Cow<'_, str>) -> Result<String, SevenZError> {
+    let len = name.trim_end_matches('/').len();
+    if len == 0 || name[..len].contains('\0') {
+        return Err(SevenZError::InvalidEntryName(name.into_owned()));
     }
-    Ok(trimmed.to_string())
+    Ok(match name {
+        Cow::Borrowed(n) => n[..len].to_string(),
+        Cow::Owned(mut n) => {
+            n.truncate(len);
+            n
+        }
+    })
 }
 
 fn record(name: String, meta: &EntryMeta, empty_stream: bool, empty_file: bool) -> FileRecord {
@@ -1415,13 +1474,14 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        assert_eq!(clean_name("dir/").unwrap(), "dir");
+        assert_eq!(clean_name("dir/".into()).unwrap(), "dir");
+        assert_eq!(clean_name(Cow::Owned("d/e//".to_string())).unwrap(), "d/e");
         assert!(matches!(
-            clean_name("/"),
-            Err(SevenZError::InvalidEntryName(_))
+            clean_name("/".into()),
+            Err(SevenZError::InvalidEntryName(n)) if n == "/"
         ));
         assert!(matches!(
-            clean_name("a\0b"),
+            clean_name("a\0b".into()),
             Err(SevenZError::InvalidEntryName(_))
         ));
     }
