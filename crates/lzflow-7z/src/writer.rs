@@ -61,10 +61,10 @@ const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 /// write to a spool and use [`finish_into`](Self::finish_into). Entry data is compressed as it is
 /// read (an entry is never held in memory whole); only the header model
 /// (one record per entry) grows with the archive. The exception is a
-/// folder's first 1 MiB (with LZMA or LZMA2), which is held back until the folder ends or grows
-/// past it: a folder that ends within it gets an encoder fitted to its size
-/// (a small dictionary and small match-finder tables), a larger one the
-/// level's dictionary. The encoder is reused by the next folder that needs
+/// folder's first 1 MiB (with LZMA or LZMA2), which is held back until the
+/// folder ends or grows past it: a folder that ends within it gets an
+/// encoder fitted to its size (a small dictionary and small match-finder
+/// tables), a larger one the level's dictionary. The encoder is reused by the next folder that needs
 /// the same dictionary, and its large buffers come from (and go back to)
 /// the process-wide [`Pool`](lzflow_core::Pool)s, so a process writing many
 /// small archives allocates little per archive. Held data and other
