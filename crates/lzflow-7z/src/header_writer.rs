@@ -1,6 +1,11 @@
 //! Serialising the header model (the reader's [`Header`] and
 //! [`StreamsInfo`] records) into 7z header bytes, the encoded-header
 //! indirection, and the start header that points at them.
+//!
+//! Every record is written through [`Out`], either into a buffer or into a
+//! [`Count`] that only measures: a header is measured first and then
+//! written into one buffer of exactly its size, with no intermediate
+//! buffers (a FilesInfo property measures its body before writing it).
 
 use crate::files_info::FileRecord;
 use crate::folder::Folder;
@@ -11,10 +16,51 @@ use crate::signature_header::SIGNATURE;
 /// Format version written: 0.4, as current 7-Zip.
 const MINOR_VERSION: u8 = 4;
 
+/// Where header bytes go.
+pub(crate) trait Out {
+    /// Appends one byte.
+    fn push(&mut self, b: u8);
+    /// Appends bytes.
+    fn extend_from_slice(&mut self, b: &[u8]);
+}
+
+impl Out for Vec<u8> {
+    fn push(&mut self, b: u8) {
+        Vec::push(self, b);
+    }
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        Vec::extend_from_slice(self, b);
+    }
+}
+
+/// Counts bytes instead of storing them.
+#[derive(Debug, Default)]
+pub(crate) struct Count(pub(crate) usize);
+
+impl Out for Count {
+    fn push(&mut self, _: u8) {
+        self.0 += 1;
+    }
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        self.0 += b.len();
+    }
+}
+
+/// Measures what `write` produces, then writes it into a buffer of exactly
+/// that size.
+fn exact(write: impl Fn(&mut dyn Out)) -> Vec<u8> {
+    let mut n = Count::default();
+    write(&mut n);
+    let mut out = Vec::with_capacity(n.0);
+    write(&mut out);
+    debug_assert_eq!(out.len(), n.0, "measured and written sizes differ");
+    out
+}
+
 /// Appends a 7z NUMBER: the count of leading one bits of the first byte
 /// says how many little-endian bytes follow; the rest of the first byte
 /// holds the value's top bits.
-pub(crate) fn write_number(out: &mut Vec<u8>, v: u64) {
+pub(crate) fn write_number<O: Out + ?Sized>(out: &mut O, v: u64) {
     for n in 0..8u32 {
         // With n extra bytes the value has 7 * (n + 1) bits of room.
         if v < 1u64 << (7 * (n + 1)) {
@@ -30,7 +76,7 @@ pub(crate) fn write_number(out: &mut Vec<u8>, v: u64) {
 }
 
 /// Appends a bit vector, most significant bit first, padded with zeros.
-fn write_bits(out: &mut Vec<u8>, bits: impl IntoIterator<Item = bool>) {
+fn write_bits<O: Out + ?Sized>(out: &mut O, bits: impl IntoIterator<Item = bool>) {
     let mut byte = 0u8;
     let mut n = 0;
     for b in bits {
@@ -49,26 +95,25 @@ fn write_bits(out: &mut Vec<u8>, bits: impl IntoIterator<Item = bool>) {
 
 /// Appends a "defined" vector: `1` when every item is defined, else `0`
 /// and the bits.
-fn write_defined(out: &mut Vec<u8>, defined: &[bool]) {
-    if defined.iter().all(|d| *d) {
+fn write_defined<O: Out + ?Sized>(out: &mut O, defined: impl Iterator<Item = bool> + Clone) {
+    if defined.clone().all(|d| d) {
         out.push(1);
     } else {
         out.push(0);
-        write_bits(out, defined.iter().copied());
+        write_bits(out, defined);
     }
 }
 
 /// Appends a digests record for the defined CRCs.
-fn write_digests(out: &mut Vec<u8>, crcs: &[Option<u32>]) {
-    let defined: Vec<bool> = crcs.iter().map(Option::is_some).collect();
-    write_defined(out, &defined);
-    for c in crcs.iter().flatten() {
+fn write_digests<O: Out + ?Sized>(out: &mut O, crcs: impl Iterator<Item = Option<u32>> + Clone) {
+    write_defined(out, crcs.clone().map(|c| c.is_some()));
+    for c in crcs.flatten() {
         out.extend_from_slice(&c.to_le_bytes());
     }
 }
 
 /// Appends one folder record (coders, bind pairs, packed stream indices).
-fn write_folder(out: &mut Vec<u8>, f: &Folder) {
+fn write_folder<O: Out + ?Sized>(out: &mut O, f: &Folder) {
     write_number(out, f.coders.len() as u64);
     for c in &f.coders {
         let complex = c.num_in_streams != 1 || c.num_out_streams != 1;
@@ -104,7 +149,11 @@ fn write_folder(out: &mut Vec<u8>, f: &Folder) {
 
 /// Appends a StreamsInfo record (without its introducing ID); the
 /// SubStreamsInfo only when `with_substreams`.
-pub(crate) fn write_streams_info(out: &mut Vec<u8>, s: &StreamsInfo, with_substreams: bool) {
+pub(crate) fn write_streams_info<O: Out + ?Sized>(
+    out: &mut O,
+    s: &StreamsInfo,
+    with_substreams: bool,
+) {
     out.push(id::PACK_INFO);
     write_number(out, s.pack.pack_pos);
     write_number(out, s.pack.sizes.len() as u64);
@@ -114,7 +163,7 @@ pub(crate) fn write_streams_info(out: &mut Vec<u8>, s: &StreamsInfo, with_substr
     }
     if s.pack.crcs.iter().any(Option::is_some) {
         out.push(id::CRC);
-        write_digests(out, &s.pack.crcs);
+        write_digests(out, s.pack.crcs.iter().copied());
     }
     out.push(id::END);
 
@@ -133,8 +182,7 @@ pub(crate) fn write_streams_info(out: &mut Vec<u8>, s: &StreamsInfo, with_substr
     }
     if s.folders.iter().any(|f| f.crc.is_some()) {
         out.push(id::CRC);
-        let crcs: Vec<Option<u32>> = s.folders.iter().map(|f| f.crc).collect();
-        write_digests(out, &crcs);
+        write_digests(out, s.folders.iter().map(|f| f.crc));
     }
     out.push(id::END);
 
@@ -144,7 +192,7 @@ pub(crate) fn write_streams_info(out: &mut Vec<u8>, s: &StreamsInfo, with_substr
     out.push(id::END);
 }
 
-fn write_substreams(out: &mut Vec<u8>, s: &StreamsInfo) {
+fn write_substreams<O: Out + ?Sized>(out: &mut O, s: &StreamsInfo) {
     let sub = &s.substreams;
     out.push(id::SUBSTREAMS_INFO);
     if sub.per_folder.iter().any(|&n| n != 1) {
@@ -165,49 +213,69 @@ fn write_substreams(out: &mut Vec<u8>, s: &StreamsInfo) {
         }
     }
     // CRCs of substreams whose folder does not carry it already.
-    let mut crcs = Vec::new();
-    let mut at = 0;
-    for (f, &n) in s.folders.iter().zip(&sub.per_folder) {
-        if !(n == 1 && f.crc.is_some()) {
-            crcs.extend_from_slice(&sub.crcs[at..at + n]);
-        }
-        at += n;
-    }
-    if crcs.iter().any(Option::is_some) {
+    let crcs = s
+        .folders
+        .iter()
+        .zip(&sub.per_folder)
+        .scan(0usize, |at, (f, &n)| {
+            let first = *at;
+            *at += n;
+            Some((first, n, !(n == 1 && f.crc.is_some())))
+        })
+        .filter(|&(_, _, listed)| listed)
+        .flat_map(|(first, n, _)| sub.crcs[first..first + n].iter().copied());
+    if crcs.clone().any(|c| c.is_some()) {
         out.push(id::CRC);
-        write_digests(out, &crcs);
+        write_digests(out, crcs);
     }
     out.push(id::END);
 }
 
-/// Appends one FilesInfo property: ID, size, data.
-fn write_property(out: &mut Vec<u8>, prop: u8, data: &[u8]) {
+/// Appends one FilesInfo property: ID, size, then the data `body` writes
+/// (measured first).
+fn write_property<O: Out + ?Sized>(out: &mut O, prop: u8, body: impl Fn(&mut dyn Out)) {
+    let mut n = Count::default();
+    body(&mut n);
     out.push(prop);
-    write_number(out, data.len() as u64);
-    out.extend_from_slice(data);
+    write_number(out, n.0 as u64);
+    let mut sink = OutRef(out);
+    body(&mut sink);
 }
 
-fn write_files_info(out: &mut Vec<u8>, files: &[FileRecord]) {
+/// An `&mut O` seen as `dyn Out` (for bodies written into a generic out).
+struct OutRef<'a, O: Out + ?Sized>(&'a mut O);
+
+impl<O: Out + ?Sized> Out for OutRef<'_, O> {
+    fn push(&mut self, b: u8) {
+        self.0.push(b);
+    }
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+}
+
+fn write_files_info<O: Out + ?Sized>(out: &mut O, files: &[FileRecord]) {
     write_number(out, files.len() as u64);
     if files.iter().any(|f| f.empty_stream) {
-        let mut bits = Vec::new();
-        write_bits(&mut bits, files.iter().map(|f| f.empty_stream));
-        write_property(out, id::EMPTY_STREAM, &bits);
+        write_property(out, id::EMPTY_STREAM, |o| {
+            write_bits(o, files.iter().map(|f| f.empty_stream));
+        });
         let empties = files.iter().filter(|f| f.empty_stream);
         if empties.clone().any(|f| f.empty_file) {
-            let mut bits = Vec::new();
-            write_bits(&mut bits, empties.map(|f| f.empty_file));
-            write_property(out, id::EMPTY_FILE, &bits);
+            write_property(out, id::EMPTY_FILE, |o| {
+                write_bits(o, empties.clone().map(|f| f.empty_file));
+            });
         }
     }
-    let mut names = vec![0u8]; // not external
-    for f in files {
-        for u in f.name.encode_utf16() {
-            names.extend_from_slice(&u.to_le_bytes());
+    write_property(out, id::NAME, |o| {
+        o.push(0); // not external
+        for f in files {
+            for u in f.name.encode_utf16() {
+                o.extend_from_slice(&u.to_le_bytes());
+            }
+            o.extend_from_slice(&[0, 0]);
         }
-        names.extend_from_slice(&[0, 0]);
-    }
-    write_property(out, id::NAME, &names);
+    });
     type Pick = fn(&FileRecord) -> Option<u64>;
     let times: [(u8, Pick); 3] = [
         (id::CTIME, |f| f.ctime),
@@ -215,57 +283,53 @@ fn write_files_info(out: &mut Vec<u8>, files: &[FileRecord]) {
         (id::MTIME, |f| f.mtime),
     ];
     for (prop, pick) in times {
-        let values: Vec<Option<u64>> = files.iter().map(pick).collect();
-        if values.iter().any(Option::is_some) {
-            let mut data = Vec::new();
-            let defined: Vec<bool> = values.iter().map(Option::is_some).collect();
-            write_defined(&mut data, &defined);
-            data.push(0); // not external
-            for v in values.iter().flatten() {
-                data.extend_from_slice(&v.to_le_bytes());
-            }
-            write_property(out, prop, &data);
+        if files.iter().any(|f| pick(f).is_some()) {
+            write_property(out, prop, |o| {
+                write_defined(o, files.iter().map(|f| pick(f).is_some()));
+                o.push(0); // not external
+                for v in files.iter().filter_map(pick) {
+                    o.extend_from_slice(&v.to_le_bytes());
+                }
+            });
         }
     }
     if files.iter().any(|f| f.attributes.is_some()) {
-        let mut data = Vec::new();
-        let defined: Vec<bool> = files.iter().map(|f| f.attributes.is_some()).collect();
-        write_defined(&mut data, &defined);
-        data.push(0); // not external
-        for a in files.iter().filter_map(|f| f.attributes) {
-            data.extend_from_slice(&a.to_le_bytes());
-        }
-        write_property(out, id::WIN_ATTRIBUTES, &data);
+        write_property(out, id::WIN_ATTRIBUTES, |o| {
+            write_defined(o, files.iter().map(|f| f.attributes.is_some()));
+            o.push(0); // not external
+            for a in files.iter().filter_map(|f| f.attributes) {
+                o.extend_from_slice(&a.to_le_bytes());
+            }
+        });
     }
     out.push(id::END);
 }
 
-/// The bytes of a plain header.
+/// The bytes of a plain header, in one buffer of exactly their size.
 pub(crate) fn write_header(h: &Header) -> Vec<u8> {
-    let mut out = vec![id::HEADER];
-    if !h.main.folders.is_empty() {
-        out.push(id::MAIN_STREAMS_INFO);
-        write_streams_info(&mut out, &h.main, true);
-    }
-    if !h.files.is_empty() {
-        out.push(id::FILES_INFO);
-        write_files_info(&mut out, &h.files);
-    }
-    out.push(id::END);
-    out
+    exact(|out| {
+        out.push(id::HEADER);
+        if !h.main.folders.is_empty() {
+            out.push(id::MAIN_STREAMS_INFO);
+            write_streams_info(out, &h.main, true);
+        }
+        if !h.files.is_empty() {
+            out.push(id::FILES_INFO);
+            write_files_info(out, &h.files);
+        }
+        out.push(id::END);
+    })
 }
 
 /// The bytes of an encoded header: the streams that decode to the real
 /// header.
 pub(crate) fn write_encoded_header(streams: &StreamsInfo) -> Vec<u8> {
-    let mut out = vec![id::ENCODED_HEADER];
-    write_streams_info(&mut out, streams, false);
-    out
+    exact(|out| {
+        out.push(id::ENCODED_HEADER);
+        write_streams_info(out, streams, false);
+    })
 }
 
-/// The 32-byte start header pointing at the header: signature, version,
-/// CRC of the 20 bytes that follow, then offset, size and CRC of the
-/// header.
 pub(crate) fn start_header(offset: u64, size: u64, crc: u32) -> [u8; 32] {
     let mut b = [0u8; 32];
     b[..6].copy_from_slice(&SIGNATURE);

@@ -13,16 +13,15 @@
 //! with its first byte zeroed, the start header is patched, and that byte
 //! is written last: an archive interrupted at any point is rejected.
 
+use std::borrow::Cow;
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
-use lzflow_lzma::{
-    Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder, DICT_SIZE_MIN,
-};
-use zeroize::Zeroizing;
+use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
@@ -43,6 +42,13 @@ use crate::SevenZError;
 const CHUNK: usize = 64 << 10;
 /// Output gathered before it is written to the sink.
 const SINK_BATCH: usize = 64 << 10;
+/// A folder's first input is held back up to this size before its LZ
+/// encoder is made: a folder that ends within it gets an encoder (and a
+/// dictionary) fitted to its size.
+const HOLD_MAX: usize = 1 << 20;
+/// Largest dictionary for the header's LZMA stream (7-Zip's choice too);
+/// smaller headers get a dictionary fitted to their size.
+const HEADER_DICT_MAX: u32 = 1 << 20;
 /// Windows "archive" attribute, 7-Zip's default for files.
 const ATTR_ARCHIVE: u32 = 0x20;
 /// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
@@ -54,7 +60,15 @@ const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 /// is otherwise written front to back. For an output that cannot seek,
 /// write to a spool and use [`finish_into`](Self::finish_into). Entry data is compressed as it is
 /// read (an entry is never held in memory whole); only the header model
-/// (one record per entry) grows with the archive.
+/// (one record per entry) grows with the archive. The exception is a
+/// folder's first 1 MiB (with LZMA or LZMA2), which is held back until the
+/// folder ends or grows past it: a folder that ends within it gets an
+/// encoder fitted to its size (a small dictionary and small match-finder
+/// tables), a larger one the level's dictionary. The encoder is reused by the next folder that needs
+/// the same dictionary, and its large buffers come from (and go back to)
+/// the process-wide [`Pool`](lzflow_core::Pool)s, so a process writing many
+/// small archives allocates little per archive. Held data and other
+/// plaintext buffers are zeroized before they are returned.
 ///
 /// If any call fails, the archive is left marked unfinished: readers
 /// (lzflow's and 7-Zip's) reject it. An I/O error from the sink during
@@ -68,14 +82,15 @@ pub struct Writer<W: Write + Seek> {
     opts: WriterOptions,
     lz_opts: LzmaOptions,
     key: Option<ArchiveKey>,
-    /// The LZ engine between folders, kept so its allocations are reused.
-    idle: Option<Lz>,
+    /// The LZ engine between folders and the options it was made for, kept
+    /// so a folder with the same (fitted) options reuses it.
+    idle: Option<(Lz, LzmaOptions)>,
     folder: Option<OpenFolder>,
     /// The file entry being written through `begin_file`.
     entry: Option<OpenEntry>,
     header: Header,
     /// Entry data read from the source (plaintext: zeroized on drop).
-    input: Zeroizing<Vec<u8>>,
+    input: SecretBuf,
     state: State,
 }
 
@@ -177,7 +192,7 @@ impl<W: Write + Seek> Writer<W> {
             folder: None,
             entry: None,
             header: Header::default(),
-            input: Zeroizing::new(vec![0; CHUNK]),
+            input: SecretBuf::with_len(CHUNK),
             state: State::Open,
         })
     }
@@ -224,10 +239,19 @@ impl<W: Write + Seek> Writer<W> {
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
+        reader: R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        self.add_file_named(Cow::Borrowed(name), reader, meta)
+    }
+
+    fn add_file_named<R: Read>(
+        &mut self,
+        name: Cow<'_, str>,
         mut reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.begin_file(name, meta)?;
+        self.begin_file_named(name, meta)?;
         let mut buf = std::mem::take(&mut self.input);
         let result = loop {
             // Whole 64 KiB blocks, so automatic BCJ sees a full header.
@@ -255,6 +279,10 @@ impl<W: Write + Seek> Writer<W> {
     /// being read, such as an async face). The first non-empty piece
     /// decides automatic BCJ, so it should be a few KiB when that is on.
     pub fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.begin_file_named(Cow::Borrowed(name), meta)
+    }
+
+    fn begin_file_named(&mut self, name: Cow<'_, str>, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
         let name = clean_name(name)?;
         self.entry = Some(OpenEntry {
@@ -295,7 +323,53 @@ impl<W: Write + Seek> Writer<W> {
         entry.crc.update(data);
         entry.size += data.len() as u64;
         let folder = self.folder.as_mut().expect("opened by start_stream");
-        folder.encode(data, &mut self.sink)
+        if folder.stage.is_none() {
+            // Stored data has nothing to fit: it goes straight through.
+            let fits = !matches!(self.opts.method, Method::Copy);
+            if fits && folder.held.len() + data.len() <= HOLD_MAX {
+                folder.hold(data);
+                return Ok(());
+            }
+            // Too large to fit the encoder to: the configured dictionary.
+            self.start_engine(None)?;
+        }
+        let folder = self.folder.as_mut().expect("opened by start_stream");
+        folder.encode_held(&mut self.sink)?;
+        let mut done = 0;
+        folder.encode(data, &mut done, &mut self.sink)
+    }
+
+    /// Makes the open folder's LZ engine (and filter), fitted to `size`
+    /// when that is known, reusing the idle engine when it was made for the
+    /// same options.
+    fn start_engine(&mut self, size: Option<u64>) -> Result<(), SevenZError> {
+        let fit = match (self.opts.method, size) {
+            (Method::Copy, _) | (_, None) => None,
+            (_, Some(n)) => Some(n),
+        };
+        let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));
+        let lz = match self.idle.take() {
+            Some((lz, o)) if o == opts => lz,
+            // A different size: drop the old engine first, so its pooled
+            // tables serve the new one.
+            other => {
+                drop(other);
+                Lz::new(self.opts.method, &self.lz_opts, fit, self.opts.threads)?
+            }
+        };
+        let folder = self
+            .folder
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("no open folder"))?;
+        folder.stage = Some(match &folder.filter {
+            Some(cfg) => {
+                let f = try_new_filter(cfg, Direction::Encode)?;
+                Stage::Filtered(FilterEncoder::new(lz, vec![f]))
+            }
+            None => Stage::Plain(lz),
+        });
+        folder.lz_opts = opts;
+        Ok(())
     }
 
     /// Drops the entry begun by [`begin_file`](Self::begin_file) when no
@@ -350,7 +424,7 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds a directory entry.
     pub fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name = clean_name(Cow::Borrowed(name))?;
         self.header.files.push(FileRecord {
             attributes: Some(attributes(&meta, true)),
             ..record(name, &meta, true, false)
@@ -361,7 +435,7 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds an empty file (no data stream).
     pub fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name = clean_name(Cow::Borrowed(name))?;
         self.header.files.push(FileRecord {
             attributes: Some(attributes(&meta, false)),
             ..record(name, &meta, true, true)
@@ -381,25 +455,64 @@ impl<W: Write + Seek> Writer<W> {
         self.check_open()?;
         let path = disk_path.as_ref();
         let md = std::fs::symlink_metadata(path)?;
-        let meta = meta_from_fs(&md);
-        let name = name_in_archive.trim_end_matches('/');
+        let name = Cow::Borrowed(name_in_archive);
         if md.is_dir() {
-            self.add_dir(name, meta)?;
-            let mut children: Vec<_> = std::fs::read_dir(path)?
-                .map(|e| e.map(|e| e.file_name()))
-                .collect::<Result<_, _>>()?;
-            children.sort();
-            for child in children {
-                let child_name = format!("{name}/{}", child.to_string_lossy());
-                self.add_path(path.join(&child), &child_name)?;
-            }
-            Ok(())
-        } else if md.file_type().is_symlink() {
+            // One path buffer for the whole walk: a child is pushed onto it
+            // and popped after.
+            self.add_dir_tree(&mut path.to_path_buf(), &md, name)
+        } else {
+            self.add_leaf(path, &md, name)
+        }
+    }
+
+    /// The directory at `path` and everything below it, in name order;
+    /// each child's name is built once, at its size, and moved into its
+    /// record.
+    fn add_dir_tree(
+        &mut self,
+        path: &mut PathBuf,
+        md: &std::fs::Metadata,
+        name: Cow<'_, str>,
+    ) -> Result<(), SevenZError> {
+        let name = clean_name(name)?;
+        self.add_dir(&name, meta_from_fs(md))?;
+        let mut children: Vec<_> = std::fs::read_dir(&*path)?
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()?;
+        children.sort();
+        for child in children {
+            let child_str = child.to_string_lossy();
+            let mut child_name = String::with_capacity(name.len() + 1 + child_str.len());
+            child_name.push_str(&name);
+            child_name.push('/');
+            child_name.push_str(&child_str);
+            path.push(&child);
+            let result = match std::fs::symlink_metadata(&*path) {
+                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, Cow::Owned(child_name)),
+                Ok(cmd) => self.add_leaf(path, &cmd, Cow::Owned(child_name)),
+                Err(e) => Err(e.into()),
+            };
+            path.pop();
+            result?;
+        }
+        Ok(())
+    }
+
+    /// A file or a symbolic link (stored as a link) at `path`.
+    fn add_leaf(
+        &mut self,
+        path: &Path,
+        md: &std::fs::Metadata,
+        name: Cow<'_, str>,
+    ) -> Result<(), SevenZError> {
+        let meta = meta_from_fs(md);
+        if md.file_type().is_symlink() {
             let target = std::fs::read_link(path)?;
             let bytes = target.to_string_lossy().into_owned().into_bytes();
-            self.add_file(name, &bytes[..], meta)
+            self.add_file_named(name, &bytes[..], meta)
         } else {
-            self.add_file(name, std::fs::File::open(path)?, meta)
+            let file = std::fs::File::open(path)?;
+            self.add_file_named(name, file, meta)
         }
     }
 
@@ -482,27 +595,21 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
-        let lz = match self.idle.take() {
-            Some(lz) => lz,
-            None => Lz::new(self.opts.method, &self.lz_opts, self.opts.threads)?,
-        };
-        let stage = match &filter {
-            Some(cfg) => {
-                let f = try_new_filter(cfg, Direction::Encode)?;
-                Stage::Filtered(FilterEncoder::new(lz, vec![f]))
-            }
-            None => Stage::Plain(lz),
-        };
         let aes = match &self.key {
             Some(k) => Some(k.encoder()?),
             None => None,
         };
+        let mut crypt = Pool::<u8>::global().lease(CHUNK + 32);
+        crypt.resize(CHUNK + 32, 0);
         Ok(OpenFolder {
-            stage: Some(stage),
+            stage: None,
+            held: SecretBuf::default(),
+            held_pos: 0,
+            lz_opts: self.lz_opts,
             filter,
             aes,
-            chunk: Zeroizing::new(vec![0; CHUNK]),
-            crypt: vec![0; CHUNK + 32],
+            chunk: SecretBuf::with_len(CHUNK),
+            crypt,
             in_size: 0,
             lz_out: 0,
             files: 0,
@@ -516,6 +623,13 @@ impl<W: Write + Seek> Writer<W> {
         let Some(f) = self.folder.as_mut() else {
             return Ok(());
         };
+        if f.stage.is_none() {
+            // The whole folder was held back: its size is known.
+            let size = f.held.len() as u64;
+            self.start_engine(Some(size))?;
+        }
+        let f = self.folder.as_mut().expect("checked above");
+        f.encode_held(&mut self.sink)?;
         f.finish(&mut self.sink)?;
         let mut f = self.folder.take().expect("checked above");
         let mut coders = Vec::with_capacity(3);
@@ -526,7 +640,7 @@ impl<W: Write + Seek> Writer<W> {
             unpack_sizes.push(f.lz_out);
             packed = AesEncoder::padded_len(f.lz_out);
         }
-        coders.push(lz_coder(self.opts.method, &self.lz_opts));
+        coders.push(lz_coder(self.opts.method, &f.lz_opts));
         unpack_sizes.push(f.in_size);
         if let Some(cfg) = &f.filter {
             coders.push(coder(&filter_method_id(cfg.kind), cfg.sevenz_props()));
@@ -554,7 +668,7 @@ impl<W: Write + Seek> Writer<W> {
         if let Some(stage) = f.stage.take() {
             let mut lz = stage.into_lz();
             lz.reset();
-            self.idle = Some(lz);
+            self.idle = Some((lz, f.lz_opts));
         }
         Ok(())
     }
@@ -563,6 +677,9 @@ impl<W: Write + Seek> Writer<W> {
     /// it into a packed stream described by an encoded header.
     fn build_tail(&mut self) -> Result<Tail, SevenZError> {
         let pack_pos = self.sink.logical_pos();
+        // No more folders: the idle engine's pooled buffers can serve the
+        // header's encoder.
+        self.idle = None;
         if self.header.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
@@ -577,7 +694,7 @@ impl<W: Write + Seek> Writer<W> {
         let (stream, folder) = match (&self.key, self.opts.encrypt_header) {
             (Some(key), true) => {
                 let (mut aes, props) = key.encoder()?;
-                let mut out = Vec::with_capacity(packed.len() + 16);
+                let mut out = Vec::with_capacity(packed.len() + 32);
                 encode_all(&mut aes, &packed, &mut out)?;
                 let folder = Folder {
                     coders: vec![coder(method_id::AES, props), lzma],
@@ -625,16 +742,14 @@ impl<W: Write + Seek> Writer<W> {
 }
 
 /// The header's LZMA stream and its coder properties. The dictionary is
-/// the header's size rounded up to a power of two (at least 4 KiB, at most
-/// 64 MiB), so readers allocate little.
-fn compress_header(plain: &[u8]) -> Result<(Zeroizing<Vec<u8>>, Vec<u8>), SevenZError> {
+/// fitted to the header's size (at least 4 KiB, at most 1 MiB), so the
+/// encoder and readers allocate little.
+fn compress_header(plain: &[u8]) -> Result<(SecretBuf, Vec<u8>), SevenZError> {
     let mut opts = LzmaOptions::preset(5).expect("preset 5 exists");
-    opts.dict_size = (plain.len() as u32)
-        .checked_next_power_of_two()
-        .unwrap_or(1 << 26)
-        .clamp(DICT_SIZE_MIN, 1 << 26);
-    let mut enc = LzmaEncoder::new(&opts, false)?;
-    let mut out = Zeroizing::new(Vec::with_capacity(plain.len() / 2 + 64));
+    opts.dict_size = HEADER_DICT_MAX;
+    let mut enc = LzmaEncoder::with_size_hint(&opts, false, plain.len() as u64)?;
+    opts.dict_size = enc.dict_size();
+    let mut out = SecretBuf::with_capacity(plain.len() / 2 + 64);
     encode_all(&mut Mapped(&mut enc), plain, &mut out)?;
     Ok((out, lzma_props(&opts)))
 }
@@ -645,8 +760,7 @@ fn encode_all<E: Encode<Error = SevenZError>>(
     data: &[u8],
     out: &mut Vec<u8>,
 ) -> Result<(), SevenZError> {
-    // Zeroized: the scratch held plaintext when `enc` encrypts.
-    let mut space = Zeroizing::new(vec![0u8; CHUNK]);
+    let mut space = SecretBuf::with_len(CHUNK);
     lzflow_core::encode_to_end(enc, data, out, &mut space)
 }
 
@@ -714,14 +828,25 @@ enum Lz {
 }
 
 impl Lz {
-    fn new(method: Method, opts: &LzmaOptions, threads: usize) -> Result<Self, SevenZError> {
-        Ok(match method {
-            Method::Copy => Lz::Copy,
-            Method::Lzma => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
-            Method::Lzma2 if threads > 1 => {
+    /// An engine for `opts`, fitted to `size` bytes of input when known;
+    /// LZMA2 of unknown size runs on `threads` threads when more than one.
+    fn new(
+        method: Method,
+        opts: &LzmaOptions,
+        size: Option<u64>,
+        threads: usize,
+    ) -> Result<Self, SevenZError> {
+        Ok(match (method, size) {
+            (Method::Copy, _) => Lz::Copy,
+            (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
+            (Method::Lzma, Some(n)) => {
+                Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
+            }
+            (Method::Lzma2, None) if threads > 1 => {
                 Lz::MtLzma2(Box::new(MtLzma2Encoder::new(opts, threads, 0)?))
             }
-            Method::Lzma2 => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+            (Method::Lzma2, None) => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+            (Method::Lzma2, Some(n)) => Lz::Lzma2(Box::new(Lzma2Encoder::with_size_hint(opts, n)?)),
         })
     }
 
@@ -813,13 +938,20 @@ impl Stage {
 
 /// A folder being written: filter → LZ → (AES) → sink.
 struct OpenFolder {
+    /// The engine; `None` while the folder's input is held back.
     stage: Option<Stage>,
+    /// Input held back until the folder ends or outgrows [`HOLD_MAX`]
+    /// (plaintext: zeroized), and how much of it the engine has taken.
+    held: SecretBuf,
+    held_pos: usize,
+    /// The LZ options the engine was made with (the fitted dictionary).
+    lz_opts: LzmaOptions,
     filter: Option<FilterConfig>,
     aes: Option<(AesEncoder, Vec<u8>)>,
     /// LZ output (plaintext when encrypting: zeroized on drop).
-    chunk: Zeroizing<Vec<u8>>,
+    chunk: SecretBuf,
     /// AES output.
-    crypt: Vec<u8>,
+    crypt: Lease<u8>,
     /// Uncompressed bytes in the folder.
     in_size: u64,
     /// LZ output bytes (the AES coder's unpack size).
@@ -836,12 +968,48 @@ impl OpenFolder {
             .ok_or(SevenZError::WriterUnusable("folder already closed"))
     }
 
+    /// Appends `data` to the held-back input.
+    fn hold(&mut self, data: &[u8]) {
+        let need = self.held.len() + data.len();
+        if self.held.capacity() < need {
+            // Grow geometrically into a new pooled buffer; the old one is
+            // zeroized as it goes back.
+            let cap = (self.held.capacity() * 2).max(need).clamp(CHUNK, HOLD_MAX);
+            let mut bigger = SecretBuf::with_capacity(cap);
+            bigger.extend_from_slice(&self.held);
+            self.held = bigger;
+        }
+        self.held.extend_from_slice(data);
+    }
+
+    /// Feeds the held-back input to the engine (made by now) and lets the
+    /// buffer go. Resumable after an I/O error: `held_pos` says how much
+    /// the engine took, and its output is queued in the sink.
+    fn encode_held<W: Write + Seek>(&mut self, sink: &mut Sink<W>) -> Result<(), SevenZError> {
+        if self.held.capacity() == 0 {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        let mut done = self.held_pos;
+        let result = self.encode(&held[..], &mut done, sink);
+        self.held_pos = done;
+        if result.is_ok() {
+            self.held_pos = 0;
+        } else {
+            self.held = held;
+        }
+        result
+    }
+
+    /// Compresses `data[*done..]`, advancing `done` past what the engine
+    /// took (also on error).
     fn encode<W: Write + Seek>(
         &mut self,
         data: &[u8],
+        done: &mut usize,
         sink: &mut Sink<W>,
     ) -> Result<(), SevenZError> {
-        let mut input = InBuf::new(data);
+        let mut input = InBuf::new(&data[*done..]);
         loop {
             let mut chunk = std::mem::take(&mut self.chunk);
             let mut out = OutBuf::new(&mut chunk);
@@ -849,6 +1017,7 @@ impl OpenFolder {
             let n = out.pos();
             let emitted = self.emit(&chunk[..n], sink);
             self.chunk = chunk;
+            *done = data.len() - input.remaining().len();
             let p = step?;
             emitted?;
             if p == Progress::NeedInput {
@@ -916,7 +1085,7 @@ struct Sink<W> {
     base: u64,
     /// Bytes after the start header confirmed written.
     written: u64,
-    pending: Vec<u8>,
+    pending: Lease<u8>,
     /// A write failed: seek back to the confirmed end before writing.
     resync: bool,
 }
@@ -930,7 +1099,7 @@ impl<W: Write + Seek> Sink<W> {
             inner: Some(w),
             base,
             written: 0,
-            pending: Vec::with_capacity(SINK_BATCH * 2),
+            pending: Pool::<u8>::global().lease(SINK_BATCH * 2),
             resync: false,
         })
     }
@@ -1032,6 +1201,48 @@ impl<S: Read + Write + Seek> Writer<S> {
     }
 }
 
+/// A byte buffer leased from the global pool for plaintext: zeroized over
+/// its whole capacity before it goes back (or is freed).
+#[derive(Default)]
+struct SecretBuf(Option<Lease<u8>>);
+
+impl SecretBuf {
+    fn with_capacity(n: usize) -> Self {
+        SecretBuf(Some(Pool::<u8>::global().lease(n)))
+    }
+
+    /// `n` zero bytes.
+    fn with_len(n: usize) -> Self {
+        let mut b = Self::with_capacity(n);
+        b.resize(n, 0);
+        b
+    }
+}
+
+impl std::ops::Deref for SecretBuf {
+    type Target = Vec<u8>;
+    fn deref(&self) -> &Vec<u8> {
+        static EMPTY: Vec<u8> = Vec::new();
+        self.0.as_deref().unwrap_or(&EMPTY)
+    }
+}
+
+impl std::ops::DerefMut for SecretBuf {
+    fn deref_mut(&mut self) -> &mut Vec<u8> {
+        self.0.get_or_insert_with(|| Lease::unpooled(Vec::new()))
+    }
+}
+
+impl Drop for SecretBuf {
+    fn drop(&mut self) {
+        if let Some(b) = &mut self.0 {
+            // Zeroizes the spare capacity too.
+            let v: &mut Vec<u8> = b;
+            v.zeroize();
+        }
+    }
+}
+
 /// Reads until `buf` is full or the source ends.
 fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
     let mut n = 0;
@@ -1047,13 +1258,19 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
 }
 
 /// Checks a name: non-empty and without NUL (the name separator in the
-/// header); trailing slashes are dropped.
-fn clean_name(name: &str) -> Result<String, SevenZError> {
-    let trimmed = name.trim_end_matches('/');
-    if trimmed.is_empty() || trimmed.contains('\0') {
-        return Err(SevenZError::InvalidEntryName(name.to_string()));
+/// header); trailing slashes are dropped (in place for an owned name).
+fn clean_name(name: Cow<'_, str>) -> Result<String, SevenZError> {
+    let len = name.trim_end_matches('/').len();
+    if len == 0 || name[..len].contains('\0') {
+        return Err(SevenZError::InvalidEntryName(name.into_owned()));
     }
-    Ok(trimmed.to_string())
+    Ok(match name {
+        Cow::Borrowed(n) => n[..len].to_string(),
+        Cow::Owned(mut n) => {
+            n.truncate(len);
+            n
+        }
+    })
 }
 
 fn record(name: String, meta: &EntryMeta, empty_stream: bool, empty_file: bool) -> FileRecord {
@@ -1254,13 +1471,14 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        assert_eq!(clean_name("dir/").unwrap(), "dir");
+        assert_eq!(clean_name("dir/".into()).unwrap(), "dir");
+        assert_eq!(clean_name(Cow::Owned("d/e//".to_string())).unwrap(), "d/e");
         assert!(matches!(
-            clean_name("/"),
-            Err(SevenZError::InvalidEntryName(_))
+            clean_name("/".into()),
+            Err(SevenZError::InvalidEntryName(n)) if n == "/"
         ));
         assert!(matches!(
-            clean_name("a\0b"),
+            clean_name("a\0b".into()),
             Err(SevenZError::InvalidEntryName(_))
         ));
     }

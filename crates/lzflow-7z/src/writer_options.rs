@@ -43,7 +43,11 @@ pub enum Solid {
 /// `level` (`0..=9`) means what 7-Zip's `-mx` means for LZMA and LZMA2
 /// (see [`level_options`]); the default 5 has a 32 MiB dictionary, as
 /// `7zz a -mx5` has. Unlike 7-Zip, level 0 still compresses (with a
-/// 64 KiB dictionary): ask for [`Method::Copy`] to store.
+/// 64 KiB dictionary): ask for [`Method::Copy`] to store. A folder whose
+/// data ends within its first 1 MiB is compressed with a dictionary fitted
+/// to its size (as 7-Zip does), which the folder's coder properties state,
+/// so writers and readers allocate little for it; larger folders use the
+/// level's dictionary.
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct WriterOptions {

@@ -2,9 +2,10 @@
 //! starts with an empty heap and its peak RSS is its own.
 //!
 //! The parent runs `lzflow-bench run-one <job> <args…>`; the child does the
-//! job once and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
-//! <peak KiB> <output bytes> <external> <RSS before KiB>`; `run-one warm <job> <args…>` runs the job
-//! once unmeasured before the measured run (warm pools). An in-process job measures itself (counting
+//! job once (a job named `<job>:warm` runs `<job>` once unmeasured first, so
+//! the measured run finds pools and heap warm, as a long-lived process
+//! would) and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
+//! <peak KiB> <output bytes> <external> <RSS before KiB>`. An in-process job measures itself (counting
 //! allocator, `VmHWM` of the fresh process). The job `cmd <dir> <prog>
 //! <args…>` runs an external program in `dir` with its stdout discarded,
 //! timing only that program; its peak RSS is `getrusage(RUSAGE_CHILDREN)`,
@@ -144,13 +145,11 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
         report(&s, 0, true, 0);
         return Ok(());
     }
-    // `warm <job> <args…>`: run the job once unmeasured first, so the
-    // sample shows the steady state (pools filled) rather than a cold start.
-    let (warm, job, rest) = match (job.as_str(), rest) {
-        ("warm", [job, rest @ ..]) => (true, job, rest),
-        _ => (false, job, rest),
+    let (name, warm) = match job.strip_suffix(":warm") {
+        Some(n) => (n, true),
+        None => (job.as_str(), false),
     };
-    let Some((_, f)) = jobs().into_iter().find(|(n, _)| n == job) else {
+    let Some((_, f)) = jobs().into_iter().find(|(n, _)| *n == name) else {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!("run-one: unknown job {job}"),
@@ -167,7 +166,9 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
     let stats = region.change();
     let s = Sample {
         time,
-        // stats_alloc already adds a realloc's growth to bytes_allocated.
+        // stats_alloc already adds a reallocation's growth to
+        // bytes_allocated; bytes_reallocated is that growth again (net of
+        // shrinking), so it is not added.
         alloc_bytes: stats.bytes_allocated as u64,
         alloc_count: (stats.allocations + stats.reallocations) as u64,
         peak_rss_kib: crate::measure::status_kib("VmHWM:"),

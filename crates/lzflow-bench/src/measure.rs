@@ -48,7 +48,8 @@ pub fn measure(
     let stats = region.change();
     Ok(Sample {
         time,
-        // stats_alloc already adds a realloc's growth to bytes_allocated.
+        // Includes each reallocation's growth once (stats_alloc counts it
+        // in bytes_allocated; bytes_reallocated would count it twice).
         alloc_bytes: stats.bytes_allocated as u64,
         alloc_count: (stats.allocations + stats.reallocations) as u64,
         peak_rss_kib: status_kib("VmHWM:").saturating_sub(rss_before),

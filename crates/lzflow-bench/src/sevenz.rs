@@ -236,7 +236,7 @@ pub fn compare_7z(rounds: usize) -> io::Result<()> {
             ],
         ),
         Entrant::Job("7z-lzflow", vec![s(&arc)]),
-        Entrant::Job("warm", vec!["7z-lzflow".into(), s(&arc)]),
+        Entrant::Job("7z-lzflow:warm", vec![s(&arc)]),
         Entrant::Job("7z-sevenz-rust2", vec![s(&arc)]),
         sevenzz(&["t", "-bsp0", "solid.7z"]),
         sevenzz(&["x", "-so", "-bsp0", "solid.7z"]),

@@ -3,7 +3,10 @@
 //!
 //! Every contestant reads the same input files from a temporary directory
 //! and writes its archive to a file there, in a fresh child process; each
-//! archive is then checked with `7zz t`. Ratios are against `7zz a`.
+//! archive is then checked with `7zz t`. Ratios are against `7zz a`. The
+//! `lzflow warm` row is lzflow's second archive in one child process (the
+//! first is written unmeasured), so its allocations are what a long-lived
+//! process pays per archive.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -270,7 +273,7 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
         let input = root.join("in");
         std::fs::create_dir_all(&input)?;
         (sc.make)(&input)?;
-        let outs: Vec<PathBuf> = ["7zz", "lzflow", "sevenz-rust2"]
+        let outs: Vec<PathBuf> = ["7zz", "lzflow", "sevenz-rust2", "lzflow-warm"]
             .iter()
             .map(|n| root.join(format!("{n}.7z")))
             .collect();
@@ -299,6 +302,9 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
             ),
             Entrant::Job("7zw-lzflow", job_args(1)),
             Entrant::Job("7zw-sevenz-rust2", job_args(2)),
+            // The second archive written by one process: what one more
+            // archive costs once pools and heap are warm.
+            Entrant::Job("7zw-lzflow:warm", job_args(3)),
         ];
         let results = interleave(
             &entrants,
@@ -321,7 +327,7 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
 }
 
 fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], sizes: &[u64]) {
-    let names = ["7zz a", "lzflow", "sevenz-rust2"];
+    let names = ["7zz a", "lzflow", "sevenz-rust2", "lzflow warm"];
     let base = match &results[0] {
         Ok(v) => summarise(v).time.as_secs_f64(),
         Err(_) => f64::NAN,

@@ -20,5 +20,7 @@ pub use buf::{InBuf, OutBuf};
 pub use coder::{encode_to_end, Decode, Encode, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use limits::Limits;
-pub use pool::{Lease, Pool};
+pub use pool::{
+    Lease, Pool, DEFAULT_MAX_IDLE_BYTES, DEFAULT_MAX_IDLE_TABLE_BYTES, PROBE_MIN_BYTES,
+};
 pub use ready::Readiness;

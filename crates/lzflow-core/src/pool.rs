@@ -60,23 +60,72 @@ impl<T: Copy> Pool<T> {
     /// Leases an empty buffer with at least `capacity` elements of capacity,
     /// reusing the smallest idle buffer that is large enough.
     pub fn lease(&self, capacity: usize) -> Lease<T> {
-        let reused = self.inner.as_ref().and_then(|inner| {
-            let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
-            let best = inner
-                .free
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| v.capacity() >= capacity)
-                .min_by_key(|(_, v)| v.capacity())
-                .map(|(i, _)| i)?;
-            let buf = inner.free.swap_remove(best);
-            inner.idle_bytes -= buf.capacity() * mem::size_of::<T>();
-            Some(buf)
-        });
-        Lease {
-            buf: reused.unwrap_or_else(|| Vec::with_capacity(capacity)),
+        self.lease_reused(capacity).unwrap_or_else(|| Lease {
+            buf: Vec::with_capacity(capacity),
             pool: self.clone(),
+        })
+    }
+
+    /// Leases a buffer of exactly `len` elements, all `T::default()` (zero
+    /// for numbers): a reused buffer is cleared and filled; a new one is
+    /// allocated zeroed (calloc'ed for numbers, so its pages are only
+    /// touched when used).
+    pub fn lease_zeroed(&self, len: usize) -> Lease<T>
+    where
+        T: Default,
+    {
+        let mut lease = self.lease_reused(len).unwrap_or_else(|| Lease {
+            buf: vec![T::default(); len],
+            pool: self.clone(),
+        });
+        lease.buf.resize(len, T::default());
+        lease
+    }
+
+    /// [`lease_zeroed`](Self::lease_zeroed) that reports instead of
+    /// aborting when a new buffer of `len` elements cannot be allocated.
+    /// Only large requests (at least [`PROBE_MIN_BYTES`]) are probed; for
+    /// smaller ones a failure aborts as any allocation would.
+    pub fn try_lease_zeroed(
+        &self,
+        len: usize,
+    ) -> Result<Lease<T>, std::collections::TryReserveError>
+    where
+        T: Default,
+    {
+        if let Some(mut lease) = self.lease_reused(len) {
+            lease.buf.resize(len, T::default());
+            return Ok(lease);
         }
+        if len.saturating_mul(mem::size_of::<T>()) >= PROBE_MIN_BYTES {
+            // Probe with an untouched reservation, then allocate zeroed so
+            // that untouched pages stay free.
+            let mut probe: Vec<T> = Vec::new();
+            probe.try_reserve_exact(len)?;
+        }
+        Ok(Lease {
+            buf: vec![T::default(); len],
+            pool: self.clone(),
+        })
+    }
+
+    /// An idle buffer of at least `capacity` elements, cleared, if any.
+    fn lease_reused(&self, capacity: usize) -> Option<Lease<T>> {
+        let inner = self.inner.as_ref()?;
+        let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
+        let best = inner
+            .free
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.capacity() >= capacity)
+            .min_by_key(|(_, v)| v.capacity())
+            .map(|(i, _)| i)?;
+        let buf = inner.free.swap_remove(best);
+        inner.idle_bytes -= buf.capacity() * mem::size_of::<T>();
+        Some(Lease {
+            buf,
+            pool: self.clone(),
+        })
     }
 
     /// Bytes of idle capacity held right now.
@@ -112,8 +161,13 @@ impl<T: Copy> Pool<T> {
     }
 }
 
+/// Requests at least this large are probed before allocating by
+/// [`Pool::try_lease_zeroed`].
+pub const PROBE_MIN_BYTES: usize = 16 << 20;
+
 static BYTES: OnceLock<Pool<u8>> = OnceLock::new();
 static WORDS: OnceLock<Pool<u16>> = OnceLock::new();
+static DWORDS: OnceLock<Pool<u32>> = OnceLock::new();
 
 impl Pool<u8> {
     /// The process-wide byte pool (dictionaries, chunk buffers), keeping at
@@ -129,6 +183,22 @@ impl Pool<u16> {
     /// The process-wide pool for probability tables.
     pub fn global() -> Pool<u16> {
         WORDS.get_or_init(|| Pool::new(4 << 20)).clone()
+    }
+}
+
+/// Idle capacity kept by the global `u32` pool: the match-finder tables of
+/// an encoder with an 8 MiB dictionary (xz and 7z levels 5 and 6: an
+/// 80 MiB tree plus hash tables) with room to spare.
+pub const DEFAULT_MAX_IDLE_TABLE_BYTES: usize = 96 << 20;
+
+impl Pool<u32> {
+    /// The process-wide pool for 32-bit tables (the encoder's match-finder
+    /// hash tables and trees, its search and price tables), keeping at most
+    /// [`DEFAULT_MAX_IDLE_TABLE_BYTES`] idle.
+    pub fn global() -> Pool<u32> {
+        DWORDS
+            .get_or_init(|| Pool::new(DEFAULT_MAX_IDLE_TABLE_BYTES))
+            .clone()
     }
 }
 
@@ -186,6 +256,15 @@ mod tests {
         assert_eq!(b.capacity(), cap, "the idle buffer was reused");
         drop(b);
         drop(pool.lease(1000)); // larger than the bound: freed, not kept
+        assert_eq!(pool.idle_bytes(), cap);
+        let z = pool.lease_zeroed(5);
+        assert_eq!(&z[..], &[0; 5], "a reused buffer comes back zeroed");
+        assert_eq!(z.capacity(), cap);
+        drop(z);
+        let big = pool.try_lease_zeroed(500).unwrap();
+        assert_eq!(big.len(), 500);
+        assert!(big.iter().all(|&b| b == 0));
+        drop(big); // larger than the bound: freed
         assert_eq!(pool.idle_bytes(), cap);
         let disabled = Pool::<u8>::disabled();
         drop(disabled.lease(10));

@@ -145,6 +145,27 @@ impl LzmaOptions {
         Ok(o)
     }
 
+    /// These options with the dictionary fitted to an input of `size`
+    /// bytes, as 7-Zip and xz do: `size` rounded up to 2^n or 3·2^(n-1)
+    /// (sizes both LZMA and LZMA2 properties state exactly), at least
+    /// [`DICT_SIZE_MIN`], never above `dict_size`. The match finder's
+    /// tables follow the dictionary, so a small input gets small tables.
+    /// A stream encoded with fitted options is valid whatever its real
+    /// size; only matches are limited to the smaller dictionary.
+    pub fn fitted_to(mut self, size: u64) -> Self {
+        let mut fit = u64::from(DICT_SIZE_MIN);
+        while fit < size && fit < u64::from(self.dict_size) {
+            // 2^n -> 3·2^(n-1) -> 2^(n+1)
+            fit = if fit.is_power_of_two() {
+                fit / 2 * 3
+            } else {
+                fit / 3 * 4
+            };
+        }
+        self.dict_size = self.dict_size.min(fit as u32).max(DICT_SIZE_MIN);
+        self
+    }
+
     /// The lc/lp/pb properties.
     pub fn props(&self) -> LzmaProps {
         LzmaProps {
@@ -217,6 +238,33 @@ mod tests {
             Err(LzmaError::Usage("preset level must be 0..=9"))
         );
         assert_eq!(p6.props().to_byte(), 0x5D);
+    }
+
+    #[test]
+    fn dictionaries_fit_small_inputs() {
+        let p5 = LzmaOptions::preset(5).unwrap();
+        let fit = |n| p5.fitted_to(n).dict_size;
+        assert_eq!(fit(0), 4096);
+        assert_eq!(fit(4096), 4096);
+        assert_eq!(fit(4097), 6144);
+        assert_eq!(fit(6145), 8192);
+        assert_eq!(fit(269_000), 384 << 10);
+        assert_eq!(fit(300 << 10), 384 << 10);
+        assert_eq!(fit(600 << 10), 768 << 10);
+        assert_eq!(fit(8 << 20), 8 << 20);
+        assert_eq!(fit(u64::MAX), 8 << 20, "never above the preset");
+        for n in [1u64, 5000, 100_000, 3 << 20] {
+            let d = fit(n);
+            assert_eq!(
+                crate::lzma2_dict_size(crate::lzma2_props_byte(d)).unwrap(),
+                d
+            );
+            assert!(u64::from(d) >= n.min(8 << 20));
+        }
+        let mut odd = p5;
+        odd.dict_size = 5000;
+        assert_eq!(odd.fitted_to(1 << 20).dict_size, 5000);
+        assert_eq!(odd.fitted_to(10).dict_size, 4096);
     }
 
     #[test]

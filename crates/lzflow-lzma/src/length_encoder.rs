@@ -1,6 +1,8 @@
 //! The match-length coder (used twice: for matches and for repeated
 //! matches) with its cached price table.
 
+use lzflow_core::{Lease, Pool};
+
 use crate::price::BitPrices;
 use crate::range_encoder::{RangeEncoder, PROB_INIT};
 
@@ -15,15 +17,16 @@ pub(crate) const LEN_SYMBOLS: usize = 272;
 /// Largest number of position states (pb = 4).
 pub(crate) const POS_STATES_MAX: usize = 16;
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct LengthEncoder {
     choice: u16,
     choice2: u16,
     low: [[u16; 1 << LOW_BITS]; POS_STATES_MAX],
     mid: [[u16; 1 << MID_BITS]; POS_STATES_MAX],
     high: [u16; 1 << HIGH_BITS],
-    /// prices[pos_state][len - 2].
-    prices: Vec<[u32; LEN_SYMBOLS]>,
+    /// prices[pos_state * LEN_SYMBOLS + len - 2] (leased from the global
+    /// pool: empty without price tracking).
+    prices: Lease<u32>,
     /// Encodings left per position state before its prices are refreshed.
     counters: [u32; POS_STATES_MAX],
     /// How many lengths the prices cover and how often they are refreshed.
@@ -41,9 +44,9 @@ impl LengthEncoder {
             mid: [[PROB_INIT; 1 << MID_BITS]; POS_STATES_MAX],
             high: [PROB_INIT; 1 << HIGH_BITS],
             prices: if track_prices {
-                vec![[0; LEN_SYMBOLS]; POS_STATES_MAX]
+                Pool::<u32>::global().lease_zeroed(LEN_SYMBOLS * POS_STATES_MAX)
             } else {
-                Vec::new()
+                Lease::unpooled(Vec::new())
             },
             counters: [0; POS_STATES_MAX],
             table_size: table_size.min(LEN_SYMBOLS as u32),
@@ -104,7 +107,7 @@ impl LengthEncoder {
         let b0 = a1 + bp.zero(self.choice2);
         let b1 = a1 + bp.one(self.choice2);
         let n = self.table_size as usize;
-        let table = &mut self.prices[pos_state];
+        let table = &mut self.prices[pos_state * LEN_SYMBOLS..][..LEN_SYMBOLS];
         for (i, p) in table.iter_mut().enumerate().take(n) {
             let i = i as u32;
             *p = if i < LOW_SYMBOLS {
@@ -121,6 +124,6 @@ impl LengthEncoder {
     /// Price of coding `len` (2..=table size + 1) in `pos_state`.
     #[inline(always)]
     pub(crate) fn price(&self, len: u32, pos_state: usize) -> u32 {
-        self.prices[pos_state][(len - 2) as usize]
+        self.prices[pos_state * LEN_SYMBOLS + (len - 2) as usize]
     }
 }

@@ -2,7 +2,7 @@
 //! uncompressed and 64 KiB compressed, each with a control byte saying what
 //! it resets, and chunks that would not shrink stored uncompressed.
 
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 
 use crate::encoder_options::LzmaOptions;
 use crate::lzma_encoder::{LzmaCore, RunLimit, Stop};
@@ -50,7 +50,7 @@ pub struct Lzma2Encoder {
     /// Absolute position where the chunk being built starts.
     chunk_start: u64,
     /// Finished chunk bytes waiting for output room.
-    out: Vec<u8>,
+    out: Lease<u8>,
     out_pos: usize,
     phase: Phase,
 }
@@ -58,7 +58,20 @@ pub struct Lzma2Encoder {
 impl Lzma2Encoder {
     /// An encoder for `opts` (checked: lc + lp <= 4, sizes in range).
     pub fn new(opts: &LzmaOptions) -> Result<Self, LzmaError> {
-        let core = LzmaCore::new(opts, true)?;
+        Self::build(opts, None)
+    }
+
+    /// An encoder for an input of about `size` bytes: the dictionary is
+    /// fitted to it ([`LzmaOptions::fitted_to`]; the properties byte
+    /// states the fitted size) and the window starts at that size, so a
+    /// small input allocates little. More input than `size` is still
+    /// encoded correctly (the window grows), with the smaller dictionary.
+    pub fn with_size_hint(opts: &LzmaOptions, size: u64) -> Result<Self, LzmaError> {
+        Self::build(&opts.fitted_to(size), Some(size))
+    }
+
+    fn build(opts: &LzmaOptions, size_hint: Option<u64>) -> Result<Self, LzmaError> {
+        let core = LzmaCore::new(opts, true, size_hint)?;
         Ok(Lzma2Encoder {
             core,
             props_byte: lzma2_props_byte(opts.dict_size),
@@ -67,7 +80,7 @@ impl Lzma2Encoder {
             need_props: true,
             need_state_reset: false,
             chunk_start: 0,
-            out: Vec::with_capacity(CHUNK_COMPRESSED_MAX + 16),
+            out: Pool::<u8>::global().lease(CHUNK_COMPRESSED_MAX + 16),
             out_pos: 0,
             phase: Phase::Running,
         })
@@ -82,6 +95,12 @@ impl Lzma2Encoder {
     /// Small inputs touch only part of it.
     pub fn memory_usage(opts: &LzmaOptions) -> u64 {
         LzmaCore::memory_usage(opts, true)
+    }
+
+    /// The dictionary size in use (fitted by
+    /// [`with_size_hint`](Self::with_size_hint)).
+    pub fn dict_size(&self) -> u32 {
+        self.core.dict_size
     }
 
     /// The LZMA2 properties byte (dictionary size) for XZ filter flags and

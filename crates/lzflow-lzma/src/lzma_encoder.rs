@@ -9,7 +9,7 @@ use lzflow_core::{Encode, OutBuf, Progress};
 use crate::encoder_options::{LzmaOptions, Mode, MATCH_LEN_MAX};
 use crate::length_encoder::{LengthEncoder, POS_STATES_MAX};
 use crate::match_finder::{self, common_len, Finder, Match};
-use crate::optimum::{Opt, OPTS};
+use crate::optimum::{Opts, INITIAL_OPTS, OPTS};
 use crate::price::{direct_bits_price, BitPrices};
 use crate::range_encoder::{RangeEncoder, PROB_INIT};
 use crate::LzmaError;
@@ -130,7 +130,7 @@ pub(crate) struct LzmaCore {
     dist_slot: [[u16; DIST_SLOTS]; DIST_STATES],
     dist_special: [u16; 1 + (FULL_DISTANCES - DIST_MODEL_END) as usize],
     align: [u16; ALIGN_SIZE],
-    literal: Vec<u16>,
+    literal: lzflow_core::Lease<u16>,
     pub(crate) match_len: LengthEncoder,
     pub(crate) rep_len: LengthEncoder,
     pub(crate) state: u32,
@@ -156,10 +156,12 @@ pub(crate) struct LzmaCore {
     pub(crate) cached_at: Option<u64>,
     /// Decided symbols not coded yet: (length, encoded distance or NO_DIST).
     pub(crate) queue: VecDeque<(u32, u32)>,
-    pub(crate) opts: Vec<Opt>,
+    pub(crate) opts: Opts,
     pub(crate) path: Vec<(u32, u32)>,
     /// History kept behind the coding position.
     history: usize,
+    /// The dictionary size coded for.
+    pub(crate) dict_size: u32,
 }
 
 impl LzmaCore {
@@ -185,8 +187,7 @@ impl LzmaCore {
         let mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {
-            ((OPTS + 1) * std::mem::size_of::<Opt>()) as u64
-                + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
+            ((OPTS + 1) * 40) as u64 + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
         } else {
             0
         };
@@ -194,17 +195,28 @@ impl LzmaCore {
         mf + literal + parse + 2 * (64 << 10) + 4096
     }
 
-    pub(crate) fn new(opts: &LzmaOptions, lzma2: bool) -> Result<Self, LzmaError> {
+    /// A core for `opts`; with `size_hint` (the expected input size) the
+    /// window starts at that size instead of its largest.
+    pub(crate) fn new(
+        opts: &LzmaOptions,
+        lzma2: bool,
+        size_hint: Option<u64>,
+    ) -> Result<Self, LzmaError> {
         opts.validate(lzma2)?;
         let normal = opts.mode == Mode::Normal;
         let window = Self::window_size(opts, lzma2);
+        let initial = size_hint.map_or(window, |h| usize::try_from(h).unwrap_or(window));
         let mf = Finder::new(
             opts.mf,
             opts.dict_size,
             opts.nice_len,
             opts.effective_depth(),
             window,
+            initial,
         )?;
+        let mut literal =
+            lzflow_core::Pool::<u16>::global().lease(LITERAL_CODER_SIZE << (opts.lc + opts.lp));
+        literal.resize(LITERAL_CODER_SIZE << (opts.lc + opts.lp), PROB_INIT);
         let bp = BitPrices::new();
         let mut core = LzmaCore {
             rc: RangeEncoder::new(),
@@ -219,7 +231,7 @@ impl LzmaCore {
             dist_slot: [[PROB_INIT; DIST_SLOTS]; DIST_STATES],
             dist_special: [PROB_INIT; 1 + (FULL_DISTANCES - DIST_MODEL_END) as usize],
             align: [PROB_INIT; ALIGN_SIZE],
-            literal: vec![PROB_INIT; LITERAL_CODER_SIZE << (opts.lc + opts.lp)],
+            literal,
             match_len: LengthEncoder::new(opts.nice_len - 1, normal),
             rep_len: LengthEncoder::new(opts.nice_len - 1, normal),
             state: 0,
@@ -238,14 +250,13 @@ impl LzmaCore {
             matches: Vec::with_capacity(MATCH_LEN_MAX as usize + 1),
             next_matches: Vec::with_capacity(MATCH_LEN_MAX as usize + 1),
             cached_at: None,
-            queue: VecDeque::with_capacity(OPTS),
-            opts: if normal {
-                vec![Opt::default(); OPTS + 1]
-            } else {
-                Vec::new()
-            },
-            path: Vec::with_capacity(if normal { OPTS } else { 0 }),
+            // The queue, the path and the search table grow to what the
+            // input needs (at most OPTS entries).
+            queue: VecDeque::new(),
+            opts: Opts::new(if normal { INITIAL_OPTS } else { 0 }),
+            path: Vec::new(),
             history: Self::history(opts, lzma2),
+            dict_size: opts.dict_size,
         };
         core.reset_state();
         Ok(core)
@@ -660,8 +671,29 @@ impl LzmaEncoder {
     /// An encoder for `opts`; `end_marker` ends the stream with the
     /// end-of-payload marker (needed when the size is not stored elsewhere).
     pub fn new(opts: &LzmaOptions, end_marker: bool) -> Result<Self, LzmaError> {
+        Self::build(opts, end_marker, None)
+    }
+
+    /// An encoder for an input of about `size` bytes: the dictionary is
+    /// fitted to it ([`LzmaOptions::fitted_to`]; callers must store
+    /// [`dict_size`](Self::dict_size) in the properties) and the window
+    /// starts at that size. More input than `size` is still encoded
+    /// correctly, with the smaller dictionary.
+    pub fn with_size_hint(
+        opts: &LzmaOptions,
+        end_marker: bool,
+        size: u64,
+    ) -> Result<Self, LzmaError> {
+        Self::build(&opts.fitted_to(size), end_marker, Some(size))
+    }
+
+    fn build(
+        opts: &LzmaOptions,
+        end_marker: bool,
+        size_hint: Option<u64>,
+    ) -> Result<Self, LzmaError> {
         Ok(LzmaEncoder {
-            core: LzmaCore::new(opts, false)?,
+            core: LzmaCore::new(opts, false, size_hint)?,
             end_marker,
             out_pos: 0,
             phase: Phase::Running,
@@ -671,6 +703,12 @@ impl LzmaEncoder {
     /// Bytes the encoder allocates at most for `opts`.
     pub fn memory_usage(opts: &LzmaOptions) -> u64 {
         LzmaCore::memory_usage(opts, false)
+    }
+
+    /// The dictionary size in use (fitted by
+    /// [`with_size_hint`](Self::with_size_hint)).
+    pub fn dict_size(&self) -> u32 {
+        self.core.dict_size
     }
 
     /// Starts a new independent stream, keeping allocations.

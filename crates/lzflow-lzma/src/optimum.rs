@@ -5,6 +5,8 @@
 //! each position, and then walks back from where the search stopped to get
 //! the symbols.
 
+use lzflow_core::{Lease, Pool};
+
 use crate::encoder_options::MATCH_LEN_MAX;
 use crate::lzma_encoder::{
     state_after_literal, state_after_match, state_after_rep, state_after_short_rep, LzmaCore,
@@ -42,13 +44,126 @@ pub(crate) enum Step {
 
 /// The cheapest known way to one position of the search.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Opt {
+struct Opt {
     price: u32,
     from: u32,
     step: Step,
     /// State and reps after reaching this position (valid once passed).
     state: u32,
     reps: [u32; 4],
+}
+
+/// Words of one entry of [`Opts`]: price, from, step (tag and two
+/// values), state, four reps.
+const OPT_WORDS: usize = 10;
+
+/// The search table: one [`Opt`] per position, stored as `u32` words in a
+/// lease from the global pool so that encoders reuse each other's tables.
+/// All-zero words are `Opt::default()`.
+#[derive(Debug)]
+pub(crate) struct Opts(Lease<u32>);
+
+impl Opts {
+    /// A table of `n` default entries.
+    pub(crate) fn new(n: usize) -> Self {
+        Opts(Pool::<u32>::global().lease_zeroed(n * OPT_WORDS))
+    }
+
+    /// Number of entries.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.0.len() / OPT_WORDS
+    }
+
+    /// Grows (or shrinks) to `n` entries; new ones are default.
+    fn resize(&mut self, n: usize) {
+        self.0.resize(n * OPT_WORDS, 0);
+    }
+
+    #[inline(always)]
+    fn w(&self, i: usize) -> &[u32] {
+        &self.0[i * OPT_WORDS..][..OPT_WORDS]
+    }
+
+    #[inline(always)]
+    fn w_mut(&mut self, i: usize) -> &mut [u32] {
+        &mut self.0[i * OPT_WORDS..][..OPT_WORDS]
+    }
+
+    #[inline(always)]
+    fn price(&self, i: usize) -> u32 {
+        self.0[i * OPT_WORDS]
+    }
+
+    #[inline(always)]
+    fn set_price(&mut self, i: usize, p: u32) {
+        self.0[i * OPT_WORDS] = p;
+    }
+
+    /// Sets how entry `i` is reached (not its price).
+    #[inline(always)]
+    fn set_from_step(&mut self, i: usize, from: usize, step: Step) {
+        let (tag, a, b) = match step {
+            Step::Lit => (0, 0, 0),
+            Step::ShortRep => (1, 0, 0),
+            Step::Rep(r) => (2, u32::from(r), 0),
+            Step::Match(d) => (3, d, 0),
+            Step::LitRep0 => (4, 0, 0),
+            Step::SymLitRep0 { back, len1 } => (5, back, len1),
+        };
+        let w = self.w_mut(i);
+        w[1] = from as u32;
+        w[2] = tag;
+        w[3] = a;
+        w[4] = b;
+    }
+
+    #[inline(always)]
+    fn set_state(&mut self, i: usize, s: u32) {
+        self.0[i * OPT_WORDS + 5] = s;
+    }
+
+    #[inline(always)]
+    fn reps(&self, i: usize) -> [u32; 4] {
+        let w = self.w(i);
+        [w[6], w[7], w[8], w[9]]
+    }
+
+    #[inline(always)]
+    fn set_reps(&mut self, i: usize, reps: [u32; 4]) {
+        self.w_mut(i)[6..10].copy_from_slice(&reps);
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> Opt {
+        let w = self.w(i);
+        let step = match w[2] {
+            0 => Step::Lit,
+            1 => Step::ShortRep,
+            2 => Step::Rep(w[3] as u8),
+            3 => Step::Match(w[3]),
+            4 => Step::LitRep0,
+            _ => Step::SymLitRep0 {
+                back: w[3],
+                len1: w[4],
+            },
+        };
+        Opt {
+            price: w[0],
+            from: w[1],
+            step,
+            state: w[5],
+            reps: [w[6], w[7], w[8], w[9]],
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, o: Opt) {
+        self.set_price(i, o.price);
+        self.set_from_step(i, o.from as usize, o.step);
+        self.set_state(i, o.state);
+        self.set_reps(i, o.reps);
+    }
 }
 
 #[inline(always)]
@@ -60,7 +175,33 @@ fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
     r
 }
 
+/// Entries the search table starts with: enough for the first position of
+/// a search (a longest match); it grows, up to `OPTS + 1`, when a search
+/// goes further.
+pub(crate) const INITIAL_OPTS: usize = MATCH_LEN_MAX as usize + 2;
+
 impl LzmaCore {
+    /// Grows the search table to hold index `reach` (and then some).
+    #[cold]
+    #[inline(never)]
+    fn grow_opts(&mut self, reach: usize) {
+        let len = (reach + 1).max(self.opts.len() * 2).min(OPTS + 1);
+        self.opts.resize(len);
+    }
+
+    /// Extends the search's end to `at` (< OPTS), pricing the new
+    /// positions as unreachable so far.
+    #[inline(always)]
+    fn extend_search(&mut self, len_end: &mut usize, at: usize) {
+        if at >= self.opts.len() {
+            self.grow_opts(at);
+        }
+        while *len_end < at {
+            *len_end += 1;
+            self.opts.set_price(*len_end, INFINITY);
+        }
+    }
+
     #[inline(always)]
     fn is_match_price(&self, state: u32, pos_state: usize, bit: u32) -> u32 {
         self.bp.bit(self.is_match[state as usize][pos_state], bit)
@@ -82,11 +223,9 @@ impl LzmaCore {
 
     #[inline(always)]
     fn set_if_cheaper(&mut self, at: usize, price: u32, from: usize, step: Step) {
-        let o = &mut self.opts[at];
-        if price < o.price {
-            o.price = price;
-            o.from = from as u32;
-            o.step = step;
+        if price < self.opts.price(at) {
+            self.opts.set_price(at, price);
+            self.opts.set_from_step(at, from, step);
         }
     }
 
@@ -104,8 +243,7 @@ impl LzmaCore {
         let idx0 = self.idx(p0);
         let bytes = (self.mf.end() - p0) as usize;
         let single_lit = |core: &mut Self| {
-            core.opts[1].step = Step::Lit;
-            core.opts[1].from = 0;
+            core.opts.set_from_step(1, 0, Step::Lit);
             1
         };
         if bytes < 2 {
@@ -132,24 +270,30 @@ impl LzmaCore {
             }
         }
         if rep_lens[rep_best] >= nice {
-            self.opts[0].reps = self.reps;
-            self.opts[rep_lens[rep_best]] = Opt {
-                price: 0,
-                from: 0,
-                step: Step::Rep(rep_best as u8),
-                ..Opt::default()
-            };
+            self.opts.set_reps(0, self.reps);
+            self.opts.set(
+                rep_lens[rep_best],
+                Opt {
+                    price: 0,
+                    from: 0,
+                    step: Step::Rep(rep_best as u8),
+                    ..Opt::default()
+                },
+            );
             return rep_lens[rep_best];
         }
         let main_len = self.matches.last().map_or(0, |m| m.len as usize);
         if main_len >= nice {
             let d = self.matches.last().expect("a match").dist;
-            self.opts[main_len] = Opt {
-                price: 0,
-                from: 0,
-                step: Step::Match(d),
-                ..Opt::default()
-            };
+            self.opts.set(
+                main_len,
+                Opt {
+                    price: 0,
+                    from: 0,
+                    step: Step::Match(d),
+                    ..Opt::default()
+                },
+            );
             return main_len;
         }
 
@@ -167,18 +311,21 @@ impl LzmaCore {
         let state = self.state;
         let pos_state = (p0 as u32 & self.pos_mask) as usize;
         let prev = if p0 == 0 { 0 } else { buf[idx0 - 1] };
-        self.opts[0].state = state;
-        self.opts[0].reps = self.reps;
-        self.opts[0].price = 0;
+        self.opts.set_state(0, state);
+        self.opts.set_reps(0, self.reps);
+        self.opts.set_price(0, 0);
 
         let lit = self.is_match_price(state, pos_state, 0)
             + self.literal_price(p0, prev, state, match_byte, cur_byte);
-        self.opts[1] = Opt {
-            price: lit,
-            from: 0,
-            step: Step::Lit,
-            ..Opt::default()
-        };
+        self.opts.set(
+            1,
+            Opt {
+                price: lit,
+                from: 0,
+                step: Step::Lit,
+                ..Opt::default()
+            },
+        );
         let match_price = self.is_match_price(state, pos_state, 1);
         let rep_match_price = match_price + self.is_rep_price(state, 1);
         if match_byte == cur_byte {
@@ -189,8 +336,8 @@ impl LzmaCore {
         if len_end < 2 {
             return 1;
         }
-        for o in &mut self.opts[2..=len_end] {
-            o.price = INFINITY;
+        for i in 2..=len_end {
+            self.opts.set_price(i, INFINITY);
         }
         for (i, &rl) in rep_lens.iter().enumerate() {
             if rl < 2 {
@@ -236,7 +383,7 @@ impl LzmaCore {
                 break;
             }
             let (state, reps) = self.state_at(cur);
-            let cur_price = self.opts[cur].price;
+            let cur_price = self.opts.price(cur);
             let pos_state = (pos as u32 & self.pos_mask) as usize;
             let buf = &self.mf.buf;
             let cur_byte = buf[idx];
@@ -247,10 +394,9 @@ impl LzmaCore {
                 + self.is_match_price(state, pos_state, 0)
                 + self.literal_price(pos, prev, state, match_byte, cur_byte);
             let mut next_is_lit = false;
-            if lit < self.opts[cur + 1].price {
-                self.opts[cur + 1].price = lit;
-                self.opts[cur + 1].from = cur as u32;
-                self.opts[cur + 1].step = Step::Lit;
+            if lit < self.opts.price(cur + 1) {
+                self.opts.set_price(cur + 1, lit);
+                self.opts.set_from_step(cur + 1, cur, Step::Lit);
                 next_is_lit = true;
             }
             let match_price = cur_price + self.is_match_price(state, pos_state, 1);
@@ -278,10 +424,7 @@ impl LzmaCore {
                     let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
                     let p = lit + self.rep0_price(s2, ps2, l2 as u32);
                     let at = cur + 1 + l2;
-                    while len_end < at {
-                        len_end += 1;
-                        self.opts[len_end].price = INFINITY;
-                    }
+                    self.extend_search(&mut len_end, at);
                     self.set_if_cheaper(at, p, cur, Step::LitRep0);
                 }
             }
@@ -294,10 +437,7 @@ impl LzmaCore {
                     continue;
                 }
                 let rl = common_len(buf, back, idx, 2, limit);
-                while len_end < cur + rl {
-                    len_end += 1;
-                    self.opts[len_end].price = INFINITY;
-                }
+                self.extend_search(&mut len_end, cur + rl);
                 let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
                 for len in 2..=rl {
                     let p = base + self.rep_len.price(len as u32, pos_state);
@@ -322,10 +462,7 @@ impl LzmaCore {
                             l2,
                         );
                         let at = cur + rl + 1 + l2;
-                        while len_end < at {
-                            len_end += 1;
-                            self.opts[len_end].price = INFINITY;
-                        }
+                        self.extend_search(&mut len_end, at);
                         self.set_if_cheaper(
                             at,
                             p,
@@ -355,10 +492,7 @@ impl LzmaCore {
             let main_len = self.matches.last().map_or(0, |m| m.len as usize);
             if main_len >= start {
                 let normal = match_price + self.is_rep_price(state, 0);
-                while len_end < cur + main_len {
-                    len_end += 1;
-                    self.opts[len_end].price = INFINITY;
-                }
+                self.extend_search(&mut len_end, cur + main_len);
                 let mut mi = 0;
                 while (self.matches[mi].len as usize) < start {
                     mi += 1;
@@ -386,10 +520,7 @@ impl LzmaCore {
                                 l2,
                             );
                             let at = cur + len + 1 + l2;
-                            while len_end < at {
-                                len_end += 1;
-                                self.opts[len_end].price = INFINITY;
-                            }
+                            self.extend_search(&mut len_end, at);
                             self.set_if_cheaper(
                                 at,
                                 p,
@@ -441,8 +572,8 @@ impl LzmaCore {
 
     /// Computes (and stores) the state and reps after reaching `cur`.
     fn state_at(&mut self, cur: usize) -> (u32, [u32; 4]) {
-        let o = self.opts[cur];
-        let from = &self.opts[o.from as usize];
+        let o = self.opts.get(cur);
+        let from = self.opts.get(o.from as usize);
         let (mut s, mut reps) = (from.state, from.reps);
         match o.step {
             Step::Lit => s = state_after_literal(s),
@@ -468,8 +599,8 @@ impl LzmaCore {
             }
         }
         debug_assert!(s < 12 && (s >= LIT_STATES || matches!(o.step, Step::Lit)));
-        self.opts[cur].state = s;
-        self.opts[cur].reps = reps;
+        self.opts.set_state(cur, s);
+        self.opts.set_reps(cur, reps);
         (s, reps)
     }
 
@@ -478,9 +609,9 @@ impl LzmaCore {
         self.path.clear();
         let mut at = end;
         while at > 0 {
-            let o = self.opts[at];
+            let o = self.opts.get(at);
             let from = o.from as usize;
-            let reps = self.opts[from].reps;
+            let reps = self.opts.reps(from);
             let span = (at - from) as u32;
             match o.step {
                 Step::Lit => self.path.push((1, NO_DIST)),

@@ -12,6 +12,9 @@ const MOVE_BITS: u32 = 5;
 /// The range is renormalised when it drops below 2^24.
 const TOP: u32 = 1 << 24;
 
+/// Capacity the output buffer starts with: an LZMA2 chunk's worth.
+const OUT_CAPACITY: usize = (64 << 10) + 64;
+
 /// Range encoder writing into a growable byte buffer.
 #[derive(Debug)]
 pub(crate) struct RangeEncoder {
@@ -20,8 +23,8 @@ pub(crate) struct RangeEncoder {
     cache: u8,
     /// Bytes held back: `cache` and `cache_size - 1` bytes of 0xFF.
     cache_size: u64,
-    /// Bytes already settled.
-    pub(crate) out: Vec<u8>,
+    /// Bytes already settled (leased from the global byte pool).
+    pub(crate) out: lzflow_core::Lease<u8>,
 }
 
 impl RangeEncoder {
@@ -32,7 +35,7 @@ impl RangeEncoder {
             range: u32::MAX,
             cache: 0,
             cache_size: 1,
-            out: Vec::new(),
+            out: lzflow_core::Pool::<u8>::global().lease(OUT_CAPACITY),
         }
     }
 
@@ -141,7 +144,7 @@ mod tests {
     fn empty_stream_is_five_zero_bytes() {
         let mut rc = RangeEncoder::new();
         rc.flush();
-        assert_eq!(rc.out, [0, 0, 0, 0, 0]);
+        assert_eq!(rc.out[..], [0, 0, 0, 0, 0]);
     }
 
     #[test]

@@ -82,3 +82,59 @@ fn lzma_alone_with_wide_literal_contexts_decodes_with_lzflow() {
         assert_eq!(decode_all(&mut dec, &comp), data, "lc={lc} lp={lp} pb={pb}");
     }
 }
+
+/// A size hint fits the dictionary (the properties say so) and never makes
+/// the output invalid: exact, generous, undershot (more data than the
+/// hint, with matches reaching past the fitted dictionary) and zero hints
+/// all decode to the same bytes with a decoder given only the fitted
+/// dictionary.
+#[test]
+fn size_hints_fit_the_dictionary_and_always_round_trip() {
+    let mut data = sample(20_000);
+    // The same 20 KB again: matches 20 KB back, beyond a 4 KiB dictionary.
+    data.extend_from_within(..);
+    let len = data.len() as u64;
+    for level in [1, 5] {
+        let opts = LzmaOptions::preset(level).unwrap();
+        for hint in [0, 100, 5000, len, len * 10, 1 << 40] {
+            let fitted = opts.fitted_to(hint).dict_size;
+            let mut enc = Lzma2Encoder::with_size_hint(&opts, hint).unwrap();
+            assert_eq!(enc.dict_size(), fitted);
+            assert_eq!(enc.props_byte(), lzflow_lzma::lzma2_props_byte(fitted));
+            assert!(fitted >= 4096 && fitted <= opts.dict_size);
+            let comp = encode_all(&mut enc, &data);
+            let mut dec = Lzma2Decoder::new(fitted, &DecoderOptions::default()).unwrap();
+            assert_eq!(
+                decode_all(&mut dec, &comp),
+                data,
+                "LZMA2 level {level} hint {hint}"
+            );
+            // The hint changes nothing but the dictionary: same bytes as an
+            // encoder made from the fitted options.
+            let plain = encode_all(
+                &mut Lzma2Encoder::new(&opts.fitted_to(hint)).unwrap(),
+                &data,
+            );
+            assert_eq!(comp, plain, "level {level} hint {hint}");
+
+            let mut enc = lzflow_lzma::LzmaEncoder::with_size_hint(&opts, true, hint).unwrap();
+            assert_eq!(enc.dict_size(), fitted);
+            let comp = encode_all(&mut enc, &data);
+            let mut dec = lzflow_lzma::LzmaDecoder::new(
+                opts.props(),
+                fitted,
+                None,
+                &DecoderOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(
+                decode_all(&mut dec, &comp),
+                data,
+                "LZMA level {level} hint {hint}"
+            );
+        }
+        // Fitting to the real size shrinks the dictionary: 40,000 bytes
+        // need 48 KiB.
+        assert_eq!(opts.fitted_to(len).dict_size, 48 << 10);
+    }
+}

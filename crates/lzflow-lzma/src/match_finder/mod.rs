@@ -53,12 +53,14 @@ pub(crate) struct Finder {
     cyclic_pos: u32,
     /// Positions kept in `son`: dictionary size + 1.
     cyclic_size: u32,
-    hash2: Vec<u32>,
-    hash3: Vec<u32>,
-    main: Vec<u32>,
+    // The tables are leased from the global u32 pool, so an encoder made
+    // after another one was dropped reuses its tables.
+    hash2: Lease<u32>,
+    hash3: Lease<u32>,
+    main: Lease<u32>,
     main_shift: u32,
     /// Hash chain links (one per position) or tree children (two).
-    son: Vec<u32>,
+    son: Lease<u32>,
     nice_len: u32,
     depth: u32,
     /// True once anything was indexed since the tables were last cleared.
@@ -107,16 +109,13 @@ pub(crate) fn memory_usage(kind: Kind, dict_size: u32, max_buf: usize) -> u64 {
     max_buf as u64 + 4 * (small + main_hash_size(kind, dict_size) as u64 + son)
 }
 
-/// A zeroed table of `n` entries, or an error instead of an abort when the
-/// system cannot provide it. `vec!` of zeros is calloc'ed, so pages are
-/// only touched when used; the probe checks the allocation can succeed.
-fn zeroed(n: usize) -> Result<Vec<u32>, LzmaError> {
-    let mut probe: Vec<u32> = Vec::new();
-    probe.try_reserve_exact(n).map_err(|_| {
+/// A zeroed table of `n` entries from the global pool, or an error instead
+/// of an abort when the system cannot provide a large one. A new table is
+/// calloc'ed, so its pages are only touched when used.
+fn zeroed(n: usize) -> Result<Lease<u32>, LzmaError> {
+    Pool::<u32>::global().try_lease_zeroed(n).map_err(|_| {
         LzmaError::Usage("not enough memory for the encoder's match finder (see memory_usage)")
-    })?;
-    drop(probe);
-    Ok(vec![0; n])
+    })
 }
 
 /// Length of the common prefix of `buf[a..]` and `buf[b..]`, starting from
@@ -141,15 +140,16 @@ pub(crate) fn common_len(buf: &[u8], a: usize, b: usize, mut len: usize, limit: 
 }
 
 impl Finder {
-    /// A finder of `kind` for `dict_size`, whose window keeps `keep_before`
-    /// bytes of history, `keep_after` of lookahead and `reserve` more so that
-    /// the window is moved only now and then.
+    /// A finder of `kind` for `dict_size` whose window holds at most
+    /// `max_buf` bytes; `initial_buf` of them are reserved at once (the
+    /// window grows up to `max_buf` as data arrives).
     pub(crate) fn new(
         kind: Kind,
         dict_size: u32,
         nice_len: u32,
         depth: u32,
         max_buf: usize,
+        initial_buf: usize,
     ) -> Result<Self, LzmaError> {
         let cyclic_size = dict_size + 1;
         let small2 = if kind.hash_bytes() >= 3 {
@@ -164,15 +164,17 @@ impl Finder {
         };
         let main_size = main_hash_size(kind, dict_size);
         let son_len = cyclic_size as usize * if kind.is_binary_tree() { 2 } else { 1 };
-        let mut probe: Vec<u8> = Vec::new();
-        probe
-            .try_reserve_exact(max_buf)
-            .map_err(|_| LzmaError::Usage("not enough memory for the encoder's window"))?;
-        drop(probe);
+        let initial_buf = initial_buf.min(max_buf);
+        if initial_buf >= lzflow_core::PROBE_MIN_BYTES {
+            let mut probe: Vec<u8> = Vec::new();
+            probe
+                .try_reserve_exact(initial_buf)
+                .map_err(|_| LzmaError::Usage("not enough memory for the encoder's window"))?;
+        }
         Ok(Finder {
             kind,
             // Capacity is only reserved, not touched, until data arrives.
-            buf: Pool::<u8>::global().lease(max_buf),
+            buf: Pool::<u8>::global().lease(initial_buf),
             read_pos: 0,
             base: 0,
             max_buf,
@@ -454,7 +456,7 @@ mod tests {
             .flat_map(|k| [(k, false), (k, true)])
         {
             let dict = 4096;
-            let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20).unwrap();
+            let mut f = Finder::new(kind, dict, 64, 10_000, 1 << 20, 1000).unwrap();
             if near_wrap {
                 // Rebasing the position counters must not lose or invent
                 // matches.
