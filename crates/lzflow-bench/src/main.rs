@@ -184,6 +184,7 @@ fn liblzma_mt2(w: &Workload) -> io::Result<usize> {
             let s = liblzma::stream::MtStreamBuilder::new()
                 .threads(2)
                 .memlimit_threading(1 << 30)
+                .memlimit_stop(u64::MAX)
                 .decoder()
                 .map_err(io::Error::other)?;
             drain(liblzma::bufread::XzDecoder::new_stream(

@@ -60,10 +60,38 @@ impl<T: Copy> Pool<T> {
     /// Leases an empty buffer with at least `capacity` elements of capacity,
     /// reusing the smallest idle buffer that is large enough.
     pub fn lease(&self, capacity: usize) -> Lease<T> {
-        self.lease_reused(capacity).unwrap_or_else(|| Lease {
-            buf: Vec::with_capacity(capacity),
-            pool: self.clone(),
-        })
+        match self.lease_reused(capacity) {
+            Some(mut lease) => {
+                lease.buf.clear();
+                lease
+            }
+            None => Lease {
+                buf: Vec::with_capacity(capacity),
+                pool: self.clone(),
+            },
+        }
+    }
+
+    /// Leases a buffer of exactly `len` elements whose contents are
+    /// unspecified: a reused buffer keeps what an earlier lease left in it
+    /// (only elements past its old length are set to `T::default()`), a new
+    /// one is allocated zeroed (calloc'ed: pages are touched only when used).
+    /// For buffers the holder writes before it reads, such as an LZ window,
+    /// this saves filling them.
+    pub fn lease_any(&self, len: usize) -> Lease<T>
+    where
+        T: Default,
+    {
+        match self.lease_reused(len) {
+            Some(mut lease) => {
+                lease.buf.resize(len, T::default());
+                lease
+            }
+            None => Lease {
+                buf: vec![T::default(); len],
+                pool: self.clone(),
+            },
+        }
     }
 
     /// Leases a buffer of exactly `len` elements, all `T::default()` (zero
@@ -74,12 +102,17 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
-        let mut lease = self.lease_reused(len).unwrap_or_else(|| Lease {
-            buf: vec![T::default(); len],
-            pool: self.clone(),
-        });
-        lease.buf.resize(len, T::default());
-        lease
+        match self.lease_reused(len) {
+            Some(mut lease) => {
+                lease.buf.clear();
+                lease.buf.resize(len, T::default());
+                lease
+            }
+            None => Lease {
+                buf: vec![T::default(); len],
+                pool: self.clone(),
+            },
+        }
     }
 
     /// [`lease_zeroed`](Self::lease_zeroed) that reports instead of
@@ -94,6 +127,7 @@ impl<T: Copy> Pool<T> {
         T: Default,
     {
         if let Some(mut lease) = self.lease_reused(len) {
+            lease.buf.clear();
             lease.buf.resize(len, T::default());
             return Ok(lease);
         }
@@ -109,7 +143,8 @@ impl<T: Copy> Pool<T> {
         })
     }
 
-    /// An idle buffer of at least `capacity` elements, cleared, if any.
+    /// An idle buffer of at least `capacity` elements, if any, with the
+    /// contents it was given back with.
     fn lease_reused(&self, capacity: usize) -> Option<Lease<T>> {
         let inner = self.inner.as_ref()?;
         let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -135,7 +170,7 @@ impl<T: Copy> Pool<T> {
         })
     }
 
-    fn give_back(&self, mut buf: Vec<T>) {
+    fn give_back(&self, buf: Vec<T>) {
         let Some(inner) = &self.inner else { return };
         let bytes = buf.capacity() * mem::size_of::<T>();
         let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -154,7 +189,7 @@ impl<T: Copy> Pool<T> {
             inner.idle_bytes -= evicted.capacity() * mem::size_of::<T>();
         }
         if inner.idle_bytes + bytes <= inner.max_idle_bytes {
-            buf.clear();
+            // Kept with its contents: `lease` clears, `lease_any` need not.
             inner.idle_bytes += bytes;
             inner.free.push(buf);
         }
@@ -266,6 +301,23 @@ mod tests {
         assert!(big.iter().all(|&b| b == 0));
         drop(big); // larger than the bound: freed
         assert_eq!(pool.idle_bytes(), cap);
+        let mut w = pool.lease_any(8);
+        assert_eq!(w.capacity(), cap, "lease_any reuses too");
+        w.copy_from_slice(&[5; 8]);
+        drop(w);
+        let w = pool.lease_any(10);
+        assert_eq!(
+            &w[..],
+            &[5, 5, 5, 5, 5, 5, 5, 5, 0, 0],
+            "contents kept, tail zeroed"
+        );
+        drop(w);
+        assert!(pool.lease(4).is_empty(), "lease still clears");
+        assert_eq!(
+            &pool.lease_zeroed(3)[..],
+            &[0; 3],
+            "lease_zeroed still zeroes"
+        );
         let disabled = Pool::<u8>::disabled();
         drop(disabled.lease(10));
         assert_eq!(disabled.idle_bytes(), 0);

@@ -1,9 +1,9 @@
 //! The LZ window (dictionary): a circular buffer of recent output that
 //! matches copy from.
 //!
-//! The buffer grows lazily (doubling, up to the dictionary size) so a header
-//! declaring a huge dictionary costs nothing until the data is actually
-//! there. When the uncompressed size is known it is allocated at once, up to
+//! The buffer starts at the dictionary size up to 8 MiB and grows lazily
+//! beyond (doubling, up to the dictionary size) so a header declaring a huge
+//! dictionary costs little until the data is actually there. When the uncompressed size is known it is allocated at once, up to
 //! the dictionary size and at most 64 MiB per step. Decoders write at most up to
 //! the end of the buffer in one go and hand every written byte to the caller
 //! before writing more, so the window never holds undelivered bytes.
@@ -17,8 +17,13 @@ pub(crate) const MIN_DICT: usize = 4096;
 /// bytes past its end without touching history a distance can reach.
 pub(crate) const WINDOW_SLACK: usize = 32;
 
-/// First allocation: small, so tiny streams stay cheap.
-const FIRST_ALLOC: usize = 64 << 10;
+/// First allocation without a known size: the whole dictionary up to this
+/// (every xz preset up to 6), so such a window never grows while decoding
+/// and no poll pays for a copy. It is calloc'ed (or reused from the pool
+/// without filling), so pages a small stream never writes cost nothing;
+/// a header declaring a larger dictionary gets it by doubling from here as
+/// data actually arrives.
+const FIRST_ALLOC: usize = 8 << 20;
 
 /// Most a known size makes the window grow by in one step: a header that
 /// lies about the size costs at most this before real data has to arrive.
@@ -107,10 +112,12 @@ impl Window {
             }
             _ => doubling.min(full),
         };
-        if len == 0 && self.buf.capacity() < target {
-            self.buf = self.pool.lease(target);
+        if len == 0 {
+            // Written before read (history is bounded by `full`): no fill.
+            self.buf = self.pool.lease_any(target);
+        } else {
+            self.buf.resize(target, 0);
         }
-        self.buf.resize(target, 0);
     }
 
     /// Records that `n` bytes were written at `pos`.
