@@ -60,7 +60,7 @@
 //! let mut decoder = lzflow::tokio::bufread::XzDecoder::builder()
 //!     .memlimit(64 << 20)        // refuse dictionaries above 64 MiB
 //!     .output_limit(1 << 30)     // and bombs beyond 1 GiB
-//!     .build(BufReader::with_capacity(64 << 10, upload));
+//!     .build(BufReader::with_capacity(256 << 10, upload));
 //! let mut body = Vec::new();
 //! decoder.read_to_end(&mut body).await?;
 //! # Ok(()) }

@@ -25,6 +25,10 @@ pub(crate) static GLOBAL: &stats_alloc::StatsAlloc<std::alloc::System> =
 type Contestant = (&'static str, fn(&Workload) -> io::Result<usize>);
 
 const BUF: usize = 64 * 1024;
+/// Read size of the tokio file row: what lzflow's tokio docs recommend for
+/// a `tokio::fs::File`, each of whose reads is a trip to the blocking pool
+/// (the sync file row reads 64 KiB at a time, its own best).
+const TOKIO_FILE_BUF: usize = 256 << 10;
 
 /// Reads everything into a reused buffer and counts it (no output copy kept).
 fn drain(mut r: impl Read) -> io::Result<usize> {
@@ -122,9 +126,10 @@ fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
 
 fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
     block_on(async {
-        // The buffer size lzflow's tokio docs recommend for files (and the
-        // sync file row uses): each fill is one trip to the blocking pool.
-        let f = tokio::io::BufReader::with_capacity(BUF, tokio::fs::File::open(file_of(w)).await?);
+        let f = tokio::io::BufReader::with_capacity(
+            TOKIO_FILE_BUF,
+            tokio::fs::File::open(file_of(w)).await?,
+        );
         match w.kind {
             Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
             Kind::RawLzma2(dict) => {
