@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, BufReader};
 async fn main() -> std::io::Result<()> {
     let file = tokio::fs::File::open("fixtures/generated/xz/preset-6.xz").await?;
     // Each fill of a tokio File is a trip to the blocking pool: fill big.
-    let reader = BufReader::with_capacity(64 << 10, file);
+    let reader = BufReader::with_capacity(256 << 10, file);
     let mut xz = XzDecoder::builder().memlimit(64 << 20).build(reader);
     let mut data = Vec::new();
     xz.read_to_end(&mut data).await?;
