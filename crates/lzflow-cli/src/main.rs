@@ -6,6 +6,19 @@
 //! continues with the next file.
 #![forbid(unsafe_code)]
 
+/// `println!` for the tool's reports: when standard output is a pipe whose
+/// reader has gone (`lzflow l big.7z | head`), the process ends quietly
+/// with status 0 instead of panicking; any other write error is reported
+/// and ends it with status 1.
+macro_rules! outln {
+    () => {
+        $crate::report::stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::report::stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod cmd;
 mod codec;
 mod format;

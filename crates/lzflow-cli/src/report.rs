@@ -97,3 +97,15 @@ mod tests {
         assert!(describe(&e).contains("truncated"));
     }
 }
+
+/// Writes a report line to standard output (see `outln!`).
+pub fn stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        error(&format!("standard output: {e}"));
+        std::process::exit(1);
+    }
+}

@@ -431,3 +431,40 @@ fn split_volumes_made_by_7zz_extract_as_one_archive() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `lzflow l big.7z | head`: the reader closes the pipe early; the tool
+/// ends quietly with status 0 instead of panicking on the failed write.
+#[test]
+fn listing_into_a_closed_pipe_ends_quietly() {
+    let d = scratch("pipe");
+    let src = d.join("in");
+    fs::create_dir_all(&src).unwrap();
+    for i in 0..3000 {
+        fs::write(
+            src.join(format!("file-with-a-long-enough-name-{i:05}")),
+            b"",
+        )
+        .unwrap();
+    }
+    let archive = d.join("many.7z");
+    let out = bin()
+        .args(["a", "-q"])
+        .arg(&archive)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Far more than a pipe buffer of listing; nobody reads it.
+    let mut child = bin()
+        .arg("l")
+        .arg(&archive)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    let _ = fs::remove_dir_all(&d);
+}

@@ -81,9 +81,15 @@ pub fn is_7z(path: &str) -> bool {
 pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
     let archive = open(path, password, u64::MAX, true)?;
     let index = archive.index();
-    println!(
+    outln!(
         "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} Name",
-        "Modified (UTC)", "Attributes", "Size", "Packed", "Folder", "Method", "Enc"
+        "Modified (UTC)",
+        "Attributes",
+        "Size",
+        "Packed",
+        "Folder",
+        "Method",
+        "Enc"
     );
     let mut seen_folder = vec![false; index.folder_count()];
     let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
@@ -106,7 +112,7 @@ pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
             }
             None => (String::new(), "-".into(), String::new(), ""),
         };
-        println!(
+        outln!(
             "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} {}",
             entry
                 .mtime_filetime
@@ -127,7 +133,7 @@ pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
         }
         total += entry.size;
     }
-    println!(
+    outln!(
         "{files} files, {dirs} folders, {} ({total} B) in {} folders",
         human(total),
         index.folder_count()

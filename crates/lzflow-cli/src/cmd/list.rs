@@ -69,12 +69,12 @@ pub fn run(args: &Args) -> Status {
         let sum = summarize(&info, file_size);
         if args.verbose {
             if listed > 0 {
-                println!();
+                outln!();
             }
             print_verbose(file, i + 1, args.files.len(), &info, &sum);
         } else {
             if !header_printed {
-                println!("Strms  Blocks   Compressed Uncompressed  Ratio  Check   Filename");
+                outln!("Strms  Blocks   Compressed Uncompressed  Ratio  Check   Filename");
                 header_printed = true;
             }
             print_row(&sum, file);
@@ -88,7 +88,7 @@ pub fn run(args: &Args) -> Status {
         listed += 1;
     }
     if listed > 1 && !args.verbose {
-        println!("{}", "-".repeat(79));
+        outln!("{}", "-".repeat(79));
         print_row(&totals, &format!("{listed} files"));
     }
     status
@@ -163,7 +163,7 @@ fn check_names(set: u16, sep: &str) -> String {
 }
 
 fn print_row(sum: &Summary, name: &str) {
-    println!(
+    outln!(
         "{:>5} {:>7} {:>12} {:>12} {:>6}  {:<7} {}",
         sum.streams,
         sum.blocks,
@@ -176,32 +176,32 @@ fn print_row(sum: &Summary, name: &str) {
 }
 
 fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Summary) {
-    println!("{name} ({index}/{count})");
-    println!("  Streams:           {}", sum.streams);
-    println!("  Blocks:            {}", sum.blocks);
-    println!(
+    outln!("{name} ({index}/{count})");
+    outln!("  Streams:           {}", sum.streams);
+    outln!("  Blocks:            {}", sum.blocks);
+    outln!(
         "  Compressed size:   {} ({} B)",
         human(sum.compressed),
         sum.compressed
     );
-    println!(
+    outln!(
         "  Uncompressed size: {} ({} B)",
         human(sum.uncompressed),
         sum.uncompressed
     );
-    println!(
+    outln!(
         "  Ratio:             {}",
         ratio(sum.compressed, sum.uncompressed)
     );
-    println!("  Check:             {}", check_names(sum.checks, ", "));
-    println!("  Stream Padding:    {} B", sum.padding);
-    println!("  Streams:");
-    println!(
+    outln!("  Check:             {}", check_names(sum.checks, ", "));
+    outln!("  Stream Padding:    {} B", sum.padding);
+    outln!("  Streams:");
+    outln!(
         "    Stream    Blocks      CompOffset    UncompOffset        CompSize      UncompSize  Ratio  Check      Padding"
     );
     let (mut comp_off, mut uncomp_off) = (0u64, 0u64);
     for (n, s) in info.streams.iter().enumerate() {
-        println!(
+        outln!(
             "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {:<10} {:>7}",
             n + 1,
             s.blocks.len(),
@@ -216,8 +216,8 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
         comp_off += s.compressed_size + s.padding;
         uncomp_off += s.uncompressed_size;
     }
-    println!("  Blocks:");
-    println!(
+    outln!("  Blocks:");
+    outln!(
         "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
     );
     let (mut stream_off, mut uncomp_off) = (0u64, 0u64);
@@ -227,7 +227,7 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
         for (b, block) in s.blocks.iter().enumerate() {
             // Block padding rounds each block up to a multiple of four.
             let total = block.unpadded_size.div_ceil(4) * 4;
-            println!(
+            outln!(
                 "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {}",
                 n + 1,
                 b + 1,

@@ -38,7 +38,7 @@ pub fn run(args: &Args) -> Status {
             let (memlimit, quiet) = (args.decode.memlimit, args.decode.quiet);
             match super::extract::test(file, pw, memlimit, quiet) {
                 Ok((n, bytes)) if args.verbose => {
-                    println!("{name}: OK ({n} entries, {bytes} bytes)")
+                    outln!("{name}: OK ({n} entries, {bytes} bytes)")
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -56,7 +56,7 @@ pub fn run(args: &Args) -> Status {
                     report::file_warning(name, warning);
                     status.warn();
                 } else if args.verbose {
-                    println!("{name}: OK ({} bytes)", decoded.size);
+                    outln!("{name}: OK ({} bytes)", decoded.size);
                 }
             }
             Err(e) => {
