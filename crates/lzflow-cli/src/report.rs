@@ -63,6 +63,18 @@ fn plain(err: &io::Error) -> String {
     }
 }
 
+/// Writes a report line to standard output (see `outln!`).
+pub fn stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        error(&format!("standard output: {e}"));
+        std::process::exit(1);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,17 +107,5 @@ mod tests {
         assert_eq!(describe(&e), "No such file or directory");
         let e = io::Error::from(io::ErrorKind::UnexpectedEof);
         assert!(describe(&e).contains("truncated"));
-    }
-}
-
-/// Writes a report line to standard output (see `outln!`).
-pub fn stdout(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        error(&format!("standard output: {e}"));
-        std::process::exit(1);
     }
 }
