@@ -82,16 +82,7 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
-        match self.lease_reused(len) {
-            Some(mut lease) => {
-                lease.buf.resize(len, T::default());
-                lease
-            }
-            None => Lease {
-                buf: vec![T::default(); len],
-                pool: self.clone(),
-            },
-        }
+        self.lease_len(len, true)
     }
 
     /// Leases a buffer of exactly `len` elements, all `T::default()` (zero
@@ -102,9 +93,20 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
+        self.lease_len(len, false)
+    }
+
+    /// A buffer of `len` elements: reused (with its old contents when
+    /// `keep`, else filled with `T::default()`) or new and zeroed.
+    fn lease_len(&self, len: usize, keep: bool) -> Lease<T>
+    where
+        T: Default,
+    {
         match self.lease_reused(len) {
             Some(mut lease) => {
-                lease.buf.clear();
+                if !keep {
+                    lease.buf.clear();
+                }
                 lease.buf.resize(len, T::default());
                 lease
             }

@@ -4,8 +4,11 @@
 
 mod common;
 
-use common::{drive_whole, encode_with, liblzma_lzma2_decode, text_like, Rng};
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+use common::{
+    drive_whole, encode_into, encode_with, finish_into, flush_into, liblzma_lzma2_decode,
+    text_like, Rng,
+};
+use lzflow_core::{Encode, InBuf, OutBuf};
 use lzflow_lzma::{
     DecoderOptions, Lzma2Decoder, Lzma2Encoder, LzmaError, LzmaOptions, MtLzma2Encoder,
 };
@@ -82,34 +85,12 @@ fn flush_ends_a_piece_early_and_stays_decodable() {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 4096];
     for half in data.chunks(150_000) {
-        let mut input = InBuf::new(half);
-        loop {
-            let mut ob = OutBuf::new(&mut buf);
-            let p = enc.encode(&mut input, &mut ob).unwrap();
-            out.extend_from_slice(ob.written());
-            if p == Progress::NeedInput {
-                break;
-            }
-        }
+        encode_into(&mut enc, half, &mut buf, &mut out);
         let before = out.len();
-        loop {
-            let mut ob = OutBuf::new(&mut buf);
-            let p = enc.flush(&mut ob).unwrap();
-            out.extend_from_slice(ob.written());
-            if p == Progress::NeedInput {
-                break;
-            }
-        }
+        flush_into(&mut enc, &mut buf, &mut out);
         assert!(out.len() > before, "flush wrote the piece");
     }
-    loop {
-        let mut ob = OutBuf::new(&mut buf);
-        let p = enc.finish(&mut ob).unwrap();
-        out.extend_from_slice(ob.written());
-        if p == Progress::StreamEnd {
-            break;
-        }
-    }
+    finish_into(&mut enc, &mut buf, &mut out);
     assert_eq!(decode(&out, o.dict_size), data);
     let again = enc.encode(&mut InBuf::new(b"x"), &mut OutBuf::new(&mut buf));
     assert!(matches!(again, Err(LzmaError::Usage(_))));

@@ -301,22 +301,45 @@ pub fn encode_with<E: Encode<Error = LzmaError>>(
     let mut out = Vec::new();
     let mut buf = vec![0u8; out_step];
     for piece in data.chunks(in_step.max(1)) {
-        let mut input = InBuf::new(piece);
-        loop {
-            let mut o = OutBuf::new(&mut buf);
-            let p = enc.encode(&mut input, &mut o).unwrap();
-            out.extend_from_slice(o.written());
-            if p == Progress::NeedInput {
-                assert!(input.is_empty());
-                break;
-            }
-            assert_eq!(p, Progress::OutputFull);
-        }
+        encode_into(enc, piece, &mut buf, &mut out);
     }
     finish_into(enc, &mut buf, &mut out);
     out
 }
 
+/// Gives `enc` all of `data` (through `buf`), appending output to `out`.
+pub fn encode_into<E: Encode<Error = LzmaError>>(
+    enc: &mut E,
+    data: &[u8],
+    buf: &mut [u8],
+    out: &mut Vec<u8>,
+) {
+    let mut input = InBuf::new(data);
+    loop {
+        let mut o = OutBuf::new(buf);
+        let p = enc.encode(&mut input, &mut o).unwrap();
+        out.extend_from_slice(o.written());
+        if p == Progress::NeedInput {
+            assert!(input.is_empty());
+            return;
+        }
+        assert_eq!(p, Progress::OutputFull);
+    }
+}
+
+/// Flushes `enc` completely (through `buf`), appending output to `out`.
+pub fn flush_into<E: Encode<Error = LzmaError>>(enc: &mut E, buf: &mut [u8], out: &mut Vec<u8>) {
+    loop {
+        let mut o = OutBuf::new(buf);
+        let p = enc.flush(&mut o).unwrap();
+        out.extend_from_slice(o.written());
+        if p == Progress::NeedInput {
+            return;
+        }
+    }
+}
+
+/// Finishes `enc` (through `buf`), appending output to `out`.
 pub fn finish_into<E: Encode<Error = LzmaError>>(enc: &mut E, buf: &mut [u8], out: &mut Vec<u8>) {
     loop {
         let mut o = OutBuf::new(buf);
