@@ -267,14 +267,13 @@ pub fn level_options(level: u32) -> Result<LzmaOptions, SevenZError> {
     } else {
         (Mode::Normal, MatchFinder::Bt4, bt_depth)
     };
+    // lc=3, lp=0, pb=2 from the default, as 7-Zip uses.
     Ok(LzmaOptions {
         dict_size: 1 << pow,
-        lc: 3,
-        lp: 0,
-        pb: 2,
         mode,
         nice_len,
         mf,
         depth,
+        ..LzmaOptions::default()
     })
 }
