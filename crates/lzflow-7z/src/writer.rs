@@ -169,7 +169,10 @@ impl<W: Write + Seek> Writer<W> {
     /// A writer with `opts`; the options are checked and the AES key (if
     /// any) is derived here, once for the whole archive.
     pub fn with_options(w: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-        let lz_opts = level_options(opts.level)?;
+        let mut lz_opts = level_options(opts.level)?;
+        if let Some(n) = opts.expected_size {
+            lz_opts = lz_opts.fitted_to(n);
+        }
         if opts.encrypt_header && opts.password.is_none() {
             return Err(SevenZError::InvalidWriterOptions(
                 "encrypt_header needs a password",

@@ -82,6 +82,13 @@ pub struct WriterOptions {
     /// nothing, and calls block while the workers are busy, so the async
     /// writers always use one thread.
     pub threads: usize,
+    /// The total bytes of entry data the caller expects to add, when known
+    /// (e.g. from file sizes on disk): the LZMA dictionary is then fitted
+    /// to it as 7-Zip fits it (rounded up to 2^n or 3·2^(n-1), never above
+    /// the level's), so a medium-sized archive does not pay for level 5's
+    /// 32 MiB dictionary. More data than expected is still written
+    /// correctly, with the smaller dictionary.
+    pub expected_size: Option<u64>,
 }
 
 impl Default for WriterOptions {
@@ -97,6 +104,7 @@ impl Default for WriterOptions {
             encrypt_header: false,
             aes_cycles_power: 19,
             threads: 1,
+            expected_size: None,
         }
     }
 }
@@ -114,6 +122,7 @@ impl std::fmt::Debug for WriterOptions {
             .field("encrypt_header", &self.encrypt_header)
             .field("aes_cycles_power", &self.aes_cycles_power)
             .field("threads", &self.threads)
+            .field("expected_size", &self.expected_size)
             .finish()
     }
 }
@@ -170,6 +179,12 @@ impl WriterOptions {
     /// Sets the key derivation cost (`2^power` rounds, at most 24).
     pub fn with_aes_cycles_power(mut self, power: u8) -> Self {
         self.aes_cycles_power = power;
+        self
+    }
+
+    /// Sets the total entry data expected, to fit the dictionary to it.
+    pub fn with_expected_size(mut self, bytes: u64) -> Self {
+        self.expected_size = Some(bytes);
         self
     }
 

@@ -473,3 +473,53 @@ fn multi_threaded_lzma2_folders() {
         fast().with_threads(2).with_solid(Solid::None),
     );
 }
+
+/// With the expected size given, a medium input gets the dictionary 7-Zip
+/// picks for it (the level's, reduced to fit), not the level's whole one.
+#[test]
+fn expected_size_fits_the_dictionary_as_7zip_does() {
+    if !have_7zz() {
+        return;
+    }
+    let dir = temp_dir("expected");
+    let input = code(1_500_000);
+    std::fs::write(dir.join("in.bin"), &input).unwrap();
+    let items = [Item::file("in.bin", input.clone())];
+    let ours = dir.join("ours.7z");
+    let opts = fast().with_level(3).with_expected_size(input.len() as u64);
+    std::fs::write(&ours, write_archive(&items, opts)).unwrap();
+    let theirs = dir.join("theirs.7z");
+    let (ok, text) = run_7zz(&[
+        "a",
+        "-bd",
+        "-mx3",
+        "-mmt=1",
+        "-mf=off",
+        theirs.to_str().unwrap(),
+        dir.join("in.bin").to_str().unwrap(),
+    ]);
+    assert!(ok, "7zz a failed:\n{text}");
+    let method = |p: &Path| listing(p, None)["in.bin"]["Method"].clone();
+    assert_eq!(method(&ours), "LZMA2:1536k");
+    assert_eq!(method(&ours), method(&theirs));
+    // Without the expected size: level 3's whole 4 MiB.
+    let plain = dir.join("plain.7z");
+    std::fs::write(&plain, write_archive(&items, fast().with_level(3))).unwrap();
+    assert_eq!(method(&plain), "LZMA2:22");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// An expected size that is too small only limits the dictionary: more
+/// data is still written correctly.
+#[test]
+fn more_data_than_expected_is_still_right() {
+    let items = vec![
+        Item::file("a.bin", code(300_000)),
+        Item::file("b.txt", b"expected less than this\n".repeat(20_000)),
+    ];
+    check(
+        "more-than-expected",
+        &items,
+        fast().with_level(5).with_expected_size(1000),
+    );
+}

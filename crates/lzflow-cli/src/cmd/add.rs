@@ -205,6 +205,9 @@ fn write(
     opts: WriterOptions,
 ) -> Result<(usize, u64), (String, io::Error)> {
     let archive = || args.archive.clone();
+    // Known sizes let the dictionary fit the data, as 7-Zip's does.
+    let expected: u64 = args.files.iter().map(|f| disk_size(Path::new(f))).sum();
+    let opts = opts.with_expected_size(expected);
     let mut w =
         Writer::with_options(BufWriter::new(file), opts).map_err(|e| (archive(), e.into()))?;
     let mut size = 0u64;
