@@ -49,6 +49,15 @@
 //! decoded before an error are returned first; after it every call fails
 //! again (with a [`StickyError`] carrying the first message).
 //!
+//! # Memory
+//! Dictionaries, chunk buffers and encoder tables come from process-wide
+//! [`Pool`]s and go back to them on drop, so a second decode or encode
+//! allocates almost nothing. The pools keep at most 80 MiB of idle byte
+//! buffers (`Pool::<u8>::global()`) and 96 MiB of idle encoder tables
+//! (`Pool::<u32>::global()`). A service that prefers the memory back calls
+//! [`Pool::set_max_idle_bytes`] (0 keeps nothing) or
+//! [`Pool::release_idle`]; a decoder built with `no_pool()` uses no pool.
+//!
 //! # Example
 //! Decoding an upload with limits in a tokio service:
 //! ```no_run

@@ -172,6 +172,34 @@ impl<T: Copy> Pool<T> {
         })
     }
 
+    /// Changes how many bytes of idle buffers this pool (and every clone
+    /// of it) keeps, dropping idle buffers beyond the new bound at once.
+    /// For the process-wide pools, e.g.
+    /// `Pool::<u32>::global().set_max_idle_bytes(0)`, a long-lived service
+    /// chooses between reuse (fewer allocations) and idle memory; 0 keeps
+    /// nothing. No effect on a disabled pool.
+    pub fn set_max_idle_bytes(&self, max_idle_bytes: usize) {
+        let Some(inner) = &self.inner else { return };
+        let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.max_idle_bytes = max_idle_bytes;
+        // Largest first: fewest frees to get under the bound.
+        inner.free.sort_by_key(|v| v.capacity());
+        while inner.idle_bytes > max_idle_bytes {
+            let Some(evicted) = inner.free.pop() else {
+                break;
+            };
+            inner.idle_bytes -= evicted.capacity() * mem::size_of::<T>();
+        }
+    }
+
+    /// Drops every idle buffer now (leases out keep theirs); the bound stays.
+    pub fn release_idle(&self) {
+        let Some(inner) = &self.inner else { return };
+        let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.free.clear();
+        inner.idle_bytes = 0;
+    }
+
     fn give_back(&self, buf: Vec<T>) {
         let Some(inner) = &self.inner else { return };
         let bytes = buf.capacity() * mem::size_of::<T>();
@@ -320,6 +348,26 @@ mod tests {
             &[0; 3],
             "lease_zeroed still zeroes"
         );
+        let keep = pool.lease(60);
+        let keep_cap = keep.capacity();
+        drop(keep);
+        assert!(pool.idle_bytes() >= keep_cap);
+        pool.release_idle();
+        assert_eq!(pool.idle_bytes(), 0, "release_idle drops everything idle");
+        let (a, b) = (pool.lease(30), pool.lease(30));
+        let (ca, cb) = (a.capacity(), b.capacity());
+        drop(a);
+        drop(b);
+        assert_eq!(pool.idle_bytes(), ca + cb);
+        pool.clone().set_max_idle_bytes(ca.min(cb));
+        assert!(
+            pool.idle_bytes() <= ca.min(cb),
+            "a clone's bound holds for all"
+        );
+        pool.set_max_idle_bytes(0);
+        assert_eq!(pool.idle_bytes(), 0);
+        drop(pool.lease(10));
+        assert_eq!(pool.idle_bytes(), 0, "a zero bound keeps nothing");
         let disabled = Pool::<u8>::disabled();
         drop(disabled.lease(10));
         assert_eq!(disabled.idle_bytes(), 0);
