@@ -165,9 +165,10 @@ impl MtLzma2Encoder {
     }
 
     /// Writes pending compressed bytes; when they are all out, takes the
-    /// next finished piece (waiting for it if `wait`). Returns false when
-    /// the output is full.
-    fn drain(&mut self, output: &mut OutBuf<'_>, wait: bool) -> Result<bool, LzmaError> {
+    /// next finished piece (waiting for the first one if `wait`, so the
+    /// workers stay busy with the rest). Returns false when the output is
+    /// full.
+    fn drain(&mut self, output: &mut OutBuf<'_>, mut wait: bool) -> Result<bool, LzmaError> {
         loop {
             if self.out_pos < self.out.len() {
                 self.out_pos += output.push(&self.out[self.out_pos..]);
@@ -188,6 +189,7 @@ impl MtLzma2Encoder {
                 }
             };
             self.in_flight.pop_front();
+            wait = false;
             let done = done.ok_or(LzmaError::Usage("an encoder thread panicked"))?;
             let mut input = done.input;
             input.clear();
