@@ -357,7 +357,7 @@ impl<W: Write + Seek> Writer<W> {
             // tables serve the new one.
             other => {
                 drop(other);
-                Lz::new(self.opts.method, &self.lz_opts, fit, self.opts.threads)?
+                Lz::new(self.opts.method, &opts, fit, self.opts.threads)?
             }
         };
         let folder = self

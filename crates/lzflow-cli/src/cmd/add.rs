@@ -205,12 +205,12 @@ fn write(
     opts: WriterOptions,
 ) -> Result<(usize, u64), (String, io::Error)> {
     let archive = || args.archive.clone();
-    // Known sizes let the dictionary fit the data, as 7-Zip's does.
-    let expected: u64 = args.files.iter().map(|f| disk_size(Path::new(f))).sum();
-    let opts = opts.with_expected_size(expected);
+    // Known sizes let the dictionary fit the data, as 7-Zip's does; the
+    // same total goes into the summary line.
+    let size: u64 = args.files.iter().map(|f| disk_size(Path::new(f))).sum();
+    let opts = opts.with_expected_size(size);
     let mut w =
         Writer::with_options(BufWriter::new(file), opts).map_err(|e| (archive(), e.into()))?;
-    let mut size = 0u64;
     for input in &args.files {
         let p = Path::new(input);
         let name = archive_name(p).ok_or_else(|| {
@@ -219,7 +219,6 @@ fn write(
                 io::Error::new(io::ErrorKind::InvalidInput, "no name to store it under"),
             )
         })?;
-        size += disk_size(p);
         w.add_path(p, &name)
             .map_err(|e| (input.clone(), e.into()))?;
     }
