@@ -103,17 +103,31 @@ impl<T: Copy> Pool<T> {
         T: Default,
     {
         match self.lease_reused(len) {
-            Some(mut lease) => {
-                if !keep {
-                    lease.buf.clear();
-                }
-                lease.buf.resize(len, T::default());
-                lease
-            }
-            None => Lease {
-                buf: vec![T::default(); len],
-                pool: self.clone(),
-            },
+            Some(lease) => Self::refill(lease, len, keep),
+            None => self.fresh(len),
+        }
+    }
+
+    /// A reused buffer sized to `len`, cleared first unless `keep`.
+    fn refill(mut lease: Lease<T>, len: usize, keep: bool) -> Lease<T>
+    where
+        T: Default,
+    {
+        if !keep {
+            lease.buf.clear();
+        }
+        lease.buf.resize(len, T::default());
+        lease
+    }
+
+    /// A new zeroed buffer of `len` elements (calloc'ed for numbers).
+    fn fresh(&self, len: usize) -> Lease<T>
+    where
+        T: Default,
+    {
+        Lease {
+            buf: vec![T::default(); len],
+            pool: self.clone(),
         }
     }
 
@@ -128,10 +142,8 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
-        if let Some(mut lease) = self.lease_reused(len) {
-            lease.buf.clear();
-            lease.buf.resize(len, T::default());
-            return Ok(lease);
+        if let Some(lease) = self.lease_reused(len) {
+            return Ok(Self::refill(lease, len, false));
         }
         if len.saturating_mul(mem::size_of::<T>()) >= PROBE_MIN_BYTES {
             // Probe with an untouched reservation, then allocate zeroed so
@@ -139,10 +151,7 @@ impl<T: Copy> Pool<T> {
             let mut probe: Vec<T> = Vec::new();
             probe.try_reserve_exact(len)?;
         }
-        Ok(Lease {
-            buf: vec![T::default(); len],
-            pool: self.clone(),
-        })
+        Ok(self.fresh(len))
     }
 
     /// An idle buffer of at least `capacity` elements, if any, with the
