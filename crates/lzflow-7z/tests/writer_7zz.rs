@@ -416,6 +416,29 @@ fn add_path_stores_a_disk_tree() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// The method `7zz l -slt` lists for the one entry `in.bin` of `archive`.
+fn method_of(archive: &Path) -> String {
+    listing(archive, None)["in.bin"]["Method"].clone()
+}
+
+/// The method of the archive `7zz a -mx<level>` makes of `dir/in.bin`
+/// (one thread, no automatic filter), written as `dir/theirs<level>.7z`.
+fn sevenzip_method(dir: &Path, level: u32) -> String {
+    let theirs = dir.join(format!("theirs{level}.7z"));
+    let mx = format!("-mx{level}");
+    let (ok, text) = run_7zz(&[
+        "a",
+        "-bd",
+        &mx,
+        "-mmt=1",
+        "-mf=off",
+        theirs.to_str().unwrap(),
+        dir.join("in.bin").to_str().unwrap(),
+    ]);
+    assert!(ok, "7zz a failed:\n{text}");
+    method_of(&theirs)
+}
+
 /// Level N picks the dictionary `7zz a -mxN` picks: both archives of the
 /// same input (larger than the dictionaries) list the same method string.
 #[test]
@@ -430,20 +453,11 @@ fn levels_pick_7zips_dictionaries() {
         let items = [Item::file("in.bin", input.clone())];
         let ours = dir.join(format!("ours{level}.7z"));
         std::fs::write(&ours, write_archive(&items, fast().with_level(level))).unwrap();
-        let theirs = dir.join(format!("theirs{level}.7z"));
-        let mx = format!("-mx{level}");
-        let (ok, text) = run_7zz(&[
-            "a",
-            "-bd",
-            &mx,
-            "-mmt=1",
-            "-mf=off",
-            theirs.to_str().unwrap(),
-            dir.join("in.bin").to_str().unwrap(),
-        ]);
-        assert!(ok, "7zz a failed:\n{text}");
-        let method = |p: &Path| listing(p, None)["in.bin"]["Method"].clone();
-        assert_eq!(method(&ours), method(&theirs), "level {level}");
+        assert_eq!(
+            method_of(&ours),
+            sevenzip_method(&dir, level),
+            "level {level}"
+        );
     }
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -488,24 +502,12 @@ fn expected_size_fits_the_dictionary_as_7zip_does() {
     let ours = dir.join("ours.7z");
     let opts = fast().with_level(3).with_expected_size(input.len() as u64);
     std::fs::write(&ours, write_archive(&items, opts)).unwrap();
-    let theirs = dir.join("theirs.7z");
-    let (ok, text) = run_7zz(&[
-        "a",
-        "-bd",
-        "-mx3",
-        "-mmt=1",
-        "-mf=off",
-        theirs.to_str().unwrap(),
-        dir.join("in.bin").to_str().unwrap(),
-    ]);
-    assert!(ok, "7zz a failed:\n{text}");
-    let method = |p: &Path| listing(p, None)["in.bin"]["Method"].clone();
-    assert_eq!(method(&ours), "LZMA2:1536k");
-    assert_eq!(method(&ours), method(&theirs));
+    assert_eq!(method_of(&ours), "LZMA2:1536k");
+    assert_eq!(method_of(&ours), sevenzip_method(&dir, 3));
     // Without the expected size: level 3's whole 4 MiB.
     let plain = dir.join("plain.7z");
     std::fs::write(&plain, write_archive(&items, fast().with_level(3))).unwrap();
-    assert_eq!(method(&plain), "LZMA2:22");
+    assert_eq!(method_of(&plain), "LZMA2:22");
     std::fs::remove_dir_all(&dir).ok();
 }
 

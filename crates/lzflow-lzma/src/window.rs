@@ -2,11 +2,12 @@
 //! matches copy from.
 //!
 //! The buffer starts at the dictionary size up to 8 MiB and grows lazily
-//! beyond (doubling, up to the dictionary size) so a header declaring a huge
-//! dictionary costs little until the data is actually there. When the uncompressed size is known it is allocated at once, up to
-//! the dictionary size and at most 64 MiB per step. Decoders write at most up to
-//! the end of the buffer in one go and hand every written byte to the caller
-//! before writing more, so the window never holds undelivered bytes.
+//! beyond (doubling, up to the dictionary size) so a header declaring a
+//! huge dictionary costs little until the data is actually there. When the
+//! uncompressed size is known it is allocated at once, up to the dictionary
+//! size and at most 64 MiB per step. Decoders write at most up to the end
+//! of the buffer in one go and hand every written byte to the caller before
+//! writing more, so the window never holds undelivered bytes.
 
 use lzflow_core::{Lease, Pool};
 
