@@ -4,18 +4,24 @@
 //! the current position becomes the root, and every node visited on the way
 //! is a candidate match, so lookups and insertion are one pass.
 
-use super::{common_len, Finder, Match};
+use super::{common_len_of, Finder, Match};
 
 impl Finder {
-    /// Inserts the position at `cur` under the tree whose root is `head`,
-    /// recording matches longer than `best` into `matches` (if given).
-    pub(super) fn bt_search(
+    /// Inserts the position at `cur` under the tree whose root is `head`;
+    /// with `FIND`, records matches longer than `best` into `matches`.
+    ///
+    /// The loop is the encoder's hottest: both byte strings are cut to
+    /// `len_limit` bytes up front (one length, so one bounds check per
+    /// compare) and skipping is a separate instance without the match
+    /// bookkeeping, which keeps the walk's state in registers.
+    #[inline(always)]
+    pub(super) fn bt_search<const FIND: bool>(
         &mut self,
         cur: usize,
         head: u32,
         len_limit: usize,
         mut best: usize,
-        mut matches: Option<&mut Vec<Match>>,
+        matches: &mut Vec<Match>,
     ) {
         let cyc = self.cyclic_size;
         let cpos = self.cyclic_pos;
@@ -29,7 +35,8 @@ impl Finder {
         let mut len_larger = 0usize;
         let mut cand = head;
         let mut depth = self.depth;
-        let buf = &self.buf[..];
+        let buf = &self.buf[..cur + len_limit];
+        let here = &buf[cur..];
         let son = &mut self.son[..];
         loop {
             let delta = pos32.wrapping_sub(cand);
@@ -45,18 +52,17 @@ impl Finder {
                 cpos - delta
             };
             let pair = cand_cyc as usize * 2;
-            let pb = cur - delta as usize;
+            // Candidates are earlier positions, so `delta <= cur`.
+            let there = &buf[cur - delta as usize..][..len_limit];
             let mut len = len_smaller.min(len_larger);
-            if buf[pb + len] == buf[cur + len] {
-                len = common_len(buf, pb, cur, len + 1, len_limit);
-                if len > best {
+            if there[len] == here[len] {
+                len = common_len_of(there, here, len + 1);
+                if FIND && len > best {
                     best = len;
-                    if let Some(m) = matches.as_deref_mut() {
-                        m.push(Match {
-                            len: len as u32,
-                            dist: delta - 1,
-                        });
-                    }
+                    matches.push(Match {
+                        len: len as u32,
+                        dist: delta - 1,
+                    });
                 }
                 if len == len_limit {
                     // Equal as far as we look: the candidate's subtrees
@@ -66,7 +72,7 @@ impl Finder {
                     return;
                 }
             }
-            if buf[pb + len] < buf[cur + len] {
+            if there[len] < here[len] {
                 son[smaller_slot] = cand;
                 smaller_slot = pair + 1;
                 cand = son[smaller_slot];

@@ -121,9 +121,15 @@ fn zeroed(n: usize) -> Result<Lease<u32>, LzmaError> {
 /// Length of the common prefix of `buf[a..]` and `buf[b..]`, starting from
 /// `len` known-equal bytes and stopping at `limit`.
 #[inline]
-pub(crate) fn common_len(buf: &[u8], a: usize, b: usize, mut len: usize, limit: usize) -> usize {
-    let x = &buf[a..a + limit];
-    let y = &buf[b..b + limit];
+pub(crate) fn common_len(buf: &[u8], a: usize, b: usize, len: usize, limit: usize) -> usize {
+    common_len_of(&buf[a..a + limit], &buf[b..b + limit], len)
+}
+
+/// Length of the common prefix of `x` and `y` (of equal length), starting
+/// from `len` known-equal bytes.
+#[inline(always)]
+pub(crate) fn common_len_of(x: &[u8], y: &[u8], mut len: usize) -> usize {
+    let limit = x.len().min(y.len());
     while len + 8 <= limit {
         let u = u64::from_le_bytes(x[len..len + 8].try_into().expect("8 bytes"));
         let v = u64::from_le_bytes(y[len..len + 8].try_into().expect("8 bytes"));
@@ -394,7 +400,7 @@ impl Finder {
         let head = self.main[h];
         self.main[h] = self.pos32;
         if self.kind.is_binary_tree() {
-            self.bt_search(cur, head, len_limit, best, Some(matches));
+            self.bt_search::<true>(cur, head, len_limit, best, matches);
         } else {
             self.hc_search(cur, head, len_limit, best, matches);
         }
@@ -422,7 +428,7 @@ impl Finder {
             let head = self.main[h];
             self.main[h] = self.pos32;
             if self.kind.is_binary_tree() {
-                self.bt_search(cur, head, len_limit, len_limit, None);
+                self.bt_search::<false>(cur, head, len_limit, len_limit, &mut Vec::new());
             } else {
                 self.son[self.cyclic_pos as usize] = head;
             }
