@@ -422,20 +422,20 @@ impl LzmaCore {
         if state < LIT_STATES {
             return bp.bit_tree(probs, 8, byte);
         }
-        let match_byte = u32::from(match_byte);
+        // While the bits so far equal the match byte's, `offs` is 0x100 and
+        // the match bit picks one of the two upper trees; after the first
+        // difference it is 0 and the plain tree is used: no branches.
+        let mut match_byte = u32::from(match_byte);
+        let mut offs = 0x100u32;
+        let mut node = 1u32;
         let mut price = 0;
-        let mut sym = 1usize;
-        let mut matched = true;
         for i in (0..8).rev() {
             let b = (byte >> i) & 1;
-            if matched {
-                let mb = ((match_byte >> i) & 1) as usize;
-                price += bp.bit(probs[((1 + mb) << 8) + sym], b);
-                matched = mb as u32 == b;
-            } else {
-                price += bp.bit(probs[sym], b);
-            }
-            sym = (sym << 1) | b as usize;
+            match_byte <<= 1;
+            let match_bit = match_byte & offs;
+            price += bp.bit(probs[(offs + match_bit + node) as usize], b);
+            node = (node << 1) | b;
+            offs &= !(match_bit ^ (b << 8));
         }
         price
     }

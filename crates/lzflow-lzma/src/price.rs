@@ -9,25 +9,26 @@ use crate::range_encoder::BIT_MODEL_TOTAL_BITS;
 pub(crate) const PRICE_SHIFT: u32 = 4;
 /// Probabilities are looked up with this many low bits dropped.
 const REDUCE_BITS: u32 = 4;
+/// Entries of the price table: one per 16 probabilities.
+const PRICE_ENTRIES: usize = 1 << (BIT_MODEL_TOTAL_BITS - REDUCE_BITS);
 /// "Impossible" price; large but safe to add a few prices to.
 pub(crate) const INFINITY: u32 = 1 << 30;
 
 /// `-log2(p) * 16` for p at the middle of each bucket of 16 probabilities.
-static BIT_PRICES: LazyLock<[u32; 1 << (BIT_MODEL_TOTAL_BITS - REDUCE_BITS)]> =
-    LazyLock::new(|| {
-        let mut t = [0u32; 1 << (BIT_MODEL_TOTAL_BITS - REDUCE_BITS)];
-        for (i, slot) in t.iter_mut().enumerate() {
-            let p = ((i << REDUCE_BITS) + (1 << (REDUCE_BITS - 1))) as f64
-                / f64::from(1u32 << BIT_MODEL_TOTAL_BITS);
-            *slot = (-p.log2() * f64::from(1u32 << PRICE_SHIFT)).round() as u32;
-        }
-        t
-    });
+static BIT_PRICES: LazyLock<[u32; PRICE_ENTRIES]> = LazyLock::new(|| {
+    let mut t = [0u32; PRICE_ENTRIES];
+    for (i, slot) in t.iter_mut().enumerate() {
+        let p = ((i << REDUCE_BITS) + (1 << (REDUCE_BITS - 1))) as f64
+            / f64::from(1u32 << BIT_MODEL_TOTAL_BITS);
+        *slot = (-p.log2() * f64::from(1u32 << PRICE_SHIFT)).round() as u32;
+    }
+    t
+});
 
 /// A copy of the price table, held by each encoder so lookups need no sync.
 #[derive(Debug, Clone)]
 pub(crate) struct BitPrices {
-    table: [u32; 1 << (BIT_MODEL_TOTAL_BITS - REDUCE_BITS)],
+    table: [u32; PRICE_ENTRIES],
 }
 
 impl BitPrices {
@@ -36,25 +37,29 @@ impl BitPrices {
     }
 
     /// Price of a 0 bit with probability `prob`.
+    ///
+    /// Probabilities stay in 31..=2017, so the index mask is a no-op that
+    /// spares the bounds check.
     #[inline(always)]
     pub(crate) fn zero(&self, prob: u16) -> u32 {
-        self.table[(prob >> REDUCE_BITS) as usize]
+        self.table[(prob >> REDUCE_BITS) as usize & (PRICE_ENTRIES - 1)]
     }
 
     /// Price of a 1 bit with probability `prob`.
     #[inline(always)]
     pub(crate) fn one(&self, prob: u16) -> u32 {
-        self.table[(((1u16 << BIT_MODEL_TOTAL_BITS) - prob) >> REDUCE_BITS) as usize]
+        self.zero((1u16 << BIT_MODEL_TOTAL_BITS) - prob)
     }
 
-    /// Price of `bit` with probability `prob`.
+    /// Price of `bit` with probability `prob`, without a branch on `bit`.
     #[inline(always)]
     pub(crate) fn bit(&self, prob: u16, bit: u32) -> u32 {
-        if bit == 0 {
-            self.zero(prob)
+        let p = if bit == 0 {
+            prob
         } else {
-            self.one(prob)
-        }
+            (1u16 << BIT_MODEL_TOTAL_BITS) - prob
+        };
+        self.zero(p)
     }
 
     /// Price of `value` through a bit tree, most significant bit first.

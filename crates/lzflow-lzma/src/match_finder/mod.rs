@@ -275,9 +275,9 @@ impl Finder {
     /// `cur`; side slots are 0 for finders that do not use them. Four-byte
     /// finders derive all three from one load.
     #[inline(always)]
-    fn hashes(&self, cur: usize) -> (usize, usize, usize) {
+    fn hashes<const HB: u32>(&self, cur: usize) -> (usize, usize, usize) {
         let b = &self.buf[cur..];
-        match self.kind.hash_bytes() {
+        match HB {
             2 => (0, 0, usize::from(u16::from_le_bytes([b[0], b[1]]))),
             3 => {
                 let v2 = u32::from(b[0]) | u32::from(b[1]) << 8;
@@ -332,16 +332,15 @@ impl Finder {
     /// Looks up the side tables (two- and three-byte) at `cur`, updates
     /// them, and records their matches. Returns the best length (1 if none).
     #[inline(always)]
-    fn side_tables(
+    fn side_tables<const HB: u32>(
         &mut self,
         cur: usize,
         (h2, h3): (usize, usize),
         len_limit: usize,
         matches: &mut Vec<Match>,
     ) -> usize {
-        let hb = self.kind.hash_bytes();
         let mut best = 1;
-        if hb < 3 {
+        if HB < 3 {
             return best;
         }
         let cyc = self.cyclic_size;
@@ -360,7 +359,7 @@ impl Finder {
                 dist: d2 - 1,
             });
         }
-        if hb == 4 {
+        if HB == 4 {
             let d3 = self.pos32 - self.hash3[h3];
             self.hash3[h3] = self.pos32;
             if d3 < cyc && d3 != d2 && buf[cur - d3 as usize..][..3] == buf[cur..][..3] {
@@ -385,9 +384,23 @@ impl Finder {
     /// nearest distance found, lengths capped at nice_len and the
     /// lookahead), indexes the position and steps past it.
     pub(crate) fn find(&mut self, matches: &mut Vec<Match>) {
+        // One instance per kind, so the per-position work has no dispatch.
+        match self.kind {
+            Kind::Hc3 => self.find_as::<3, false>(matches),
+            Kind::Hc4 => self.find_as::<4, false>(matches),
+            Kind::Bt2 => self.find_as::<2, true>(matches),
+            Kind::Bt3 => self.find_as::<3, true>(matches),
+            Kind::Bt4 => self.find_as::<4, true>(matches),
+        }
+    }
+
+    /// [`find`](Self::find) for a finder hashing `HB` bytes, with binary
+    /// trees when `BT` (else hash chains).
+    #[inline(always)]
+    fn find_as<const HB: u32, const BT: bool>(&mut self, matches: &mut Vec<Match>) {
         matches.clear();
         let avail = self.avail();
-        if avail < self.kind.hash_bytes() as usize {
+        if avail < HB as usize {
             // Too close to the end of the data to hash; not indexed.
             self.advance();
             return;
@@ -395,11 +408,11 @@ impl Finder {
         self.dirty = true;
         let len_limit = avail.min(self.nice_len as usize);
         let cur = self.read_pos;
-        let (h2, h3, h) = self.hashes(cur);
-        let best = self.side_tables(cur, (h2, h3), len_limit, matches);
+        let (h2, h3, h) = self.hashes::<HB>(cur);
+        let best = self.side_tables::<HB>(cur, (h2, h3), len_limit, matches);
         let head = self.main[h];
         self.main[h] = self.pos32;
-        if self.kind.is_binary_tree() {
+        if BT {
             self.bt_search::<true>(cur, head, len_limit, best, matches);
         } else {
             self.hc_search(cur, head, len_limit, best, matches);
@@ -409,25 +422,37 @@ impl Finder {
 
     /// Indexes `n` positions without reporting matches.
     pub(crate) fn skip(&mut self, n: usize) {
+        match self.kind {
+            Kind::Hc3 => self.skip_as::<3, false>(n),
+            Kind::Hc4 => self.skip_as::<4, false>(n),
+            Kind::Bt2 => self.skip_as::<2, true>(n),
+            Kind::Bt3 => self.skip_as::<3, true>(n),
+            Kind::Bt4 => self.skip_as::<4, true>(n),
+        }
+    }
+
+    /// [`skip`](Self::skip) for one kind, as in [`find_as`](Self::find_as).
+    #[inline(always)]
+    fn skip_as<const HB: u32, const BT: bool>(&mut self, n: usize) {
         for _ in 0..n {
             let avail = self.avail();
-            if avail < self.kind.hash_bytes() as usize {
+            if avail < HB as usize {
                 self.advance();
                 continue;
             }
             self.dirty = true;
             let len_limit = avail.min(self.nice_len as usize);
             let cur = self.read_pos;
-            let (h2, h3, h) = self.hashes(cur);
-            if self.kind.hash_bytes() >= 3 {
+            let (h2, h3, h) = self.hashes::<HB>(cur);
+            if HB >= 3 {
                 self.hash2[h2] = self.pos32;
-                if self.kind.hash_bytes() == 4 {
+                if HB == 4 {
                     self.hash3[h3] = self.pos32;
                 }
             }
             let head = self.main[h];
             self.main[h] = self.pos32;
-            if self.kind.is_binary_tree() {
+            if BT {
                 self.bt_search::<false>(cur, head, len_limit, len_limit, &mut Vec::new());
             } else {
                 self.son[self.cyclic_pos as usize] = head;
