@@ -3,7 +3,14 @@
 //! .lzma (LZMA-alone) container.
 //!
 //! All decoders are sans-I/O [`lzflow_core::Decode`] implementations.
-#![forbid(unsafe_code)]
+//!
+//! # Features
+//! * `safe`: use only bounds-checked code. By default the encoder's
+//!   binary-tree walk (one module, `match_finder/unchecked.rs`) reads
+//!   without bounds checks, which makes encoding about 5 % faster; the two
+//!   are tested to build the same trees.
+#![cfg_attr(feature = "safe", forbid(unsafe_code))]
+#![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 
 mod alone_decoder;
 mod alone_encoder;

@@ -9,13 +9,32 @@ use super::{common_len_of, Finder, Match};
 impl Finder {
     /// Inserts the position at `cur` under the tree whose root is `head`;
     /// with `FIND`, records matches longer than `best` into `matches`.
-    ///
-    /// The loop is the encoder's hottest: both byte strings are cut to
-    /// `len_limit` bytes up front (one length, so one bounds check per
-    /// compare) and skipping is a separate instance without the match
-    /// bookkeeping, which keeps the walk's state in registers.
+    /// Unless `CHECKED` (or the `safe` feature), through the walk without
+    /// bounds checks in `unchecked.rs`.
     #[inline(always)]
-    pub(super) fn bt_search<const FIND: bool>(
+    pub(super) fn bt_search<const FIND: bool, const CHECKED: bool>(
+        &mut self,
+        cur: usize,
+        head: u32,
+        len_limit: usize,
+        best: usize,
+        matches: &mut Vec<Match>,
+    ) {
+        #[cfg(not(feature = "safe"))]
+        if !CHECKED {
+            return self.bt_search_unchecked::<FIND>(cur, head, len_limit, best, matches);
+        }
+        self.bt_search_checked::<FIND>(cur, head, len_limit, best, matches)
+    }
+
+    /// [`bt_search`](Self::bt_search) with slices.
+    ///
+    /// Both byte strings are cut to `len_limit` bytes up front (one length,
+    /// so one bounds check per compare) and skipping is a separate instance
+    /// without the match bookkeeping, which keeps the walk's state in
+    /// registers.
+    #[inline(always)]
+    pub(super) fn bt_search_checked<const FIND: bool>(
         &mut self,
         cur: usize,
         head: u32,
@@ -40,7 +59,8 @@ impl Finder {
         let son = &mut self.son[..];
         loop {
             let delta = pos32.wrapping_sub(cand);
-            if depth == 0 || delta >= cyc {
+            // (`delta <= cur` always holds; checked as in the unchecked twin.)
+            if depth == 0 || delta >= cyc || delta as usize > cur {
                 son[smaller_slot] = 0;
                 son[larger_slot] = 0;
                 return;
@@ -52,7 +72,6 @@ impl Finder {
                 cpos - delta
             };
             let pair = cand_cyc as usize * 2;
-            // Candidates are earlier positions, so `delta <= cur`.
             let there = &buf[cur - delta as usize..][..len_limit];
             let mut len = len_smaller.min(len_larger);
             if there[len] == here[len] {

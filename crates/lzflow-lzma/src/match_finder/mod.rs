@@ -8,6 +8,9 @@
 
 mod binary_tree;
 mod hash_chain;
+#[cfg(not(feature = "safe"))]
+#[allow(unsafe_code)]
+mod unchecked;
 
 use lzflow_core::{Lease, Pool};
 
@@ -117,6 +120,10 @@ fn zeroed(n: usize) -> Result<Lease<u32>, LzmaError> {
         LzmaError::Usage("not enough memory for the encoder's match finder (see memory_usage)")
     })
 }
+
+/// Whether the tree walk checks bounds: only with the `safe` feature (see
+/// `unchecked.rs`).
+const CHECKED: bool = cfg!(feature = "safe");
 
 /// Length of the common prefix of `buf[a..]` and `buf[b..]`, starting from
 /// `len` known-equal bytes and stopping at `limit`.
@@ -384,20 +391,28 @@ impl Finder {
     /// nearest distance found, lengths capped at nice_len and the
     /// lookahead), indexes the position and steps past it.
     pub(crate) fn find(&mut self, matches: &mut Vec<Match>) {
+        self.find_with::<CHECKED>(matches);
+    }
+
+    /// [`find`](Self::find), through the checked tree walk or not.
+    fn find_with<const CHECKED: bool>(&mut self, matches: &mut Vec<Match>) {
         // One instance per kind, so the per-position work has no dispatch.
         match self.kind {
-            Kind::Hc3 => self.find_as::<3, false>(matches),
-            Kind::Hc4 => self.find_as::<4, false>(matches),
-            Kind::Bt2 => self.find_as::<2, true>(matches),
-            Kind::Bt3 => self.find_as::<3, true>(matches),
-            Kind::Bt4 => self.find_as::<4, true>(matches),
+            Kind::Hc3 => self.find_as::<3, false, CHECKED>(matches),
+            Kind::Hc4 => self.find_as::<4, false, CHECKED>(matches),
+            Kind::Bt2 => self.find_as::<2, true, CHECKED>(matches),
+            Kind::Bt3 => self.find_as::<3, true, CHECKED>(matches),
+            Kind::Bt4 => self.find_as::<4, true, CHECKED>(matches),
         }
     }
 
     /// [`find`](Self::find) for a finder hashing `HB` bytes, with binary
     /// trees when `BT` (else hash chains).
     #[inline(always)]
-    fn find_as<const HB: u32, const BT: bool>(&mut self, matches: &mut Vec<Match>) {
+    fn find_as<const HB: u32, const BT: bool, const CHECKED: bool>(
+        &mut self,
+        matches: &mut Vec<Match>,
+    ) {
         matches.clear();
         let avail = self.avail();
         if avail < HB as usize {
@@ -413,7 +428,7 @@ impl Finder {
         let head = self.main[h];
         self.main[h] = self.pos32;
         if BT {
-            self.bt_search::<true>(cur, head, len_limit, best, matches);
+            self.bt_search::<true, CHECKED>(cur, head, len_limit, best, matches);
         } else {
             self.hc_search(cur, head, len_limit, best, matches);
         }
@@ -422,18 +437,23 @@ impl Finder {
 
     /// Indexes `n` positions without reporting matches.
     pub(crate) fn skip(&mut self, n: usize) {
+        self.skip_with::<CHECKED>(n);
+    }
+
+    /// [`skip`](Self::skip), through the checked tree walk or not.
+    fn skip_with<const CHECKED: bool>(&mut self, n: usize) {
         match self.kind {
-            Kind::Hc3 => self.skip_as::<3, false>(n),
-            Kind::Hc4 => self.skip_as::<4, false>(n),
-            Kind::Bt2 => self.skip_as::<2, true>(n),
-            Kind::Bt3 => self.skip_as::<3, true>(n),
-            Kind::Bt4 => self.skip_as::<4, true>(n),
+            Kind::Hc3 => self.skip_as::<3, false, CHECKED>(n),
+            Kind::Hc4 => self.skip_as::<4, false, CHECKED>(n),
+            Kind::Bt2 => self.skip_as::<2, true, CHECKED>(n),
+            Kind::Bt3 => self.skip_as::<3, true, CHECKED>(n),
+            Kind::Bt4 => self.skip_as::<4, true, CHECKED>(n),
         }
     }
 
     /// [`skip`](Self::skip) for one kind, as in [`find_as`](Self::find_as).
     #[inline(always)]
-    fn skip_as<const HB: u32, const BT: bool>(&mut self, n: usize) {
+    fn skip_as<const HB: u32, const BT: bool, const CHECKED: bool>(&mut self, n: usize) {
         for _ in 0..n {
             let avail = self.avail();
             if avail < HB as usize {
@@ -453,7 +473,7 @@ impl Finder {
             let head = self.main[h];
             self.main[h] = self.pos32;
             if BT {
-                self.bt_search::<false>(cur, head, len_limit, len_limit, &mut Vec::new());
+                self.bt_search::<false, CHECKED>(cur, head, len_limit, len_limit, &mut Vec::new());
             } else {
                 self.son[self.cyclic_pos as usize] = head;
             }
@@ -522,6 +542,58 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The unchecked tree walk builds the same trees and reports the same
+    /// matches as the checked one, through finds and skips, with a window
+    /// that drops history and counters that get rebased.
+    #[test]
+    fn unchecked_walk_matches_checked_walk() {
+        // Small enough for Miri, which checks the unchecked walk's accesses.
+        let len = if cfg!(miri) { 9_000 } else { 60_000 };
+        let mut data = Vec::new();
+        let mut x = 99u32;
+        for i in 0..len {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            // Runs of repeats, near-repeats and noise.
+            data.push(if i % 3000 < 1500 {
+                b"abcabd"[(x >> 16) as usize % 6]
+            } else {
+                (x >> 24) as u8
+            });
+        }
+        for kind in [Kind::Bt2, Kind::Bt3, Kind::Bt4] {
+            let (dict, nice) = (4096, 48);
+            let mk = || {
+                let mut f = Finder::new(kind, dict, nice, 24, 3 * dict as usize, 1000).unwrap();
+                f.pos32 = u32::MAX - len / 3;
+                f
+            };
+            let (mut a, mut b) = (mk(), mk());
+            let (mut ma, mut mb) = (Vec::new(), Vec::new());
+            let mut fed = 0;
+            let mut step = 0usize;
+            while a.pos() < data.len() as u64 {
+                if a.avail() < 300 && fed < data.len() {
+                    let keep = a.pos().saturating_sub(u64::from(dict));
+                    let n = a.fill(&data[fed..], keep);
+                    assert_eq!(b.fill(&data[fed..], keep), n);
+                    fed += n;
+                }
+                step += 1;
+                if step % 7 == 0 {
+                    let n = (step % 13).min(a.avail()).max(1);
+                    a.skip_with::<true>(n);
+                    b.skip_with::<false>(n);
+                } else {
+                    a.find_with::<true>(&mut ma);
+                    b.find_with::<false>(&mut mb);
+                    assert_eq!(ma, mb, "{kind:?} at {}", a.pos());
+                }
+            }
+            assert_eq!(&a.son[..], &b.son[..], "{kind:?}");
+            assert_eq!(&a.main[..], &b.main[..], "{kind:?}");
         }
     }
 
