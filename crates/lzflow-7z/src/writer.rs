@@ -13,7 +13,6 @@
 //! with its first byte zeroed, the start header is patched, and that byte
 //! is written last: an archive interrupted at any point is rejected.
 
-use std::borrow::Cow;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -25,11 +24,11 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
-use crate::files_info::FileRecord;
+use crate::file_table::{Fields, FileTable};
 use crate::folder::{BindPair, Coder, Folder};
-use crate::header::{Header, StreamsInfo};
+use crate::header::StreamsInfo;
 use crate::header_writer::{
-    start_header, unfinished_start_header, write_encoded_header, write_header,
+    header_bytes, start_header, unfinished_start_header, write_encoded_header,
 };
 use crate::method_id;
 use crate::pack_info::PackInfo;
@@ -88,7 +87,9 @@ pub struct Writer<W: Write + Seek> {
     folder: Option<OpenFolder>,
     /// The file entry being written through `begin_file`.
     entry: Option<OpenEntry>,
-    header: Header,
+    /// The header model: the data streams and the file records.
+    main: StreamsInfo,
+    files: FileTable,
     /// Entry data read from the source (plaintext: zeroized on drop).
     input: SecretBuf,
     state: State,
@@ -98,8 +99,8 @@ impl<W: Write + Seek> std::fmt::Debug for Writer<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Writer")
             .field("options", &self.opts)
-            .field("entries", &self.header.files.len())
-            .field("folders", &self.header.main.folders.len())
+            .field("entries", &self.files.len())
+            .field("folders", &self.main.folders.len())
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
@@ -120,7 +121,9 @@ enum State {
 
 /// A file entry between `begin_file` and `end_file`.
 struct OpenEntry {
-    name: String,
+    /// Where its name starts in the file table's name buffer (appended at
+    /// `begin_file`, taken back if the entry is cancelled).
+    name_at: usize,
     meta: EntryMeta,
     crc: crc32fast::Hasher,
     size: u64,
@@ -194,7 +197,8 @@ impl<W: Write + Seek> Writer<W> {
             idle: None,
             folder: None,
             entry: None,
-            header: Header::default(),
+            main: StreamsInfo::default(),
+            files: FileTable::default(),
             input: SecretBuf::with_len(CHUNK),
             state: State::Open,
         })
@@ -202,12 +206,12 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Number of entries added so far.
     pub fn len(&self) -> usize {
-        self.header.files.len()
+        self.files.len()
     }
 
     /// True when no entry has been added.
     pub fn is_empty(&self) -> bool {
-        self.header.files.is_empty()
+        self.files.is_empty()
     }
 
     fn check_open(&self) -> Result<(), SevenZError> {
@@ -242,19 +246,10 @@ impl<W: Write + Seek> Writer<W> {
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
-        reader: R,
-        meta: EntryMeta,
-    ) -> Result<(), SevenZError> {
-        self.add_file_named(Cow::Borrowed(name), reader, meta)
-    }
-
-    fn add_file_named<R: Read>(
-        &mut self,
-        name: Cow<'_, str>,
         mut reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.begin_file_named(name, meta)?;
+        self.begin_file(name, meta)?;
         let mut buf = std::mem::take(&mut self.input);
         let result = loop {
             // Whole 64 KiB blocks, so automatic BCJ sees a full header.
@@ -282,14 +277,10 @@ impl<W: Write + Seek> Writer<W> {
     /// being read, such as an async face). The first non-empty piece
     /// decides automatic BCJ, so it should be a few KiB when that is on.
     pub fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.begin_file_named(Cow::Borrowed(name), meta)
-    }
-
-    fn begin_file_named(&mut self, name: Cow<'_, str>, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name_at = self.files.push_name(clean_name(name)?);
         self.entry = Some(OpenEntry {
-            name,
+            name_at,
             meta,
             crc: crc32fast::Hasher::new(),
             size: 0,
@@ -318,7 +309,7 @@ impl<W: Write + Seek> Writer<W> {
             "write_data() without begin_file()",
         ))?;
         if !entry.started {
-            let filter = self.filter_for(&entry.name, data);
+            let filter = self.filter_for(self.files.pending_name(entry.name_at), data);
             self.start_stream(filter)?;
         }
         let entry = self.entry.as_mut().expect("checked above");
@@ -383,6 +374,7 @@ impl<W: Write + Seek> Writer<W> {
             if entry.started {
                 self.state = State::Broken;
             }
+            self.files.drop_name(entry.name_at);
         }
     }
 
@@ -400,23 +392,18 @@ impl<W: Write + Seek> Writer<W> {
         let entry = self.entry.take().ok_or(SevenZError::WriterUnusable(
             "end_file() without begin_file()",
         ))?;
+        // The name is in the table since begin_file.
         if !entry.started {
-            self.header.files.push(FileRecord {
-                attributes: Some(attributes(&entry.meta, false)),
-                ..record(entry.name, &entry.meta, true, true)
-            });
+            self.files.push(fields(&entry.meta, Kind::EmptyFile));
             return Ok(());
         }
         let folder = self.folder.as_mut().expect("a started entry has a folder");
         folder.in_size += entry.size;
         folder.files += 1;
-        let sub = &mut self.header.main.substreams;
+        let sub = &mut self.main.substreams;
         sub.sizes.push(entry.size);
         sub.crcs.push(Some(entry.crc.finalize()));
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&entry.meta, false)),
-            ..record(entry.name, &entry.meta, false, false)
-        });
+        self.files.push(fields(&entry.meta, Kind::File));
         if self.solid_block_full() {
             self.close_folder()
                 .inspect_err(|_| self.state = State::Broken)?;
@@ -427,22 +414,16 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds a directory entry.
     pub fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(Cow::Borrowed(name))?;
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&meta, true)),
-            ..record(name, &meta, true, false)
-        });
+        let name = clean_name(name)?;
+        self.files.push_entry(name, fields(&meta, Kind::Dir));
         Ok(())
     }
 
     /// Adds an empty file (no data stream).
     pub fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(Cow::Borrowed(name))?;
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&meta, false)),
-            ..record(name, &meta, true, true)
-        });
+        let name = clean_name(name)?;
+        self.files.push_entry(name, fields(&meta, Kind::EmptyFile));
         Ok(())
     }
 
@@ -458,44 +439,46 @@ impl<W: Write + Seek> Writer<W> {
         self.check_open()?;
         let path = disk_path.as_ref();
         let md = std::fs::symlink_metadata(path)?;
-        let name = Cow::Borrowed(name_in_archive);
         if md.is_dir() {
-            // One path buffer for the whole walk: a child is pushed onto it
-            // and popped after.
-            self.add_dir_tree(&mut path.to_path_buf(), &md, name)
+            // One path and one name buffer for the whole walk: a child is
+            // pushed onto them and popped after.
+            let mut name = String::with_capacity(name_in_archive.len() + 256);
+            name.push_str(name_in_archive);
+            self.add_dir_tree(&mut path.to_path_buf(), &md, &mut name)
         } else {
-            self.add_leaf(path, &md, name)
+            self.add_leaf(path, &md, name_in_archive)
         }
     }
 
-    /// The directory at `path` and everything below it, in name order;
-    /// each child's name is built once, at its size, and moved into its
-    /// record.
+    /// The directory at `path`, named `name`, and everything below it in
+    /// name order; each child's name is `name/child`, built in the same
+    /// buffer. `name` is checked and trimmed here, once.
     fn add_dir_tree(
         &mut self,
         path: &mut PathBuf,
         md: &std::fs::Metadata,
-        name: Cow<'_, str>,
+        name: &mut String,
     ) -> Result<(), SevenZError> {
-        let name = clean_name(name)?;
-        self.add_dir(&name, meta_from_fs(md))?;
+        let clean = clean_name(name)?.len();
+        name.truncate(clean);
+        self.files
+            .push_entry(name, fields(&meta_from_fs(md), Kind::Dir));
         let mut children: Vec<_> = std::fs::read_dir(&*path)?
             .map(|e| e.map(|e| e.file_name()))
             .collect::<Result<_, _>>()?;
         children.sort();
         for child in children {
-            let child_str = child.to_string_lossy();
-            let mut child_name = String::with_capacity(name.len() + 1 + child_str.len());
-            child_name.push_str(&name);
-            child_name.push('/');
-            child_name.push_str(&child_str);
+            let len = name.len();
+            name.push('/');
+            name.push_str(&child.to_string_lossy());
             path.push(&child);
             let result = match std::fs::symlink_metadata(&*path) {
-                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, Cow::Owned(child_name)),
-                Ok(cmd) => self.add_leaf(path, &cmd, Cow::Owned(child_name)),
+                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, name),
+                Ok(cmd) => self.add_leaf(path, &cmd, name),
                 Err(e) => Err(e.into()),
             };
             path.pop();
+            name.truncate(len);
             result?;
         }
         Ok(())
@@ -506,16 +489,16 @@ impl<W: Write + Seek> Writer<W> {
         &mut self,
         path: &Path,
         md: &std::fs::Metadata,
-        name: Cow<'_, str>,
+        name: &str,
     ) -> Result<(), SevenZError> {
         let meta = meta_from_fs(md);
         if md.file_type().is_symlink() {
             let target = std::fs::read_link(path)?;
             let bytes = target.to_string_lossy().into_owned().into_bytes();
-            self.add_file_named(name, &bytes[..], meta)
+            self.add_file(name, &bytes[..], meta)
         } else {
             let file = std::fs::File::open(path)?;
-            self.add_file_named(name, file, meta)
+            self.add_file(name, file, meta)
         }
     }
 
@@ -657,7 +640,7 @@ impl<W: Write + Seek> Writer<W> {
                 out_index: i - 1,
             })
             .collect();
-        let main = &mut self.header.main;
+        let main = &mut self.main;
         main.pack.sizes.push(packed);
         main.pack.crcs.push(None);
         main.folders.push(Folder {
@@ -683,11 +666,11 @@ impl<W: Write + Seek> Writer<W> {
         // No more folders: the idle engine's pooled buffers can serve the
         // header's encoder.
         self.idle = None;
-        if self.header.files.is_empty() {
+        if self.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
         }
-        let plain = Zeroizing::new(write_header(&self.header));
+        let plain = Zeroizing::new(header_bytes(&self.main, &self.files));
         if !self.opts.compress_header && !self.opts.encrypt_header {
             let start = start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain));
             return Ok(Tail::new(plain.to_vec(), 0, start, pack_pos));
@@ -1261,30 +1244,33 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
 }
 
 /// Checks a name: non-empty and without NUL (the name separator in the
-/// header); trailing slashes are dropped (in place for an owned name).
-fn clean_name(name: Cow<'_, str>) -> Result<String, SevenZError> {
-    let len = name.trim_end_matches('/').len();
-    if len == 0 || name[..len].contains('\0') {
-        return Err(SevenZError::InvalidEntryName(name.into_owned()));
+/// header). Gives it back without trailing slashes.
+fn clean_name(name: &str) -> Result<&str, SevenZError> {
+    let clean = name.trim_end_matches('/');
+    if clean.is_empty() || clean.contains('\0') {
+        return Err(SevenZError::InvalidEntryName(name.to_string()));
     }
-    Ok(match name {
-        Cow::Borrowed(n) => n[..len].to_string(),
-        Cow::Owned(mut n) => {
-            n.truncate(len);
-            n
-        }
-    })
+    Ok(clean)
 }
 
-fn record(name: String, meta: &EntryMeta, empty_stream: bool, empty_file: bool) -> FileRecord {
-    FileRecord {
-        name,
-        empty_stream,
-        empty_file,
-        mtime: meta.mtime.map(system_time_to_filetime),
-        atime: meta.atime.map(system_time_to_filetime),
-        ctime: meta.ctime.map(system_time_to_filetime),
-        ..FileRecord::default()
+/// What an entry is, for its stored fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A file with a data stream.
+    File,
+    /// A file without one.
+    EmptyFile,
+    Dir,
+}
+
+/// The header fields of an entry.
+fn fields(meta: &EntryMeta, kind: Kind) -> Fields {
+    let t = |t: Option<SystemTime>| t.map(system_time_to_filetime);
+    Fields {
+        empty_stream: kind != Kind::File,
+        empty_file: kind == Kind::EmptyFile,
+        times: [t(meta.ctime), t(meta.atime), t(meta.mtime)],
+        attributes: Some(attributes(meta, kind == Kind::Dir)),
     }
 }
 
@@ -1474,14 +1460,14 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        assert_eq!(clean_name("dir/".into()).unwrap(), "dir");
-        assert_eq!(clean_name(Cow::Owned("d/e//".to_string())).unwrap(), "d/e");
+        assert_eq!(clean_name("dir/").unwrap(), "dir");
+        assert_eq!(clean_name("d/e//").unwrap(), "d/e");
         assert!(matches!(
-            clean_name("/".into()),
+            clean_name("/"),
             Err(SevenZError::InvalidEntryName(n)) if n == "/"
         ));
         assert!(matches!(
-            clean_name("a\0b".into()),
+            clean_name("a\0b"),
             Err(SevenZError::InvalidEntryName(_))
         ));
     }
