@@ -329,6 +329,13 @@ pub(crate) fn write_header<O: Out + ?Sized>(out: &mut O, main: &StreamsInfo, fil
     out.push(id::END);
 }
 
+/// The size of the plain header [`write_header`] writes.
+pub(crate) fn header_size(main: &StreamsInfo, files: &FileTable) -> u64 {
+    let mut n = Count::default();
+    write_header(&mut n, main, files);
+    n.0 as u64
+}
+
 /// The bytes of a plain header, in one buffer of exactly their size.
 pub(crate) fn header_bytes(main: &StreamsInfo, files: &FileTable) -> Vec<u8> {
     exact(|out| write_header(out, main, files))
@@ -494,6 +501,7 @@ mod tests {
         let h = sample_header();
         let files = table(&h.files);
         let bytes = header_bytes(&h.main, &files);
+        assert_eq!(bytes.len() as u64, header_size(&h.main, &files));
         match parse_header_block(&bytes, 100, 100).unwrap() {
             HeaderBlock::Plain(back) => assert_eq!(back, h),
             HeaderBlock::Encoded(_) => panic!("plain header read as encoded"),

@@ -20,7 +20,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
 use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
@@ -28,7 +28,8 @@ use crate::file_table::{Fields, FileTable};
 use crate::folder::{BindPair, Coder, Folder};
 use crate::header::StreamsInfo;
 use crate::header_writer::{
-    header_bytes, start_header, unfinished_start_header, write_encoded_header,
+    header_bytes, header_size, start_header, unfinished_start_header, write_encoded_header,
+    write_header, Out,
 };
 use crate::method_id;
 use crate::pack_info::PackInfo;
@@ -670,14 +671,21 @@ impl<W: Write + Seek> Writer<W> {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
         }
-        let plain = Zeroizing::new(header_bytes(&self.main, &self.files));
         if !self.opts.compress_header && !self.opts.encrypt_header {
+            // The plain header is the archive's tail itself.
+            let plain = header_bytes(&self.main, &self.files);
             let start = start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain));
-            return Ok(Tail::new(plain.to_vec(), 0, start, pack_pos));
+            return Ok(Tail::new(plain, 0, start, pack_pos));
         }
-        let (packed, lzma_props) = compress_header(&plain)?;
+        // Measured first (the encoder is fitted to the size, and the size
+        // goes into the folder record), then written straight into the
+        // encoder: the plain header is never held whole.
+        let (main, files) = (&self.main, &self.files);
+        let plain_len = header_size(main, files);
+        let (packed, lzma_props, plain_crc) =
+            compress_header(plain_len, |out| write_header(out, main, files))?;
         let lzma = coder(method_id::LZMA, lzma_props);
-        let (stream, folder) = match (&self.key, self.opts.encrypt_header) {
+        let (encrypted, folder) = match (&self.key, self.opts.encrypt_header) {
             (Some(key), true) => {
                 let (mut aes, props) = key.encoder()?;
                 let mut out = Vec::with_capacity(packed.len() + 32);
@@ -689,22 +697,23 @@ impl<W: Write + Seek> Writer<W> {
                         out_index: 0,
                     }],
                     packed_streams: vec![0],
-                    unpack_sizes: vec![packed.len() as u64, plain.len() as u64],
-                    crc: Some(crc32fast::hash(&plain)),
+                    unpack_sizes: vec![packed.len() as u64, plain_len],
+                    crc: Some(plain_crc),
                 };
-                (out, folder)
+                (Some(out), folder)
             }
             _ => {
                 let folder = Folder {
                     coders: vec![lzma],
                     bind_pairs: Vec::new(),
                     packed_streams: vec![0],
-                    unpack_sizes: vec![plain.len() as u64],
-                    crc: Some(crc32fast::hash(&plain)),
+                    unpack_sizes: vec![plain_len],
+                    crc: Some(plain_crc),
                 };
-                (packed.to_vec(), folder)
+                (None, folder)
             }
         };
+        let stream: &[u8] = encrypted.as_deref().unwrap_or(&packed);
         let streams = StreamsInfo {
             pack: PackInfo {
                 pack_pos,
@@ -720,24 +729,125 @@ impl<W: Write + Seek> Writer<W> {
             block.len() as u64,
             crc32fast::hash(&block),
         );
-        let record_at = stream.len();
-        let mut bytes = stream;
+        let mut bytes = Vec::with_capacity(stream.len() + block.len());
+        bytes.extend_from_slice(stream);
         bytes.extend_from_slice(&block);
-        Ok(Tail::new(bytes, record_at, start, pack_pos))
+        Ok(Tail::new(bytes, stream.len(), start, pack_pos))
     }
 }
 
-/// The header's LZMA stream and its coder properties. The dictionary is
-/// fitted to the header's size (at least 4 KiB, at most 1 MiB), so the
-/// encoder and readers allocate little.
-fn compress_header(plain: &[u8]) -> Result<(SecretBuf, Vec<u8>), SevenZError> {
+/// Compresses the `len` bytes of plain header that `write` produces into
+/// the header's LZMA stream; gives back the stream, its coder properties
+/// and the plain header's CRC. The dictionary is fitted to the header's
+/// size (at least 4 KiB, at most 1 MiB), so the encoder and readers
+/// allocate little.
+fn compress_header(
+    len: u64,
+    write: impl FnOnce(&mut dyn Out),
+) -> Result<(SecretBuf, Vec<u8>, u32), SevenZError> {
     let mut opts = LzmaOptions::preset(5).expect("preset 5 exists");
     opts.dict_size = HEADER_DICT_MAX;
-    let mut enc = LzmaEncoder::with_size_hint(&opts, false, plain.len() as u64)?;
+    let mut enc = LzmaEncoder::with_size_hint(&opts, false, len)?;
     opts.dict_size = enc.dict_size();
-    let mut out = SecretBuf::with_capacity(plain.len() / 2 + 64);
-    encode_all(&mut Mapped(&mut enc), plain, &mut out)?;
-    Ok((out, lzma_props(&opts)))
+    let mut sink = Compressing::new(Mapped(&mut enc));
+    write(&mut sink);
+    let (out, crc, written) = sink.finish()?;
+    debug_assert_eq!(written, len, "measured and written header sizes differ");
+    Ok((out, lzma_props(&opts), crc))
+}
+
+/// Header bytes on their way into an encoder: gathered into pieces of
+/// [`CHUNK`] bytes, each checksummed and compressed as it fills. `Out`
+/// cannot fail, so the first encoder error is kept for
+/// [`finish`](Self::finish) and later bytes are dropped.
+struct Compressing<E> {
+    enc: E,
+    /// The piece being gathered (plain header: zeroized).
+    piece: SecretBuf,
+    /// Encoder output space.
+    scratch: SecretBuf,
+    /// The compressed stream so far.
+    out: SecretBuf,
+    crc: crc32fast::Hasher,
+    len: u64,
+    error: Option<SevenZError>,
+}
+
+impl<E: Encode<Error = SevenZError>> Compressing<E> {
+    fn new(enc: E) -> Self {
+        Compressing {
+            enc,
+            piece: SecretBuf::with_capacity(CHUNK),
+            scratch: SecretBuf::with_len(CHUNK),
+            out: SecretBuf::with_capacity(CHUNK),
+            crc: crc32fast::Hasher::new(),
+            len: 0,
+            error: None,
+        }
+    }
+
+    /// Checksums and compresses the gathered piece, and empties it.
+    fn drain(&mut self) {
+        if self.error.is_none() {
+            self.crc.update(&self.piece);
+            self.len += self.piece.len() as u64;
+            let mut input = InBuf::new(&self.piece);
+            loop {
+                let mut o = OutBuf::new(&mut self.scratch);
+                match self.enc.encode(&mut input, &mut o) {
+                    Ok(p) => {
+                        self.out.extend_from_slice(o.written());
+                        if p == Progress::NeedInput {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        self.error = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        self.piece.clear();
+    }
+
+    /// Compresses what is left and ends the stream; gives back the stream,
+    /// the CRC and the size of the input.
+    fn finish(mut self) -> Result<(SecretBuf, u32, u64), SevenZError> {
+        self.drain();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        loop {
+            let mut o = OutBuf::new(&mut self.scratch);
+            let p = self.enc.finish(&mut o)?;
+            self.out.extend_from_slice(o.written());
+            if p == Progress::StreamEnd {
+                break;
+            }
+        }
+        Ok((self.out, self.crc.finalize(), self.len))
+    }
+}
+
+impl<E: Encode<Error = SevenZError>> Out for Compressing<E> {
+    fn push(&mut self, b: u8) {
+        self.piece.push(b);
+        if self.piece.len() == CHUNK {
+            self.drain();
+        }
+    }
+
+    fn extend_from_slice(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let n = (CHUNK - self.piece.len()).min(b.len());
+            self.piece.extend_from_slice(&b[..n]);
+            b = &b[n..];
+            if self.piece.len() == CHUNK {
+                self.drain();
+            }
+        }
+    }
 }
 
 /// Runs `enc` over all of `data` and finishes it, appending to `out`.
