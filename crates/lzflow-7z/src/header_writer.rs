@@ -2,14 +2,16 @@
 //! [`StreamsInfo`] records) into 7z header bytes, the encoded-header
 //! indirection, and the start header that points at them.
 //!
-//! Every record is written through [`Out`], either into a buffer or into a
-//! [`Count`] that only measures: a header is measured first and then
-//! written into one buffer of exactly its size, with no intermediate
-//! buffers (a FilesInfo property measures its body before writing it).
+//! Every record is written through [`Out`]: into a buffer, into a [`Count`]
+//! that only measures, or (the writer's compressed header) straight into
+//! an encoder, a piece at a time. A header is measured first, so its size
+//! is known before a byte of it is written; a buffer gets exactly that
+//! size, and no record needs an intermediate buffer (a FilesInfo property
+//! measures its body before writing it).
 
-use crate::files_info::FileRecord;
+use crate::file_table::{self, FileTable};
 use crate::folder::Folder;
-use crate::header::{Header, StreamsInfo};
+use crate::header::StreamsInfo;
 use crate::property_id as id;
 use crate::signature_header::SIGNATURE;
 
@@ -254,50 +256,41 @@ impl<O: Out + ?Sized> Out for OutRef<'_, O> {
     }
 }
 
-fn write_files_info<O: Out + ?Sized>(out: &mut O, files: &[FileRecord]) {
+fn write_files_info<O: Out + ?Sized>(out: &mut O, files: &FileTable) {
     write_number(out, files.len() as u64);
-    if files.iter().any(|f| f.empty_stream) {
+    if files.empty_stream().any(|e| e) {
         write_property(out, id::EMPTY_STREAM, |o| {
-            write_bits(o, files.iter().map(|f| f.empty_stream));
+            write_bits(o, files.empty_stream())
         });
-        let empties = files.iter().filter(|f| f.empty_stream);
-        if empties.clone().any(|f| f.empty_file) {
-            write_property(out, id::EMPTY_FILE, |o| {
-                write_bits(o, empties.clone().map(|f| f.empty_file));
-            });
+        if files.empty_file().any(|e| e) {
+            write_property(out, id::EMPTY_FILE, |o| write_bits(o, files.empty_file()));
         }
     }
-    write_property(out, id::NAME, |o| {
-        o.push(0); // not external
-        for f in files {
-            for u in f.name.encode_utf16() {
-                o.extend_from_slice(&u.to_le_bytes());
-            }
-            o.extend_from_slice(&[0, 0]);
-        }
-    });
-    type Pick = fn(&FileRecord) -> Option<u64>;
-    let times: [(u8, Pick); 3] = [
-        (id::CTIME, |f| f.ctime),
-        (id::ATIME, |f| f.atime),
-        (id::MTIME, |f| f.mtime),
-    ];
-    for (prop, pick) in times {
-        if files.iter().any(|f| pick(f).is_some()) {
+    // The name list's size is known: it is not measured by writing it.
+    out.push(id::NAME);
+    write_number(out, 1 + 2 * files.name_units());
+    out.push(0); // not external
+    write_utf16(out, files.names());
+    for (prop, which) in [
+        (id::CTIME, file_table::CTIME),
+        (id::ATIME, file_table::ATIME),
+        (id::MTIME, file_table::MTIME),
+    ] {
+        if !files.times(which).is_empty() {
             write_property(out, prop, |o| {
-                write_defined(o, files.iter().map(|f| pick(f).is_some()));
+                write_defined(o, files.time_defined(which));
                 o.push(0); // not external
-                for v in files.iter().filter_map(pick) {
+                for v in files.times(which) {
                     o.extend_from_slice(&v.to_le_bytes());
                 }
             });
         }
     }
-    if files.iter().any(|f| f.attributes.is_some()) {
+    if !files.attributes().is_empty() {
         write_property(out, id::WIN_ATTRIBUTES, |o| {
-            write_defined(o, files.iter().map(|f| f.attributes.is_some()));
+            write_defined(o, files.attributes_defined());
             o.push(0); // not external
-            for a in files.iter().filter_map(|f| f.attributes) {
+            for a in files.attributes() {
                 o.extend_from_slice(&a.to_le_bytes());
             }
         });
@@ -305,20 +298,47 @@ fn write_files_info<O: Out + ?Sized>(out: &mut O, files: &[FileRecord]) {
     out.push(id::END);
 }
 
+/// Appends `s` as UTF-16LE, a few hundred bytes at a time (one call per
+/// unit would cost a dynamic call per byte pair).
+fn write_utf16<O: Out + ?Sized>(out: &mut O, s: &str) {
+    let mut buf = [0u8; 512];
+    let mut n = 0;
+    for u in s.encode_utf16() {
+        buf[n..n + 2].copy_from_slice(&u.to_le_bytes());
+        n += 2;
+        if n == buf.len() {
+            out.extend_from_slice(&buf);
+            n = 0;
+        }
+    }
+    out.extend_from_slice(&buf[..n]);
+}
+
+/// Writes a plain header: the main streams (when any folder exists) and
+/// the file records.
+pub(crate) fn write_header<O: Out + ?Sized>(out: &mut O, main: &StreamsInfo, files: &FileTable) {
+    out.push(id::HEADER);
+    if !main.folders.is_empty() {
+        out.push(id::MAIN_STREAMS_INFO);
+        write_streams_info(out, main, true);
+    }
+    if !files.is_empty() {
+        out.push(id::FILES_INFO);
+        write_files_info(out, files);
+    }
+    out.push(id::END);
+}
+
+/// The size of the plain header [`write_header`] writes.
+pub(crate) fn header_size(main: &StreamsInfo, files: &FileTable) -> u64 {
+    let mut n = Count::default();
+    write_header(&mut n, main, files);
+    n.0 as u64
+}
+
 /// The bytes of a plain header, in one buffer of exactly their size.
-pub(crate) fn write_header(h: &Header) -> Vec<u8> {
-    exact(|out| {
-        out.push(id::HEADER);
-        if !h.main.folders.is_empty() {
-            out.push(id::MAIN_STREAMS_INFO);
-            write_streams_info(out, &h.main, true);
-        }
-        if !h.files.is_empty() {
-            out.push(id::FILES_INFO);
-            write_files_info(out, &h.files);
-        }
-        out.push(id::END);
-    })
+pub(crate) fn header_bytes(main: &StreamsInfo, files: &FileTable) -> Vec<u8> {
+    exact(|out| write_header(out, main, files))
 }
 
 /// The bytes of an encoded header: the streams that decode to the real
@@ -356,8 +376,10 @@ pub(crate) fn unfinished_start_header() -> [u8; 32] {
 mod tests {
     use super::*;
     use crate::byte_reader::ByteReader;
+    use crate::file_table::Fields;
+    use crate::files_info::FileRecord;
     use crate::folder::{BindPair, Coder};
-    use crate::header::{parse_header_block, HeaderBlock};
+    use crate::header::{parse_header_block, Header, HeaderBlock};
     use crate::pack_info::PackInfo;
     use crate::signature_header::SignatureHeader;
     use crate::substreams::SubStreams;
@@ -456,10 +478,30 @@ mod tests {
         }
     }
 
+    /// The writer's columns for the records (which use no field the writer
+    /// does not write).
+    fn table(files: &[FileRecord]) -> FileTable {
+        let mut t = FileTable::default();
+        for f in files {
+            t.push_entry(
+                &f.name,
+                Fields {
+                    empty_stream: f.empty_stream,
+                    empty_file: f.empty_file,
+                    times: [f.ctime, f.atime, f.mtime],
+                    attributes: f.attributes,
+                },
+            );
+        }
+        t
+    }
+
     #[test]
     fn header_parses_back_to_the_same_model() {
         let h = sample_header();
-        let bytes = write_header(&h);
+        let files = table(&h.files);
+        let bytes = header_bytes(&h.main, &files);
+        assert_eq!(bytes.len() as u64, header_size(&h.main, &files));
         match parse_header_block(&bytes, 100, 100).unwrap() {
             HeaderBlock::Plain(back) => assert_eq!(back, h),
             HeaderBlock::Encoded(_) => panic!("plain header read as encoded"),

@@ -13,9 +13,10 @@
 //! * [`IndexBuilder`] / [`ArchiveIndex`]: opening without I/O.
 //! * [`Archive`]: the `Read + Seek` face; [`Archive::extract_to`] writes to
 //!   disk and refuses paths that escape the target.
-//! * [`Writer`]: creating archives (`writer`, `header_writer`,
-//!   `aes_encoder`, `writer_options`): entries are compressed into folders
-//!   as they arrive (LZMA2, LZMA or Copy, optional BCJ/Delta, AES-256), and
+//! * [`Writer`]: creating archives (`writer`, `file_table`,
+//!   `header_writer`, `aes_encoder`, `writer_options`): entries are
+//!   compressed into folders as they arrive (LZMA2, LZMA or Copy, optional
+//!   BCJ/Delta, AES-256), their records kept by column (`file_table`), and
 //!   `finish` writes the header and then patches the start header.
 //! * [`multi_volume`]: split archives (`name.7z.001`, …) as one stream
 //!   ([`Archive::open_volumes`]).
@@ -38,6 +39,7 @@ mod coders;
 mod entry;
 mod error;
 mod extract;
+mod file_table;
 mod files_info;
 mod folder;
 mod header;

@@ -13,7 +13,6 @@
 //! with its first byte zeroed, the start header is patched, and that byte
 //! is written last: an archive interrupted at any point is rejected.
 
-use std::borrow::Cow;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -21,15 +20,16 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
 use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
-use crate::files_info::FileRecord;
+use crate::file_table::{Fields, FileTable};
 use crate::folder::{BindPair, Coder, Folder};
-use crate::header::{Header, StreamsInfo};
+use crate::header::StreamsInfo;
 use crate::header_writer::{
-    start_header, unfinished_start_header, write_encoded_header, write_header,
+    header_bytes, header_size, start_header, unfinished_start_header, write_encoded_header,
+    write_header, Out,
 };
 use crate::method_id;
 use crate::pack_info::PackInfo;
@@ -88,7 +88,9 @@ pub struct Writer<W: Write + Seek> {
     folder: Option<OpenFolder>,
     /// The file entry being written through `begin_file`.
     entry: Option<OpenEntry>,
-    header: Header,
+    /// The header model: the data streams and the file records.
+    main: StreamsInfo,
+    files: FileTable,
     /// Entry data read from the source (plaintext: zeroized on drop).
     input: SecretBuf,
     state: State,
@@ -98,8 +100,8 @@ impl<W: Write + Seek> std::fmt::Debug for Writer<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Writer")
             .field("options", &self.opts)
-            .field("entries", &self.header.files.len())
-            .field("folders", &self.header.main.folders.len())
+            .field("entries", &self.files.len())
+            .field("folders", &self.main.folders.len())
             .field("state", &self.state)
             .finish_non_exhaustive()
     }
@@ -120,7 +122,9 @@ enum State {
 
 /// A file entry between `begin_file` and `end_file`.
 struct OpenEntry {
-    name: String,
+    /// Where its name starts in the file table's name buffer (appended at
+    /// `begin_file`, taken back if the entry is cancelled).
+    name_at: usize,
     meta: EntryMeta,
     crc: crc32fast::Hasher,
     size: u64,
@@ -194,7 +198,8 @@ impl<W: Write + Seek> Writer<W> {
             idle: None,
             folder: None,
             entry: None,
-            header: Header::default(),
+            main: StreamsInfo::default(),
+            files: FileTable::default(),
             input: SecretBuf::with_len(CHUNK),
             state: State::Open,
         })
@@ -202,12 +207,12 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Number of entries added so far.
     pub fn len(&self) -> usize {
-        self.header.files.len()
+        self.files.len()
     }
 
     /// True when no entry has been added.
     pub fn is_empty(&self) -> bool {
-        self.header.files.is_empty()
+        self.files.is_empty()
     }
 
     fn check_open(&self) -> Result<(), SevenZError> {
@@ -242,19 +247,10 @@ impl<W: Write + Seek> Writer<W> {
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
-        reader: R,
-        meta: EntryMeta,
-    ) -> Result<(), SevenZError> {
-        self.add_file_named(Cow::Borrowed(name), reader, meta)
-    }
-
-    fn add_file_named<R: Read>(
-        &mut self,
-        name: Cow<'_, str>,
         mut reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.begin_file_named(name, meta)?;
+        self.begin_file(name, meta)?;
         let mut buf = std::mem::take(&mut self.input);
         let result = loop {
             // Whole 64 KiB blocks, so automatic BCJ sees a full header.
@@ -282,14 +278,10 @@ impl<W: Write + Seek> Writer<W> {
     /// being read, such as an async face). The first non-empty piece
     /// decides automatic BCJ, so it should be a few KiB when that is on.
     pub fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.begin_file_named(Cow::Borrowed(name), meta)
-    }
-
-    fn begin_file_named(&mut self, name: Cow<'_, str>, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(name)?;
+        let name_at = self.files.push_name(clean_name(name)?);
         self.entry = Some(OpenEntry {
-            name,
+            name_at,
             meta,
             crc: crc32fast::Hasher::new(),
             size: 0,
@@ -318,7 +310,7 @@ impl<W: Write + Seek> Writer<W> {
             "write_data() without begin_file()",
         ))?;
         if !entry.started {
-            let filter = self.filter_for(&entry.name, data);
+            let filter = self.filter_for(self.files.pending_name(entry.name_at), data);
             self.start_stream(filter)?;
         }
         let entry = self.entry.as_mut().expect("checked above");
@@ -383,6 +375,7 @@ impl<W: Write + Seek> Writer<W> {
             if entry.started {
                 self.state = State::Broken;
             }
+            self.files.drop_name(entry.name_at);
         }
     }
 
@@ -400,23 +393,18 @@ impl<W: Write + Seek> Writer<W> {
         let entry = self.entry.take().ok_or(SevenZError::WriterUnusable(
             "end_file() without begin_file()",
         ))?;
+        // The name is in the table since begin_file.
         if !entry.started {
-            self.header.files.push(FileRecord {
-                attributes: Some(attributes(&entry.meta, false)),
-                ..record(entry.name, &entry.meta, true, true)
-            });
+            self.files.push(fields(&entry.meta, Kind::EmptyFile));
             return Ok(());
         }
         let folder = self.folder.as_mut().expect("a started entry has a folder");
         folder.in_size += entry.size;
         folder.files += 1;
-        let sub = &mut self.header.main.substreams;
+        let sub = &mut self.main.substreams;
         sub.sizes.push(entry.size);
         sub.crcs.push(Some(entry.crc.finalize()));
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&entry.meta, false)),
-            ..record(entry.name, &entry.meta, false, false)
-        });
+        self.files.push(fields(&entry.meta, Kind::File));
         if self.solid_block_full() {
             self.close_folder()
                 .inspect_err(|_| self.state = State::Broken)?;
@@ -427,22 +415,16 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds a directory entry.
     pub fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(Cow::Borrowed(name))?;
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&meta, true)),
-            ..record(name, &meta, true, false)
-        });
+        let name = clean_name(name)?;
+        self.files.push_entry(name, fields(&meta, Kind::Dir));
         Ok(())
     }
 
     /// Adds an empty file (no data stream).
     pub fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_open()?;
-        let name = clean_name(Cow::Borrowed(name))?;
-        self.header.files.push(FileRecord {
-            attributes: Some(attributes(&meta, false)),
-            ..record(name, &meta, true, true)
-        });
+        let name = clean_name(name)?;
+        self.files.push_entry(name, fields(&meta, Kind::EmptyFile));
         Ok(())
     }
 
@@ -458,44 +440,46 @@ impl<W: Write + Seek> Writer<W> {
         self.check_open()?;
         let path = disk_path.as_ref();
         let md = std::fs::symlink_metadata(path)?;
-        let name = Cow::Borrowed(name_in_archive);
         if md.is_dir() {
-            // One path buffer for the whole walk: a child is pushed onto it
-            // and popped after.
-            self.add_dir_tree(&mut path.to_path_buf(), &md, name)
+            // One path and one name buffer for the whole walk: a child is
+            // pushed onto them and popped after.
+            let mut name = String::with_capacity(name_in_archive.len() + 256);
+            name.push_str(name_in_archive);
+            self.add_dir_tree(&mut path.to_path_buf(), &md, &mut name)
         } else {
-            self.add_leaf(path, &md, name)
+            self.add_leaf(path, &md, name_in_archive)
         }
     }
 
-    /// The directory at `path` and everything below it, in name order;
-    /// each child's name is built once, at its size, and moved into its
-    /// record.
+    /// The directory at `path`, named `name`, and everything below it in
+    /// name order; each child's name is `name/child`, built in the same
+    /// buffer. `name` is checked and trimmed here, once.
     fn add_dir_tree(
         &mut self,
         path: &mut PathBuf,
         md: &std::fs::Metadata,
-        name: Cow<'_, str>,
+        name: &mut String,
     ) -> Result<(), SevenZError> {
-        let name = clean_name(name)?;
-        self.add_dir(&name, meta_from_fs(md))?;
+        let clean = clean_name(name)?.len();
+        name.truncate(clean);
+        self.files
+            .push_entry(name, fields(&meta_from_fs(md), Kind::Dir));
         let mut children: Vec<_> = std::fs::read_dir(&*path)?
             .map(|e| e.map(|e| e.file_name()))
             .collect::<Result<_, _>>()?;
         children.sort();
         for child in children {
-            let child_str = child.to_string_lossy();
-            let mut child_name = String::with_capacity(name.len() + 1 + child_str.len());
-            child_name.push_str(&name);
-            child_name.push('/');
-            child_name.push_str(&child_str);
+            let len = name.len();
+            name.push('/');
+            name.push_str(&child.to_string_lossy());
             path.push(&child);
             let result = match std::fs::symlink_metadata(&*path) {
-                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, Cow::Owned(child_name)),
-                Ok(cmd) => self.add_leaf(path, &cmd, Cow::Owned(child_name)),
+                Ok(cmd) if cmd.is_dir() => self.add_dir_tree(path, &cmd, name),
+                Ok(cmd) => self.add_leaf(path, &cmd, name),
                 Err(e) => Err(e.into()),
             };
             path.pop();
+            name.truncate(len);
             result?;
         }
         Ok(())
@@ -506,16 +490,16 @@ impl<W: Write + Seek> Writer<W> {
         &mut self,
         path: &Path,
         md: &std::fs::Metadata,
-        name: Cow<'_, str>,
+        name: &str,
     ) -> Result<(), SevenZError> {
         let meta = meta_from_fs(md);
         if md.file_type().is_symlink() {
             let target = std::fs::read_link(path)?;
             let bytes = target.to_string_lossy().into_owned().into_bytes();
-            self.add_file_named(name, &bytes[..], meta)
+            self.add_file(name, &bytes[..], meta)
         } else {
             let file = std::fs::File::open(path)?;
-            self.add_file_named(name, file, meta)
+            self.add_file(name, file, meta)
         }
     }
 
@@ -657,7 +641,7 @@ impl<W: Write + Seek> Writer<W> {
                 out_index: i - 1,
             })
             .collect();
-        let main = &mut self.header.main;
+        let main = &mut self.main;
         main.pack.sizes.push(packed);
         main.pack.crcs.push(None);
         main.folders.push(Folder {
@@ -683,18 +667,25 @@ impl<W: Write + Seek> Writer<W> {
         // No more folders: the idle engine's pooled buffers can serve the
         // header's encoder.
         self.idle = None;
-        if self.header.files.is_empty() {
+        if self.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
         }
-        let plain = Zeroizing::new(write_header(&self.header));
         if !self.opts.compress_header && !self.opts.encrypt_header {
+            // The plain header is the archive's tail itself.
+            let plain = header_bytes(&self.main, &self.files);
             let start = start_header(pack_pos, plain.len() as u64, crc32fast::hash(&plain));
-            return Ok(Tail::new(plain.to_vec(), 0, start, pack_pos));
+            return Ok(Tail::new(plain, 0, start, pack_pos));
         }
-        let (packed, lzma_props) = compress_header(&plain)?;
+        // Measured first (the encoder is fitted to the size, and the size
+        // goes into the folder record), then written straight into the
+        // encoder: the plain header is never held whole.
+        let (main, files) = (&self.main, &self.files);
+        let plain_len = header_size(main, files);
+        let (packed, lzma_props, plain_crc) =
+            compress_header(plain_len, |out| write_header(out, main, files))?;
         let lzma = coder(method_id::LZMA, lzma_props);
-        let (stream, folder) = match (&self.key, self.opts.encrypt_header) {
+        let (encrypted, folder) = match (&self.key, self.opts.encrypt_header) {
             (Some(key), true) => {
                 let (mut aes, props) = key.encoder()?;
                 let mut out = Vec::with_capacity(packed.len() + 32);
@@ -706,22 +697,23 @@ impl<W: Write + Seek> Writer<W> {
                         out_index: 0,
                     }],
                     packed_streams: vec![0],
-                    unpack_sizes: vec![packed.len() as u64, plain.len() as u64],
-                    crc: Some(crc32fast::hash(&plain)),
+                    unpack_sizes: vec![packed.len() as u64, plain_len],
+                    crc: Some(plain_crc),
                 };
-                (out, folder)
+                (Some(out), folder)
             }
             _ => {
                 let folder = Folder {
                     coders: vec![lzma],
                     bind_pairs: Vec::new(),
                     packed_streams: vec![0],
-                    unpack_sizes: vec![plain.len() as u64],
-                    crc: Some(crc32fast::hash(&plain)),
+                    unpack_sizes: vec![plain_len],
+                    crc: Some(plain_crc),
                 };
-                (packed.to_vec(), folder)
+                (None, folder)
             }
         };
+        let stream: &[u8] = encrypted.as_deref().unwrap_or(&packed);
         let streams = StreamsInfo {
             pack: PackInfo {
                 pack_pos,
@@ -737,24 +729,125 @@ impl<W: Write + Seek> Writer<W> {
             block.len() as u64,
             crc32fast::hash(&block),
         );
-        let record_at = stream.len();
-        let mut bytes = stream;
+        let mut bytes = Vec::with_capacity(stream.len() + block.len());
+        bytes.extend_from_slice(stream);
         bytes.extend_from_slice(&block);
-        Ok(Tail::new(bytes, record_at, start, pack_pos))
+        Ok(Tail::new(bytes, stream.len(), start, pack_pos))
     }
 }
 
-/// The header's LZMA stream and its coder properties. The dictionary is
-/// fitted to the header's size (at least 4 KiB, at most 1 MiB), so the
-/// encoder and readers allocate little.
-fn compress_header(plain: &[u8]) -> Result<(SecretBuf, Vec<u8>), SevenZError> {
+/// Compresses the `len` bytes of plain header that `write` produces into
+/// the header's LZMA stream; gives back the stream, its coder properties
+/// and the plain header's CRC. The dictionary is fitted to the header's
+/// size (at least 4 KiB, at most 1 MiB), so the encoder and readers
+/// allocate little.
+fn compress_header(
+    len: u64,
+    write: impl FnOnce(&mut dyn Out),
+) -> Result<(SecretBuf, Vec<u8>, u32), SevenZError> {
     let mut opts = LzmaOptions::preset(5).expect("preset 5 exists");
     opts.dict_size = HEADER_DICT_MAX;
-    let mut enc = LzmaEncoder::with_size_hint(&opts, false, plain.len() as u64)?;
+    let mut enc = LzmaEncoder::with_size_hint(&opts, false, len)?;
     opts.dict_size = enc.dict_size();
-    let mut out = SecretBuf::with_capacity(plain.len() / 2 + 64);
-    encode_all(&mut Mapped(&mut enc), plain, &mut out)?;
-    Ok((out, lzma_props(&opts)))
+    let mut sink = Compressing::new(Mapped(&mut enc));
+    write(&mut sink);
+    let (out, crc, written) = sink.finish()?;
+    debug_assert_eq!(written, len, "measured and written header sizes differ");
+    Ok((out, lzma_props(&opts), crc))
+}
+
+/// Header bytes on their way into an encoder: gathered into pieces of
+/// [`CHUNK`] bytes, each checksummed and compressed as it fills. `Out`
+/// cannot fail, so the first encoder error is kept for
+/// [`finish`](Self::finish) and later bytes are dropped.
+struct Compressing<E> {
+    enc: E,
+    /// The piece being gathered (plain header: zeroized).
+    piece: SecretBuf,
+    /// Encoder output space.
+    scratch: SecretBuf,
+    /// The compressed stream so far.
+    out: SecretBuf,
+    crc: crc32fast::Hasher,
+    len: u64,
+    error: Option<SevenZError>,
+}
+
+impl<E: Encode<Error = SevenZError>> Compressing<E> {
+    fn new(enc: E) -> Self {
+        Compressing {
+            enc,
+            piece: SecretBuf::with_capacity(CHUNK),
+            scratch: SecretBuf::with_len(CHUNK),
+            out: SecretBuf::with_capacity(CHUNK),
+            crc: crc32fast::Hasher::new(),
+            len: 0,
+            error: None,
+        }
+    }
+
+    /// Checksums and compresses the gathered piece, and empties it.
+    fn drain(&mut self) {
+        if self.error.is_none() {
+            self.crc.update(&self.piece);
+            self.len += self.piece.len() as u64;
+            let mut input = InBuf::new(&self.piece);
+            loop {
+                let mut o = OutBuf::new(&mut self.scratch);
+                match self.enc.encode(&mut input, &mut o) {
+                    Ok(p) => {
+                        self.out.extend_from_slice(o.written());
+                        if p == Progress::NeedInput {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        self.error = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        self.piece.clear();
+    }
+
+    /// Compresses what is left and ends the stream; gives back the stream,
+    /// the CRC and the size of the input.
+    fn finish(mut self) -> Result<(SecretBuf, u32, u64), SevenZError> {
+        self.drain();
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        loop {
+            let mut o = OutBuf::new(&mut self.scratch);
+            let p = self.enc.finish(&mut o)?;
+            self.out.extend_from_slice(o.written());
+            if p == Progress::StreamEnd {
+                break;
+            }
+        }
+        Ok((self.out, self.crc.finalize(), self.len))
+    }
+}
+
+impl<E: Encode<Error = SevenZError>> Out for Compressing<E> {
+    fn push(&mut self, b: u8) {
+        self.piece.push(b);
+        if self.piece.len() == CHUNK {
+            self.drain();
+        }
+    }
+
+    fn extend_from_slice(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            let n = (CHUNK - self.piece.len()).min(b.len());
+            self.piece.extend_from_slice(&b[..n]);
+            b = &b[n..];
+            if self.piece.len() == CHUNK {
+                self.drain();
+            }
+        }
+    }
 }
 
 /// Runs `enc` over all of `data` and finishes it, appending to `out`.
@@ -1261,30 +1354,33 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
 }
 
 /// Checks a name: non-empty and without NUL (the name separator in the
-/// header); trailing slashes are dropped (in place for an owned name).
-fn clean_name(name: Cow<'_, str>) -> Result<String, SevenZError> {
-    let len = name.trim_end_matches('/').len();
-    if len == 0 || name[..len].contains('\0') {
-        return Err(SevenZError::InvalidEntryName(name.into_owned()));
+/// header). Gives it back without trailing slashes.
+fn clean_name(name: &str) -> Result<&str, SevenZError> {
+    let clean = name.trim_end_matches('/');
+    if clean.is_empty() || clean.contains('\0') {
+        return Err(SevenZError::InvalidEntryName(name.to_string()));
     }
-    Ok(match name {
-        Cow::Borrowed(n) => n[..len].to_string(),
-        Cow::Owned(mut n) => {
-            n.truncate(len);
-            n
-        }
-    })
+    Ok(clean)
 }
 
-fn record(name: String, meta: &EntryMeta, empty_stream: bool, empty_file: bool) -> FileRecord {
-    FileRecord {
-        name,
-        empty_stream,
-        empty_file,
-        mtime: meta.mtime.map(system_time_to_filetime),
-        atime: meta.atime.map(system_time_to_filetime),
-        ctime: meta.ctime.map(system_time_to_filetime),
-        ..FileRecord::default()
+/// What an entry is, for its stored fields.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A file with a data stream.
+    File,
+    /// A file without one.
+    EmptyFile,
+    Dir,
+}
+
+/// The header fields of an entry.
+fn fields(meta: &EntryMeta, kind: Kind) -> Fields {
+    let t = |t: Option<SystemTime>| t.map(system_time_to_filetime);
+    Fields {
+        empty_stream: kind != Kind::File,
+        empty_file: kind == Kind::EmptyFile,
+        times: [t(meta.ctime), t(meta.atime), t(meta.mtime)],
+        attributes: Some(attributes(meta, kind == Kind::Dir)),
     }
 }
 
@@ -1474,14 +1570,14 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        assert_eq!(clean_name("dir/".into()).unwrap(), "dir");
-        assert_eq!(clean_name(Cow::Owned("d/e//".to_string())).unwrap(), "d/e");
+        assert_eq!(clean_name("dir/").unwrap(), "dir");
+        assert_eq!(clean_name("d/e//").unwrap(), "d/e");
         assert!(matches!(
-            clean_name("/".into()),
+            clean_name("/"),
             Err(SevenZError::InvalidEntryName(n)) if n == "/"
         ));
         assert!(matches!(
-            clean_name("a\0b".into()),
+            clean_name("a\0b"),
             Err(SevenZError::InvalidEntryName(_))
         ));
     }

@@ -79,8 +79,8 @@ fn a_warm_writer_allocates_little() {
     assert_eq!(n, 101);
 
     // 5,000 empty files: the warm cost is the header model (names and
-    // records) plus the header, written once at its size and compressed
-    // with pooled tables.
+    // records); the header is streamed into its encoder, whose tables are
+    // pooled.
     let long = "長いファイル名-ünïcödé-".repeat(3);
     let empties: Vec<(String, Vec<u8>)> = (0..5000)
         .map(|i| (format!("{long}{i:05}"), Vec::new()))
@@ -93,11 +93,11 @@ fn a_warm_writer_allocates_little() {
     write(&empties, &opts, &mut out);
     let warm = write(&empties, &opts, &mut out);
     eprintln!("5000 empty files: warm {warm} B, names in the header {plain_names} B");
-    // Names are held once in the model (UTF-8, about their UTF-16 size
-    // here) and once in the serialised header; the records (about 100
-    // bytes each, in a vector that grows by doubling) add the rest. No
-    // dictionary-sized buffer is allocated (the header's encoder tables
-    // alone would be several MiB).
+    // Names are held once, in the model (UTF-8, about their UTF-16 size
+    // here, in a buffer that grows by doubling); the fixed fields (a few
+    // bytes per entry) add the rest. No dictionary-sized buffer is
+    // allocated (the header's encoder tables alone would be several MiB).
+    // writer_header_alloc.rs holds the tighter bound against the header.
     assert!(
         warm <= 4 * plain_names,
         "warm archive allocated {warm} bytes"

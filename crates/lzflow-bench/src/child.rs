@@ -4,7 +4,8 @@
 //! The parent runs `lzflow-bench run-one <job> <args…>`; the child does the
 //! job once (a job named `<job>:warm` runs `<job>` once unmeasured first, so
 //! the measured run finds pools and heap warm, as a long-lived process
-//! would) and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
+//! would; a job may call [`measure_from_here`] to leave its preparation
+//! out of the sample) and prints one line `SAMPLE <ns> <alloc bytes> <allocs>
 //! <peak KiB> <output bytes> <external> <RSS before KiB>`. An in-process job measures itself (counting
 //! allocator, `VmHWM` of the fresh process). The job `cmd <dir> <prog>
 //! <args…>` runs an external program in `dir` with its stdout discarded,
@@ -13,6 +14,7 @@
 
 use std::io;
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::measure::Sample;
@@ -34,6 +36,22 @@ pub struct ChildSample {
 
 /// An in-process job: runs on the child's arguments, returns output bytes.
 pub type Job = fn(&[String]) -> io::Result<u64>;
+
+/// Where the running job asked its measurement to start: the allocator's
+/// counters and the time then.
+static MARK: Mutex<Option<(stats_alloc::Stats, Instant)>> = Mutex::new(None);
+
+/// Starts the running job's measurement here: time and allocations before
+/// this call (preparing the input) are left out of its sample.
+pub fn measure_from_here() {
+    let now = (crate::GLOBAL.stats(), Instant::now());
+    *MARK.lock().unwrap_or_else(|e| e.into_inner()) = Some(now);
+}
+
+/// The mark set by the running job, cleared.
+fn take_mark() -> Option<(stats_alloc::Stats, Instant)> {
+    MARK.lock().unwrap_or_else(|e| e.into_inner()).take()
+}
 
 /// Every in-process job, by name.
 fn jobs() -> Vec<(&'static str, Job)> {
@@ -158,12 +176,15 @@ pub fn child_main(args: &[String]) -> io::Result<()> {
     if warm {
         f(rest)?;
     }
+    take_mark();
     let base_rss_kib = crate::measure::status_kib("VmRSS:");
     let region = stats_alloc::Region::new(crate::GLOBAL);
     let start = Instant::now();
     let out_bytes = f(rest)?;
-    let time = start.elapsed();
-    let stats = region.change();
+    let (stats, time) = match take_mark() {
+        Some((at, t)) => (crate::GLOBAL.stats() - at, t.elapsed()),
+        None => (region.change(), start.elapsed()),
+    };
     let s = Sample {
         time,
         // stats_alloc already adds a reallocation's growth to

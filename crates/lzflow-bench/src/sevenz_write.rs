@@ -6,7 +6,12 @@
 //! archive is then checked with `7zz t`. Ratios are against `7zz a`. The
 //! `lzflow warm` row is lzflow's second archive in one child process (the
 //! first is written unmeasured), so its allocations are what a long-lived
-//! process pays per archive.
+//! process pays per archive. The `lzflow writer` row is the same with the
+//! input directory listed before the measurement starts: what the
+//! `Writer` itself costs (`add_path` included), without the bench's own
+//! walk. Under each table a line gives the sizes of lzflow's header
+//! (uncompressed and packed) and the writer row's allocations against the
+//! uncompressed header.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -19,6 +24,7 @@ use crate::workloads::{is_quick, scaled, text_files};
 /// Jobs the child processes can run.
 pub const JOBS: &[(&str, child::Job)] = &[
     ("7zw-lzflow", lzflow_write),
+    ("7zw-lzflow-writer", lzflow_writer_only),
     ("7zw-sevenz-rust2", sevenz_rust2_write),
 ];
 
@@ -42,14 +48,9 @@ fn name_of(p: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// `<input dir> <archive> [password]`: every top-level item of the input
-/// directory (recursively) into one solid archive; with a password the
+/// The options of both lzflow jobs: solid, level 5; with a password the
 /// data and the header are encrypted.
-fn lzflow_write(args: &[String]) -> io::Result<u64> {
-    let (input, out) = (
-        Path::new(arg(args, 0, "input dir")?),
-        arg(args, 1, "archive")?,
-    );
+fn lzflow_options(args: &[String]) -> lzflow_7z::WriterOptions {
     let mut o = lzflow_7z::WriterOptions::default()
         .with_level(LEVEL)
         .with_solid(lzflow_7z::Solid::All);
@@ -59,12 +60,78 @@ fn lzflow_write(args: &[String]) -> io::Result<u64> {
             .with_encrypt_header(true)
             .with_aes_cycles_power(AES_CYCLES_POWER);
     }
-    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, o)?;
+    o
+}
+
+/// `<input dir> <archive> [password]`: every top-level item of the input
+/// directory (recursively) into one solid archive.
+fn lzflow_write(args: &[String]) -> io::Result<u64> {
+    let (input, out) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+    );
+    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
     for p in sorted_children(input)? {
         w.add_path(&p, &name_of(&p))?;
     }
     let f = w.finish()?;
     Ok(f.metadata()?.len())
+}
+
+/// The same archive as `lzflow_write`, the top-level items listed (with
+/// their names) before the measurement starts.
+fn lzflow_writer_only(args: &[String]) -> io::Result<u64> {
+    let (input, out) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+    );
+    let items: Vec<(PathBuf, String)> = sorted_children(input)?
+        .into_iter()
+        .map(|p| {
+            let name = name_of(&p);
+            (p, name)
+        })
+        .collect();
+    child::measure_from_here();
+    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
+    for (p, name) in &items {
+        w.add_path(p, name)?;
+    }
+    let f = w.finish()?;
+    Ok(f.metadata()?.len())
+}
+
+/// The sizes of an lzflow archive's header: (uncompressed, packed
+/// stream). The packed stream lies between the data's packed streams and
+/// the header record.
+fn header_sizes(path: &Path, password: Option<&str>) -> Result<(u64, u64), String> {
+    use lzflow_7z::{ArchiveOptions, HeaderStep, IndexBuilder};
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let mut opts = ArchiveOptions::default();
+    if let Some(p) = password {
+        opts = opts.with_password(p);
+    }
+    let mut b = IndexBuilder::new(opts.clone());
+    let start: &[u8; 32] = bytes
+        .get(..32)
+        .and_then(|s| s.try_into().ok())
+        .ok_or("archive too short")?;
+    let sig = b
+        .start(start, Some(bytes.len() as u64))
+        .map_err(|e| e.to_string())?;
+    let at = sig.header_position().map_err(|e| e.to_string())?;
+    let record = &bytes[at as usize..(at + sig.next_header_size) as usize];
+    let plain = match b.header(&sig, record).map_err(|e| e.to_string())? {
+        HeaderStep::Encoded(folders) => folders.iter().map(|f| f.unpack_size()).sum(),
+        // Not compressed: the record is the header.
+        HeaderStep::Index(_) => return Ok((sig.next_header_size, sig.next_header_size)),
+    };
+    let a = lzflow_7z::Archive::open_with(std::io::Cursor::new(&bytes), opts)
+        .map_err(|e| e.to_string())?;
+    let data: u64 = (0..a.index().folder_count())
+        .map(|i| a.index().folder_packed_size(i))
+        .sum();
+    Ok((plain, at - 32 - data))
 }
 
 /// A file opened only when first read, so a solid block of thousands of
@@ -273,10 +340,16 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
         let input = root.join("in");
         std::fs::create_dir_all(&input)?;
         (sc.make)(&input)?;
-        let outs: Vec<PathBuf> = ["7zz", "lzflow", "sevenz-rust2", "lzflow-warm"]
-            .iter()
-            .map(|n| root.join(format!("{n}.7z")))
-            .collect();
+        let outs: Vec<PathBuf> = [
+            "7zz",
+            "lzflow",
+            "sevenz-rust2",
+            "lzflow-warm",
+            "lzflow-writer",
+        ]
+        .iter()
+        .map(|n| root.join(format!("{n}.7z")))
+        .collect();
         let pw = format!("-p{PASSWORD}");
         let mut zz = vec!["a", "-mx5", "-mmt=1", "-bsp0"];
         if sc.password {
@@ -305,6 +378,8 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
             // The second archive written by one process: what one more
             // archive costs once pools and heap are warm.
             Entrant::Job("7zw-lzflow:warm", job_args(3)),
+            // The same, without the bench's listing of the input.
+            Entrant::Job("7zw-lzflow-writer:warm", job_args(4)),
         ];
         let results = interleave(
             &entrants,
@@ -321,13 +396,25 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
             .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
             .collect();
         print_rows(sc.name, &results, &sizes);
+        print_header_line(
+            sc.name,
+            &outs[4],
+            sc.password.then_some(PASSWORD),
+            &results[4],
+        );
         let _ = std::fs::remove_dir_all(&root);
     }
     Ok(())
 }
 
 fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], sizes: &[u64]) {
-    let names = ["7zz a", "lzflow", "sevenz-rust2", "lzflow warm"];
+    let names = [
+        "7zz a",
+        "lzflow",
+        "sevenz-rust2",
+        "lzflow warm",
+        "lzflow writer",
+    ];
     let base = match &results[0] {
         Ok(v) => summarise(v).time.as_secs_f64(),
         Err(_) => f64::NAN,
@@ -355,6 +442,32 @@ fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], size
     }
 }
 
+/// lzflow's header sizes and the writer row's allocations per
+/// uncompressed header byte (issue 6's target for the empty-files input:
+/// at most 2).
+fn print_header_line(
+    scenario: &str,
+    archive: &Path,
+    password: Option<&str>,
+    writer: &Result<Vec<ChildSample>, String>,
+) {
+    match header_sizes(archive, password) {
+        Err(why) => println!("{scenario:<21} lzflow header: {why}"),
+        Ok((plain, packed)) => {
+            let ratio = match writer {
+                Ok(v) if !v.is_empty() => {
+                    format!("{:.2}x", summarise(v).alloc_bytes as f64 / plain as f64)
+                }
+                _ => "-".to_string(),
+            };
+            println!(
+                "{scenario:<21} lzflow header: {plain} B uncompressed, {packed} B packed; \
+                 lzflow writer alloc B/op / uncompressed header = {ratio}"
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,11 +491,13 @@ mod tests {
         std::fs::write(input.join("a.txt"), b"alpha alpha alpha\n").unwrap();
         std::fs::write(input.join("sub/b.bin"), [7u8; 5000]).unwrap();
         File::create(input.join("ü-empty")).unwrap();
-        for (job, pw) in [
-            (lzflow_write as child::Job, None),
-            (sevenz_rust2_write, None),
-            (lzflow_write, Some(PASSWORD)),
-            (sevenz_rust2_write, Some(PASSWORD)),
+        for (job, lzflow, pw) in [
+            (lzflow_write as child::Job, true, None),
+            (lzflow_writer_only, true, None),
+            (sevenz_rust2_write, false, None),
+            (lzflow_write, true, Some(PASSWORD)),
+            (lzflow_writer_only, true, Some(PASSWORD)),
+            (sevenz_rust2_write, false, Some(PASSWORD)),
         ] {
             let out = root.join("out.7z");
             let _ = std::fs::remove_file(&out);
@@ -394,6 +509,16 @@ mod tests {
             let len = job(&args).unwrap();
             assert_eq!(len, std::fs::metadata(&out).unwrap().len());
             test_archive(&out, pw.is_some()).unwrap();
+            if lzflow {
+                // The names alone take this much of the uncompressed
+                // header (UTF-16 with terminators).
+                let names: usize = ["a.txt", "sub", "sub/b.bin", "ü-empty"]
+                    .iter()
+                    .map(|n| n.encode_utf16().count() * 2 + 2)
+                    .sum();
+                let (plain, packed) = header_sizes(&out, pw).unwrap();
+                assert!(plain > names as u64 && packed > 0, "{plain} {packed}");
+            }
             let mut opts = lzflow_7z::ArchiveOptions::default();
             if let Some(p) = pw {
                 opts = opts.with_password(p);
