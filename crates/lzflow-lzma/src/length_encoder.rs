@@ -121,6 +121,14 @@ impl LengthEncoder {
         self.counters[pos_state] = self.table_size;
     }
 
+    /// The price table of `pos_state`: entry `len - 2` prices `len`.
+    #[inline(always)]
+    pub(crate) fn prices(&self, pos_state: usize) -> &[u32; LEN_SYMBOLS] {
+        self.prices[pos_state * LEN_SYMBOLS..][..LEN_SYMBOLS]
+            .try_into()
+            .expect("a whole table")
+    }
+
     /// Price of coding `len` (2..=table size + 1) in `pos_state`.
     #[inline(always)]
     pub(crate) fn price(&self, len: u32, pos_state: usize) -> u32 {

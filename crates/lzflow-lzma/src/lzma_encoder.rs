@@ -17,7 +17,7 @@ use crate::LzmaError;
 pub(crate) const STATES: usize = 12;
 /// States below this follow a literal.
 pub(crate) const LIT_STATES: u32 = 7;
-const DIST_STATES: usize = 4;
+pub(crate) const DIST_STATES: usize = 4;
 const DIST_SLOT_BITS: u32 = 6;
 const DIST_SLOTS: usize = 1 << DIST_SLOT_BITS;
 const DIST_MODEL_START: u32 = 4;
@@ -360,18 +360,16 @@ impl LzmaCore {
         }
     }
 
-    /// Price of the distance and length of a normal match (without the
-    /// is_match/is_rep bits).
+    /// Price of the distance of a normal match whose length has
+    /// length-to-distance state `ls` (min(len - 2, 3)).
     #[inline(always)]
-    pub(crate) fn match_dist_len_price(&self, dist: u32, len: u32, pos_state: usize) -> u32 {
-        let ls = ((len - 2) as usize).min(DIST_STATES - 1);
-        let dp = if dist < FULL_DISTANCES {
+    pub(crate) fn dist_price(&self, dist: u32, ls: usize) -> u32 {
+        if dist < FULL_DISTANCES {
             self.dist_prices[ls][dist as usize]
         } else {
             self.dist_slot_prices[ls][dist_slot(dist) as usize]
                 + self.align_prices[(dist & (ALIGN_SIZE as u32 - 1)) as usize]
-        };
-        dp + self.match_len.price(len, pos_state)
+        }
     }
 
     /// Price of choosing rep `index` (the is_rep0.. bits, without

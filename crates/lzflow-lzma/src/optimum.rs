@@ -10,7 +10,7 @@ use lzflow_core::{Lease, Pool};
 use crate::encoder_options::MATCH_LEN_MAX;
 use crate::lzma_encoder::{
     state_after_literal, state_after_match, state_after_rep, state_after_short_rep, LzmaCore,
-    LIT_STATES, NO_DIST,
+    DIST_STATES, LIT_STATES, NO_DIST,
 };
 use crate::match_finder::common_len;
 use crate::price::INFINITY;
@@ -118,6 +118,15 @@ impl Opts {
         w[4] = b;
     }
 
+    /// Makes `from` + `step` the way to `at` if `price` beats the known one.
+    #[inline(always)]
+    fn relax(&mut self, at: usize, price: u32, from: usize, step: Step) {
+        if price < self.price(at) {
+            self.set_price(at, price);
+            self.set_from_step(at, from, step);
+        }
+    }
+
     #[inline(always)]
     fn set_state(&mut self, i: usize, s: u32) {
         self.0[i * OPT_WORDS + 5] = s;
@@ -223,10 +232,7 @@ impl LzmaCore {
 
     #[inline(always)]
     fn set_if_cheaper(&mut self, at: usize, price: u32, from: usize, step: Step) {
-        if price < self.opts.price(at) {
-            self.opts.set_price(at, price);
-            self.opts.set_from_step(at, from, step);
-        }
+        self.opts.relax(at, price, from, step);
     }
 
     /// Decides the next symbols from `self.pos` and queues them.
@@ -352,16 +358,19 @@ impl LzmaCore {
         let normal = match_price + self.is_rep_price(state, 0);
         let start = (rep_lens[0] + 1).max(2);
         if start <= main_len {
-            let mut mi = 0;
-            while (self.matches[mi].len as usize) < start {
-                mi += 1;
-            }
-            for len in start..=main_len {
-                let m = self.matches[mi];
-                let p = normal + self.match_dist_len_price(m.dist, len as u32, pos_state);
-                self.set_if_cheaper(len, p, 0, Step::Match(m.dist));
-                if len == m.len as usize {
-                    mi += 1;
+            let lens = self.match_len.prices(pos_state);
+            let mut len = start;
+            for m in self.matches.iter().filter(|m| m.len as usize >= start) {
+                let far = normal + self.dist_price(m.dist, DIST_STATES - 1);
+                while len <= m.len as usize {
+                    let dp = if len < DIST_STATES + 1 {
+                        normal + self.dist_price(m.dist, len - 2)
+                    } else {
+                        far
+                    };
+                    self.opts
+                        .relax(len, dp + lens[len - 2], 0, Step::Match(m.dist));
+                    len += 1;
                 }
             }
         }
@@ -493,33 +502,42 @@ impl LzmaCore {
             if main_len >= start {
                 let normal = match_price + self.is_rep_price(state, 0);
                 self.extend_search(&mut len_end, cur + main_len);
-                let mut mi = 0;
-                while (self.matches[mi].len as usize) < start {
-                    mi += 1;
-                }
-                for len in start..=main_len {
+                let first = self.matches.partition_point(|m| (m.len as usize) < start);
+                let mut len = start;
+                for mi in first..self.matches.len() {
                     let m = self.matches[mi];
-                    let p = normal + self.match_dist_len_price(m.dist, len as u32, pos_state);
-                    self.set_if_cheaper(cur + len, p, cur, Step::Match(m.dist));
-                    if len != m.len as usize {
-                        continue;
+                    let m_len = m.len as usize;
+                    // The distance is priced by min(len - 2, 3): one price
+                    // serves every length from 5 on.
+                    let far = normal + self.dist_price(m.dist, DIST_STATES - 1);
+                    let lens = self.match_len.prices(pos_state);
+                    let mut p = 0;
+                    while len <= m_len {
+                        let dp = if len < DIST_STATES + 1 {
+                            normal + self.dist_price(m.dist, len - 2)
+                        } else {
+                            far
+                        };
+                        p = dp + lens[len - 2];
+                        self.opts.relax(cur + len, p, cur, Step::Match(m.dist));
+                        len += 1;
                     }
                     // Match, literal, rep0.
-                    if len + 1 < avail_full {
+                    if m_len + 1 < avail_full {
                         let buf = &self.mf.buf;
                         let back = idx - m.dist as usize - 1;
-                        let lim2 = (avail_full - len - 1).min(nice);
-                        let l2 = common_len(buf, back + len + 1, idx + len + 1, 0, lim2);
+                        let lim2 = (avail_full - m_len - 1).min(nice);
+                        let l2 = common_len(buf, back + m_len + 1, idx + m_len + 1, 0, lim2);
                         if l2 >= 2 {
                             let p = self.after_sym_lit_rep0(
                                 p,
                                 state_after_match(state),
-                                pos + len as u64,
-                                idx + len,
+                                pos + m_len as u64,
+                                idx + m_len,
                                 m.dist,
                                 l2,
                             );
-                            let at = cur + len + 1 + l2;
+                            let at = cur + m_len + 1 + l2;
                             self.extend_search(&mut len_end, at);
                             self.set_if_cheaper(
                                 at,
@@ -527,14 +545,10 @@ impl LzmaCore {
                                 cur,
                                 Step::SymLitRep0 {
                                     back: m.dist + 4,
-                                    len1: len as u32,
+                                    len1: m_len as u32,
                                 },
                             );
                         }
-                    }
-                    mi += 1;
-                    if mi == self.matches.len() {
-                        break;
                     }
                 }
             }
