@@ -103,14 +103,7 @@ impl Opts {
     /// Sets how entry `i` is reached (not its price).
     #[inline(always)]
     fn set_from_step(&mut self, i: usize, from: usize, step: Step) {
-        let (tag, a, b) = match step {
-            Step::Lit => (0, 0, 0),
-            Step::ShortRep => (1, 0, 0),
-            Step::Rep(r) => (2, u32::from(r), 0),
-            Step::Match(d) => (3, d, 0),
-            Step::LitRep0 => (4, 0, 0),
-            Step::SymLitRep0 { back, len1 } => (5, back, len1),
-        };
+        let (tag, a, b) = step_words(step);
         let w = self.w_mut(i);
         w[1] = from as u32;
         w[2] = tag;
@@ -124,6 +117,20 @@ impl Opts {
         if price < self.price(at) {
             self.set_price(at, price);
             self.set_from_step(at, from, step);
+        }
+    }
+
+    /// [`Opts::relax`] for the run of entries from `at`, entry `at + k`
+    /// costing `base + prices[k]`: one bounds check for the whole run.
+    #[inline(always)]
+    fn relax_run(&mut self, at: usize, base: u32, prices: &[u32], from: usize, step: Step) {
+        let (tag, a, b) = step_words(step);
+        let run = &mut self.0[at * OPT_WORDS..(at + prices.len()) * OPT_WORDS];
+        for (w, &p) in run.chunks_exact_mut(OPT_WORDS).zip(prices) {
+            let p = base + p;
+            if p < w[0] {
+                w[..5].copy_from_slice(&[p, from as u32, tag, a, b]);
+            }
         }
     }
 
@@ -172,6 +179,19 @@ impl Opts {
         self.set_from_step(i, o.from as usize, o.step);
         self.set_state(i, o.state);
         self.set_reps(i, o.reps);
+    }
+}
+
+/// The tag and two values [`Opts`] stores for a step.
+#[inline(always)]
+fn step_words(step: Step) -> (u32, u32, u32) {
+    match step {
+        Step::Lit => (0, 0, 0),
+        Step::ShortRep => (1, 0, 0),
+        Step::Rep(r) => (2, u32::from(r), 0),
+        Step::Match(d) => (3, d, 0),
+        Step::LitRep0 => (4, 0, 0),
+        Step::SymLitRep0 { back, len1 } => (5, back, len1),
     }
 }
 
@@ -233,6 +253,39 @@ impl LzmaCore {
     #[inline(always)]
     fn set_if_cheaper(&mut self, at: usize, price: u32, from: usize, step: Step) {
         self.opts.relax(at, price, from, step);
+    }
+
+    /// Offers a match of `dist` from `cur` for lengths `lo..=hi` (`lo` >=
+    /// 2), `normal` being the price of its is_match/is_rep bits from `cur`;
+    /// returns the price of length `hi`.
+    #[inline(always)]
+    fn relax_match(
+        &mut self,
+        cur: usize,
+        normal: u32,
+        dist: u32,
+        pos_state: usize,
+        lo: usize,
+        hi: usize,
+    ) -> u32 {
+        let step = Step::Match(dist);
+        let lens = self.match_len.prices(pos_state);
+        let mut len = lo;
+        let mut p = 0;
+        // The distance is priced by min(len - 2, 3): lengths up to 4 each
+        // have their own, one serves every length from 5 on.
+        while len <= hi && len <= DIST_STATES {
+            p = normal + self.dist_price(dist, len - 2) + lens[len - 2];
+            self.opts.relax(cur + len, p, cur, step);
+            len += 1;
+        }
+        if len <= hi {
+            let far = normal + self.dist_price(dist, DIST_STATES - 1);
+            self.opts
+                .relax_run(cur + len, far, &lens[len - 2..hi - 1], cur, step);
+            p = far + lens[hi - 2];
+        }
+        p
     }
 
     /// Decides the next symbols from `self.pos` and queues them.
@@ -350,28 +403,18 @@ impl LzmaCore {
                 continue;
             }
             let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
-            for len in 2..=rl {
-                let p = base + self.rep_len.price(len as u32, pos_state);
-                self.set_if_cheaper(len, p, 0, Step::Rep(i as u8));
-            }
+            let lens = &self.rep_len.prices(pos_state)[..rl - 1];
+            self.opts.relax_run(2, base, lens, 0, Step::Rep(i as u8));
         }
         let normal = match_price + self.is_rep_price(state, 0);
         let start = (rep_lens[0] + 1).max(2);
         if start <= main_len {
-            let lens = self.match_len.prices(pos_state);
+            let first = self.matches.partition_point(|m| (m.len as usize) < start);
             let mut len = start;
-            for m in self.matches.iter().filter(|m| m.len as usize >= start) {
-                let far = normal + self.dist_price(m.dist, DIST_STATES - 1);
-                while len <= m.len as usize {
-                    let dp = if len < DIST_STATES + 1 {
-                        normal + self.dist_price(m.dist, len - 2)
-                    } else {
-                        far
-                    };
-                    self.opts
-                        .relax(len, dp + lens[len - 2], 0, Step::Match(m.dist));
-                    len += 1;
-                }
+            for mi in first..self.matches.len() {
+                let m = self.matches[mi];
+                self.relax_match(0, normal, m.dist, pos_state, len, m.len as usize);
+                len = m.len as usize + 1;
             }
         }
 
@@ -448,10 +491,9 @@ impl LzmaCore {
                 let rl = common_len(buf, back, idx, 2, limit);
                 self.extend_search(&mut len_end, cur + rl);
                 let base = rep_match_price + self.pure_rep_price(i, state, pos_state);
-                for len in 2..=rl {
-                    let p = base + self.rep_len.price(len as u32, pos_state);
-                    self.set_if_cheaper(cur + len, p, cur, Step::Rep(i as u8));
-                }
+                let lens = &self.rep_len.prices(pos_state)[..rl - 1];
+                self.opts
+                    .relax_run(cur + 2, base, lens, cur, Step::Rep(i as u8));
                 if i == 0 {
                     start = rl + 1;
                 }
@@ -507,21 +549,8 @@ impl LzmaCore {
                 for mi in first..self.matches.len() {
                     let m = self.matches[mi];
                     let m_len = m.len as usize;
-                    // The distance is priced by min(len - 2, 3): one price
-                    // serves every length from 5 on.
-                    let far = normal + self.dist_price(m.dist, DIST_STATES - 1);
-                    let lens = self.match_len.prices(pos_state);
-                    let mut p = 0;
-                    while len <= m_len {
-                        let dp = if len < DIST_STATES + 1 {
-                            normal + self.dist_price(m.dist, len - 2)
-                        } else {
-                            far
-                        };
-                        p = dp + lens[len - 2];
-                        self.opts.relax(cur + len, p, cur, Step::Match(m.dist));
-                        len += 1;
-                    }
+                    let p = self.relax_match(cur, normal, m.dist, pos_state, len, m_len);
+                    len = m_len + 1;
                     // Match, literal, rep0.
                     if m_len + 1 < avail_full {
                         let buf = &self.mf.buf;
