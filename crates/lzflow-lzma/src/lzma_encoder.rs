@@ -416,24 +416,30 @@ impl LzmaCore {
         let off = self.literal_probs_offset(pos, prev);
         let probs = &self.literal[off..off + LITERAL_CODER_SIZE];
         let bp = &self.bp;
-        let byte = u32::from(byte);
+        // `sym` is the byte under a marker bit, shifted left once per coded
+        // bit: its bits from 8 up are the tree node, bit 7 the next bit.
+        let mut sym = u32::from(byte) | 0x100;
+        let mut price = 0;
         if state < LIT_STATES {
-            return bp.bit_tree(probs, 8, byte);
+            for _ in 0..8 {
+                price += bp.bit(probs[(sym >> 8) as usize], (sym >> 7) & 1);
+                sym <<= 1;
+            }
+            return price;
         }
         // While the bits so far equal the match byte's, `offs` is 0x100 and
-        // the match bit picks one of the two upper trees; after the first
-        // difference it is 0 and the plain tree is used: no branches.
+        // the match bit (bit 8 of the shifted `match_byte`) picks one of the
+        // two upper trees; after the first difference it is 0 and the plain
+        // tree is used: no branches.
         let mut match_byte = u32::from(match_byte);
         let mut offs = 0x100u32;
-        let mut node = 1u32;
-        let mut price = 0;
-        for i in (0..8).rev() {
-            let b = (byte >> i) & 1;
+        for _ in 0..8 {
             match_byte <<= 1;
-            let match_bit = match_byte & offs;
-            price += bp.bit(probs[(offs + match_bit + node) as usize], b);
-            node = (node << 1) | b;
-            offs &= !(match_bit ^ (b << 8));
+            let node = offs + (match_byte & offs) + (sym >> 8);
+            price += bp.bit(probs[node as usize], (sym >> 7) & 1);
+            sym <<= 1;
+            // Bit 8 of `sym` is now the bit just priced.
+            offs &= !(match_byte ^ sym);
         }
         price
     }
