@@ -482,10 +482,11 @@ impl LzmaCore {
             }
 
             let mut start = 2;
+            let head: [u8; 2] = self.mf.buf[idx..idx + 2].try_into().expect("two bytes");
             for (i, &d) in reps.iter().enumerate() {
                 let buf = &self.mf.buf;
                 let back = idx - d as usize - 1;
-                if buf[back] != buf[idx] || buf[back + 1] != buf[idx + 1] {
+                if buf[back..back + 2] != head {
                     continue;
                 }
                 let rl = common_len(buf, back, idx, 2, limit);
