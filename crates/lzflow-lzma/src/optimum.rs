@@ -195,6 +195,18 @@ fn step_words(step: Step) -> (u32, u32, u32) {
     }
 }
 
+/// Common length of `buf[a..]` and `buf[b..]` up to `limit` when it is at
+/// least 2 (all a trailing rep0 can use), else 0: most candidates differ in
+/// the first two bytes, which one compare settles.
+#[inline(always)]
+fn tail_len(buf: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    if limit >= 2 && buf[a..a + 2] == buf[b..b + 2] {
+        common_len(buf, a, b, 2, limit)
+    } else {
+        0
+    }
+}
+
 #[inline(always)]
 fn rep_moved_to_front(reps: [u32; 4], index: usize) -> [u32; 4] {
     let mut r = reps;
@@ -470,7 +482,7 @@ impl LzmaCore {
             if !next_is_lit && match_byte != cur_byte {
                 let buf = &self.mf.buf;
                 let back = idx - reps[0] as usize;
-                let l2 = common_len(buf, back, idx + 1, 0, (avail_full - 1).min(nice));
+                let l2 = tail_len(buf, back, idx + 1, (avail_full - 1).min(nice));
                 if l2 >= 2 {
                     let s2 = state_after_literal(state);
                     let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
@@ -502,7 +514,7 @@ impl LzmaCore {
                 if rl + 1 < avail_full {
                     let buf = &self.mf.buf;
                     let lim2 = (avail_full - rl - 1).min(nice);
-                    let l2 = common_len(buf, back + rl + 1, idx + rl + 1, 0, lim2);
+                    let l2 = tail_len(buf, back + rl + 1, idx + rl + 1, lim2);
                     if l2 >= 2 {
                         let p = base + self.rep_len.price(rl as u32, pos_state);
                         let p = self.after_sym_lit_rep0(
@@ -557,7 +569,7 @@ impl LzmaCore {
                         let buf = &self.mf.buf;
                         let back = idx - m.dist as usize - 1;
                         let lim2 = (avail_full - m_len - 1).min(nice);
-                        let l2 = common_len(buf, back + m_len + 1, idx + m_len + 1, 0, lim2);
+                        let l2 = tail_len(buf, back + m_len + 1, idx + m_len + 1, lim2);
                         if l2 >= 2 {
                             let p = self.after_sym_lit_rep0(
                                 p,
