@@ -372,6 +372,22 @@ impl LzmaCore {
         }
     }
 
+    /// [`dist_price`](Self::dist_price) for every length-to-distance state.
+    #[inline(always)]
+    pub(crate) fn dist_prices_all(&self, dist: u32) -> [u32; DIST_STATES] {
+        if dist < FULL_DISTANCES {
+            let d = dist as usize;
+            // By reference: `map` on the table itself would copy all of it.
+            let t = &self.dist_prices;
+            [t[0][d], t[1][d], t[2][d], t[3][d]]
+        } else {
+            let slot = dist_slot(dist) as usize;
+            let align = self.align_prices[(dist & (ALIGN_SIZE as u32 - 1)) as usize];
+            let t = &self.dist_slot_prices;
+            [t[0][slot], t[1][slot], t[2][slot], t[3][slot]].map(|p| p + align)
+        }
+    }
+
     /// Price of choosing rep `index` (the is_rep0.. bits, without
     /// is_match/is_rep and without the length).
     #[inline(always)]

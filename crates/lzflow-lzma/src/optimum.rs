@@ -283,21 +283,26 @@ impl LzmaCore {
         let step = Step::Match(dist);
         let lens = self.match_len.prices(pos_state);
         let mut len = lo;
-        let mut p = 0;
         // The distance is priced by min(len - 2, 3): lengths up to 4 each
         // have their own, one serves every length from 5 on.
-        while len <= hi && len <= DIST_STATES {
-            p = normal + self.dist_price(dist, len - 2) + lens[len - 2];
-            self.opts.relax(cur + len, p, cur, step);
-            len += 1;
-        }
-        if len <= hi {
-            let far = normal + self.dist_price(dist, DIST_STATES - 1);
-            self.opts
-                .relax_run(cur + len, far, &lens[len - 2..hi - 1], cur, step);
-            p = far + lens[hi - 2];
-        }
-        p
+        let far = if lo <= DIST_STATES {
+            let dp = self.dist_prices_all(dist);
+            let short_hi = hi.min(DIST_STATES);
+            while len <= short_hi {
+                let p = normal + dp[len - 2] + lens[len - 2];
+                self.opts.relax(cur + len, p, cur, step);
+                len += 1;
+            }
+            if len > hi {
+                return normal + dp[hi - 2] + lens[hi - 2];
+            }
+            normal + dp[DIST_STATES - 1]
+        } else {
+            normal + self.dist_price(dist, DIST_STATES - 1)
+        };
+        self.opts
+            .relax_run(cur + len, far, &lens[len - 2..hi - 1], cur, step);
+        far + lens[hi - 2]
     }
 
     /// Decides the next symbols from `self.pos` and queues them.
