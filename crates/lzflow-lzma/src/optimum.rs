@@ -8,6 +8,7 @@
 use lzflow_core::{Lease, Pool};
 
 use crate::encoder_options::MATCH_LEN_MAX;
+use crate::length_encoder::POS_STATES_MAX;
 use crate::lzma_encoder::{
     state_after_literal, state_after_match, state_after_rep, state_after_short_rep, LzmaCore,
     DIST_STATES, LIT_STATES, NO_DIST,
@@ -243,6 +244,14 @@ impl LzmaCore {
         }
     }
 
+    /// The position state of `pos`. `pos_mask` is below 16 already; masking
+    /// again lets the compiler drop the bounds checks on per-position-state
+    /// tables.
+    #[inline(always)]
+    fn pos_state(&self, pos: u64) -> usize {
+        (pos as u32 & self.pos_mask) as usize & (POS_STATES_MAX - 1)
+    }
+
     #[inline(always)]
     fn is_match_price(&self, state: u32, pos_state: usize, bit: u32) -> u32 {
         self.bp.bit(self.is_match[state as usize][pos_state], bit)
@@ -385,7 +394,7 @@ impl LzmaCore {
         }
 
         let state = self.state;
-        let pos_state = (p0 as u32 & self.pos_mask) as usize;
+        let pos_state = self.pos_state(p0);
         let prev = if p0 == 0 { 0 } else { buf[idx0 - 1] };
         self.opts.set_state(0, state);
         self.opts.set_reps(0, self.reps);
@@ -453,7 +462,7 @@ impl LzmaCore {
             }
             let (state, reps) = self.state_at(cur);
             let cur_price = self.opts.price(cur);
-            let pos_state = (pos as u32 & self.pos_mask) as usize;
+            let pos_state = self.pos_state(pos);
             let buf = &self.mf.buf;
             let cur_byte = buf[idx];
             let match_byte = buf[idx - reps[0] as usize - 1];
@@ -490,7 +499,7 @@ impl LzmaCore {
                 let l2 = tail_len(buf, back, idx + 1, (avail_full - 1).min(nice));
                 if l2 >= 2 {
                     let s2 = state_after_literal(state);
-                    let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
+                    let ps2 = self.pos_state(pos + 1);
                     let p = lit + self.rep0_price(s2, ps2, l2 as u32);
                     let at = cur + 1 + l2;
                     self.extend_search(&mut len_end, at);
@@ -617,7 +626,7 @@ impl LzmaCore {
         l2: usize,
     ) -> u32 {
         let buf = &self.mf.buf;
-        let ps = (pos as u32 & self.pos_mask) as usize;
+        let ps = self.pos_state(pos);
         let lit = self.is_match_price(state, ps, 0)
             + self.literal_price(
                 pos,
@@ -627,7 +636,7 @@ impl LzmaCore {
                 buf[idx],
             );
         let s2 = state_after_literal(state);
-        let ps2 = ((pos + 1) as u32 & self.pos_mask) as usize;
+        let ps2 = self.pos_state(pos + 1);
         price + lit + self.rep0_price(s2, ps2, l2 as u32)
     }
 
