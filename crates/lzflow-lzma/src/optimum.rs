@@ -76,6 +76,12 @@ impl Opts {
         self.0.len() / OPT_WORDS
     }
 
+    /// Whether entry `i` exists (no division by the entry size).
+    #[inline(always)]
+    fn holds(&self, i: usize) -> bool {
+        i * OPT_WORDS < self.0.len()
+    }
+
     /// Grows (or shrinks) to `n` entries; new ones are default.
     fn resize(&mut self, n: usize) {
         self.0.resize(n * OPT_WORDS, 0);
@@ -235,7 +241,7 @@ impl LzmaCore {
     /// positions as unreachable so far.
     #[inline(always)]
     fn extend_search(&mut self, len_end: &mut usize, at: usize) {
-        if at >= self.opts.len() {
+        if !self.opts.holds(at) {
             self.grow_opts(at);
         }
         while *len_end < at {
