@@ -7,11 +7,19 @@
 //!
 //! Errors are one enum per layer; each implements [`CoderError`], which sorts
 //! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
-#![forbid(unsafe_code)]
+//!
+//! # Features
+//! * `safe`: no `unsafe` at all. By default, on Linux, large pooled
+//!   buffers are advised to use transparent huge pages (one system call in
+//!   `huge_pages.rs`), which speeds up encoders with large dictionaries.
+#![cfg_attr(feature = "safe", forbid(unsafe_code))]
+#![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 
 mod buf;
 mod coder;
 mod error;
+#[cfg_attr(not(feature = "safe"), allow(unsafe_code))]
+mod huge_pages;
 mod limits;
 mod pool;
 mod ready;

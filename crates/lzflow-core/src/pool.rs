@@ -65,10 +65,14 @@ impl<T: Copy> Pool<T> {
                 lease.buf.clear();
                 lease
             }
-            None => Lease {
-                buf: Vec::with_capacity(capacity),
-                pool: self.clone(),
-            },
+            None => {
+                let mut buf = Vec::with_capacity(capacity);
+                crate::huge_pages::advise(buf.spare_capacity_mut());
+                Lease {
+                    buf,
+                    pool: self.clone(),
+                }
+            }
         }
     }
 
@@ -125,8 +129,11 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
+        let mut buf = vec![T::default(); len];
+        // Before the first touch, so the pages are huge from the start.
+        crate::huge_pages::advise(&mut buf);
         Lease {
-            buf: vec![T::default(); len],
+            buf,
             pool: self.clone(),
         }
     }

@@ -5,10 +5,10 @@
 //! All decoders are sans-I/O [`lzflow_core::Decode`] implementations.
 //!
 //! # Features
-//! * `safe`: use only bounds-checked code. By default the encoder's
-//!   binary-tree walk (one module, `match_finder/unchecked.rs`) reads
-//!   without bounds checks, which makes encoding about 5 % faster; the two
-//!   are tested to build the same trees.
+//! * `safe`: use only bounds-checked code (and turn on lzflow-core's
+//!   `safe`). By default the encoder's binary-tree walk (one module,
+//!   `match_finder/unchecked.rs`) reads without bounds checks; the two
+//!   walks are tested to build the same trees.
 #![cfg_attr(feature = "safe", forbid(unsafe_code))]
 #![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 
