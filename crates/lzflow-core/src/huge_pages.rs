@@ -1,6 +1,6 @@
 //! Transparent huge pages for large buffers: the only `unsafe` code in
 //! lzflow-core (one system call), compiled on Linux unless the `safe`
-//! feature is on, which makes [`advise`] a no-op.
+//! feature is on, which makes [`advise_huge_pages`] a no-op.
 //!
 //! Why: an encoder's match-finder tables (256 MiB of binary tree and
 //! 64 MiB of hash for a 32 MiB dictionary) and the LZ windows are read at
@@ -20,9 +20,13 @@
 /// Buffers smaller than this are not worth a system call.
 pub(crate) const MIN_BYTES: usize = 4 << 20;
 
-/// Asks the kernel to back `region` with huge pages (Linux, without the
-/// `safe` feature; elsewhere nothing happens).
-pub(crate) fn advise<T>(region: &mut [T]) {
+/// Asks the kernel to back `region` with transparent huge pages, when it
+/// is at least 4 MiB (Linux, without the `safe` feature; elsewhere nothing
+/// happens). For large buffers read at random, such as an encoder's match
+/// finder tables and window; call it before the pages are first touched
+/// (spare capacity works too). Not for buffers filled inside latency-bound
+/// polls: the first touch of a huge page zeroes 2 MiB at once.
+pub fn advise_huge_pages<T>(region: &mut [T]) {
     let bytes = std::mem::size_of_val(region);
     if bytes >= MIN_BYTES {
         madvise_huge(region.as_mut_ptr() as usize, bytes);
@@ -59,11 +63,11 @@ mod tests {
     #[test]
     fn advised_buffers_keep_their_contents() {
         let mut v: Vec<u32> = (0..(MIN_BYTES / 4 + 12_345) as u32).collect();
-        advise(&mut v[3..]);
-        advise(&mut v[..10]);
+        advise_huge_pages(&mut v[3..]);
+        advise_huge_pages(&mut v[..10]);
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
         let mut spare: Vec<u8> = Vec::with_capacity(MIN_BYTES * 2);
-        advise(spare.spare_capacity_mut());
+        advise_huge_pages(spare.spare_capacity_mut());
         spare.resize(MIN_BYTES * 2, 7);
         assert!(spare.iter().all(|&b| b == 7));
     }

@@ -9,9 +9,10 @@
 //! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
 //!
 //! # Features
-//! * `safe`: no `unsafe` at all. By default, on Linux, large pooled
-//!   buffers are advised to use transparent huge pages (one system call in
-//!   `huge_pages.rs`), which speeds up encoders with large dictionaries.
+//! * `safe`: no `unsafe` at all. By default, on Linux,
+//!   [`advise_huge_pages`] asks for transparent huge pages for an encoder's
+//!   large tables and window (one system call in `huge_pages.rs`), which
+//!   speeds up encoders with large dictionaries.
 #![cfg_attr(feature = "safe", forbid(unsafe_code))]
 #![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 
@@ -27,6 +28,7 @@ mod ready;
 pub use buf::{InBuf, OutBuf};
 pub use coder::{encode_to_end, Decode, Encode, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
+pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;
 pub use pool::{
     Lease, Pool, DEFAULT_MAX_IDLE_BYTES, DEFAULT_MAX_IDLE_TABLE_BYTES, PROBE_MIN_BYTES,

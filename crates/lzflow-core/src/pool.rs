@@ -65,14 +65,10 @@ impl<T: Copy> Pool<T> {
                 lease.buf.clear();
                 lease
             }
-            None => {
-                let mut buf = Vec::with_capacity(capacity);
-                crate::huge_pages::advise(buf.spare_capacity_mut());
-                Lease {
-                    buf,
-                    pool: self.clone(),
-                }
-            }
+            None => Lease {
+                buf: Vec::with_capacity(capacity),
+                pool: self.clone(),
+            },
         }
     }
 
@@ -129,11 +125,8 @@ impl<T: Copy> Pool<T> {
     where
         T: Default,
     {
-        let mut buf = vec![T::default(); len];
-        // Before the first touch, so the pages are huge from the start.
-        crate::huge_pages::advise(&mut buf);
         Lease {
-            buf,
+            buf: vec![T::default(); len],
             pool: self.clone(),
         }
     }
@@ -141,7 +134,10 @@ impl<T: Copy> Pool<T> {
     /// [`lease_zeroed`](Self::lease_zeroed) that reports instead of
     /// aborting when a new buffer of `len` elements cannot be allocated.
     /// Only large requests (at least [`PROBE_MIN_BYTES`]) are probed; for
-    /// smaller ones a failure aborts as any allocation would.
+    /// smaller ones a failure aborts as any allocation would. A new buffer
+    /// of 4 MiB or more is advised to use huge pages (see
+    /// [`advise_huge_pages`](crate::advise_huge_pages)): this is the lease
+    /// for randomly accessed tables, such as a match finder's.
     pub fn try_lease_zeroed(
         &self,
         len: usize,
@@ -158,7 +154,10 @@ impl<T: Copy> Pool<T> {
             let mut probe: Vec<T> = Vec::new();
             probe.try_reserve_exact(len)?;
         }
-        Ok(self.fresh(len))
+        let mut lease = self.fresh(len);
+        // Before the first touch, so the pages are huge from the start.
+        crate::advise_huge_pages(&mut lease.buf);
+        Ok(lease)
     }
 
     /// An idle buffer of at least `capacity` elements, if any, with the

@@ -184,10 +184,13 @@ impl Finder {
                 .try_reserve_exact(initial_buf)
                 .map_err(|_| LzmaError::Usage("not enough memory for the encoder's window"))?;
         }
+        // Capacity is only reserved, not touched, until data arrives; the
+        // window is read at random, like the tables, so it gets huge pages.
+        let mut buf = Pool::<u8>::global().lease(initial_buf);
+        lzflow_core::advise_huge_pages(buf.spare_capacity_mut());
         Ok(Finder {
             kind,
-            // Capacity is only reserved, not touched, until data arrives.
-            buf: Pool::<u8>::global().lease(initial_buf),
+            buf,
             read_pos: 0,
             base: 0,
             max_buf,
