@@ -791,22 +791,13 @@ impl<E: Encode<Error = SevenZError>> Compressing<E> {
         if self.error.is_none() {
             self.crc.update(&self.piece);
             self.len += self.piece.len() as u64;
-            let mut input = InBuf::new(&self.piece);
-            loop {
-                let mut o = OutBuf::new(&mut self.scratch);
-                match self.enc.encode(&mut input, &mut o) {
-                    Ok(p) => {
-                        self.out.extend_from_slice(o.written());
-                        if p == Progress::NeedInput {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        self.error = Some(e);
-                        break;
-                    }
-                }
-            }
+            let sent = lzflow_core::encode_input(
+                &mut self.enc,
+                &self.piece,
+                &mut self.out,
+                &mut self.scratch,
+            );
+            self.error = sent.err();
         }
         self.piece.clear();
     }
@@ -818,14 +809,7 @@ impl<E: Encode<Error = SevenZError>> Compressing<E> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        loop {
-            let mut o = OutBuf::new(&mut self.scratch);
-            let p = self.enc.finish(&mut o)?;
-            self.out.extend_from_slice(o.written());
-            if p == Progress::StreamEnd {
-                break;
-            }
-        }
+        lzflow_core::finish_output(&mut self.enc, &mut self.out, &mut self.scratch)?;
         Ok((self.out, self.crc.finalize(), self.len))
     }
 }

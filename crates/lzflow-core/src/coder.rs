@@ -72,15 +72,36 @@ pub fn encode_to_end<E: Encode + ?Sized>(
     out: &mut Vec<u8>,
     scratch: &mut [u8],
 ) -> Result<(), E::Error> {
+    encode_input(enc, data, out, scratch)?;
+    finish_output(enc, out, scratch)
+}
+
+/// Runs `enc` over all of `data`, appending the output to `out` through
+/// `scratch` (any non-empty size); the stream stays open for more input.
+pub fn encode_input<E: Encode + ?Sized>(
+    enc: &mut E,
+    data: &[u8],
+    out: &mut Vec<u8>,
+    scratch: &mut [u8],
+) -> Result<(), E::Error> {
     let mut input = InBuf::new(data);
     loop {
         let mut o = OutBuf::new(scratch);
         let p = enc.encode(&mut input, &mut o)?;
         out.extend_from_slice(o.written());
         if p == Progress::NeedInput {
-            break;
+            return Ok(());
         }
     }
+}
+
+/// Ends the stream of `enc`, appending the rest of its output to `out`
+/// through `scratch` (any non-empty size).
+pub fn finish_output<E: Encode + ?Sized>(
+    enc: &mut E,
+    out: &mut Vec<u8>,
+    scratch: &mut [u8],
+) -> Result<(), E::Error> {
     loop {
         let mut o = OutBuf::new(scratch);
         let p = enc.finish(&mut o)?;

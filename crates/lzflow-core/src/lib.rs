@@ -26,7 +26,7 @@ mod pool;
 mod ready;
 
 pub use buf::{InBuf, OutBuf};
-pub use coder::{encode_to_end, Decode, Encode, Progress};
+pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;
