@@ -277,11 +277,6 @@ impl LzmaCore {
             + self.rep_len.price(len, pos_state)
     }
 
-    #[inline(always)]
-    fn set_if_cheaper(&mut self, at: usize, price: u32, from: usize, step: Step) {
-        self.opts.relax(at, price, from, step);
-    }
-
     /// Offers a match of `dist` from `cur` for lengths `lo..=hi` (`lo` >=
     /// 2), `normal` being the price of its is_match/is_rep bits from `cur`;
     /// returns the price of length `hi`.
@@ -421,7 +416,7 @@ impl LzmaCore {
         let rep_match_price = match_price + self.is_rep_price(state, 1);
         if match_byte == cur_byte {
             let p = rep_match_price + self.short_rep_price(state, pos_state);
-            self.set_if_cheaper(1, p, 0, Step::ShortRep);
+            self.opts.relax(1, p, 0, Step::ShortRep);
         }
         let len_end = main_len.max(rep_lens[rep_best]);
         if len_end < 2 {
@@ -487,7 +482,7 @@ impl LzmaCore {
             let rep_match_price = match_price + self.is_rep_price(state, 1);
             if match_byte == cur_byte {
                 let p = rep_match_price + self.short_rep_price(state, pos_state);
-                self.set_if_cheaper(cur + 1, p, cur, Step::ShortRep);
+                self.opts.relax(cur + 1, p, cur, Step::ShortRep);
             }
 
             let bytes = (self.mf.end() - pos) as usize;
@@ -509,7 +504,7 @@ impl LzmaCore {
                     let p = lit + self.rep0_price(s2, ps2, l2 as u32);
                     let at = cur + 1 + l2;
                     self.extend_search(&mut len_end, at);
-                    self.set_if_cheaper(at, p, cur, Step::LitRep0);
+                    self.opts.relax(at, p, cur, Step::LitRep0);
                 }
             }
 
@@ -547,7 +542,7 @@ impl LzmaCore {
                         );
                         let at = cur + rl + 1 + l2;
                         self.extend_search(&mut len_end, at);
-                        self.set_if_cheaper(
+                        self.opts.relax(
                             at,
                             p,
                             cur,
@@ -601,7 +596,7 @@ impl LzmaCore {
                             );
                             let at = cur + m_len + 1 + l2;
                             self.extend_search(&mut len_end, at);
-                            self.set_if_cheaper(
+                            self.opts.relax(
                                 at,
                                 p,
                                 cur,
