@@ -1,7 +1,8 @@
 //! The binary-tree walk without bounds checks: the only `unsafe` code in
-//! lzflow, compiled unless the `safe` feature is on (which selects the
-//! checked twin in `binary_tree.rs`; both produce the same trees and
-//! matches, which a test in this crate compares position by position).
+//! lzflow-lzma (lzflow-core has one `madvise`), compiled unless the `safe`
+//! feature is on (which selects the checked twin in `binary_tree.rs`; both
+//! produce the same trees and matches, which a test in this crate compares
+//! position by position).
 //!
 //! Why: the walk is the encoder's hottest loop. With slices it keeps more
 //! values live than x86-64 has registers (buffer and table lengths for the
@@ -10,9 +11,9 @@
 //! the time.
 //!
 //! Invariants, each checked where this module relies on it:
-//! * `0 < len_limit` and `cur + len_limit <= buf.len()`: asserted on entry. Every byte read is
-//!   at `cur + i` or `cur - delta + i` with `i < len_limit` and
-//!   `1 <= delta <= cur`, so inside `buf`.
+//! * `0 < len_limit` and `cur + len_limit <= buf.len()`: asserted on
+//!   entry. Every byte read is at `cur + i` or `cur - delta + i` with
+//!   `i < len_limit` and `1 <= delta <= cur`, so inside `buf`.
 //! * `son.len() >= 2 * cyclic_size` and `cyclic_pos < cyclic_size`:
 //!   asserted on entry. A candidate is only followed when
 //!   `delta < cyclic_size` (checked each step), which puts its slot
