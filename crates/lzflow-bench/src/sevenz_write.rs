@@ -66,21 +66,18 @@ fn lzflow_options(args: &[String]) -> lzflow_7z::WriterOptions {
 /// `<input dir> <archive> [password]`: every top-level item of the input
 /// directory (recursively) into one solid archive.
 fn lzflow_write(args: &[String]) -> io::Result<u64> {
-    let (input, out) = (
-        Path::new(arg(args, 0, "input dir")?),
-        arg(args, 1, "archive")?,
-    );
-    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
-    for p in sorted_children(input)? {
-        w.add_path(&p, &name_of(&p))?;
-    }
-    let f = w.finish()?;
-    Ok(f.metadata()?.len())
+    lzflow_archive(args, false)
 }
 
 /// The same archive as `lzflow_write`, the top-level items listed (with
 /// their names) before the measurement starts.
 fn lzflow_writer_only(args: &[String]) -> io::Result<u64> {
+    lzflow_archive(args, true)
+}
+
+/// The two lzflow jobs; `writer_only` starts the measurement after the
+/// input is listed.
+fn lzflow_archive(args: &[String], writer_only: bool) -> io::Result<u64> {
     let (input, out) = (
         Path::new(arg(args, 0, "input dir")?),
         arg(args, 1, "archive")?,
@@ -92,7 +89,9 @@ fn lzflow_writer_only(args: &[String]) -> io::Result<u64> {
             (p, name)
         })
         .collect();
-    child::measure_from_here();
+    if writer_only {
+        child::measure_from_here();
+    }
     let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
     for (p, name) in &items {
         w.add_path(p, name)?;
