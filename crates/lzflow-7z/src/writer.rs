@@ -19,13 +19,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
-use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
-use zeroize::Zeroize;
+use lzflow_lzma::{LzmaEncoder, LzmaError, LzmaOptions};
 
 use crate::aes_encoder::{AesEncoder, ArchiveKey};
 use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
 use crate::file_table::{Fields, FileTable};
 use crate::folder::{BindPair, Coder, Folder};
+use crate::folder_encoder::{FolderEncoder, Lz, PackedOut, Stage, CHUNK, HOLD_MAX};
+use crate::folder_workers::Workers;
 use crate::header::StreamsInfo;
 use crate::header_writer::{
     header_bytes, header_size, start_header, unfinished_start_header, write_encoded_header,
@@ -33,19 +34,13 @@ use crate::header_writer::{
 };
 use crate::method_id;
 use crate::pack_info::PackInfo;
+use crate::secret_buf::SecretBuf;
 use crate::signature_header::SIGNATURE_HEADER_SIZE;
 use crate::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
 use crate::SevenZError;
 
-/// Bytes read from an entry's source at a time, and the size of the coder
-/// output buffer.
-const CHUNK: usize = 64 << 10;
 /// Output gathered before it is written to the sink.
 const SINK_BATCH: usize = 64 << 10;
-/// A folder's first input is held back up to this size before its LZ
-/// encoder is made: a folder that ends within it gets an encoder (and a
-/// dictionary) fitted to its size.
-const HOLD_MAX: usize = 1 << 20;
 /// Largest dictionary for the header's LZMA stream (7-Zip's choice too);
 /// smaller headers get a dictionary fitted to their size.
 const HEADER_DICT_MAX: u32 = 1 << 20;
@@ -82,10 +77,14 @@ pub struct Writer<W: Write + Seek> {
     opts: WriterOptions,
     lz_opts: LzmaOptions,
     key: Option<ArchiveKey>,
-    /// The LZ engine between folders and the options it was made for, kept
-    /// so a folder with the same (fitted) options reuses it.
-    idle: Option<(Lz, LzmaOptions)>,
+    /// LZ engines between folders and the options they were made for, kept
+    /// so a folder with the same (fitted) options reuses one (at most one
+    /// per thread).
+    idle: Vec<(Lz, LzmaOptions)>,
     folder: Option<OpenFolder>,
+    /// Folders compressed in parallel (more than one thread, several
+    /// folders); started with the first such folder.
+    workers: Option<Workers<FolderMeta>>,
     /// The file entry being written through `begin_file`.
     entry: Option<OpenEntry>,
     /// The header model: the data streams and the file records.
@@ -195,8 +194,9 @@ impl<W: Write + Seek> Writer<W> {
             opts,
             lz_opts,
             key,
-            idle: None,
+            idle: Vec::new(),
             folder: None,
+            workers: None,
             entry: None,
             main: StreamsInfo::default(),
             files: FileTable::default(),
@@ -318,20 +318,74 @@ impl<W: Write + Seek> Writer<W> {
         entry.crc.update(data);
         entry.size += data.len() as u64;
         let folder = self.folder.as_mut().expect("opened by start_stream");
-        if folder.stage.is_none() {
-            // Stored data has nothing to fit: it goes straight through.
-            let fits = !matches!(self.opts.method, Method::Copy);
-            if fits && folder.held.len() + data.len() <= HOLD_MAX {
-                folder.hold(data);
-                return Ok(());
+        if let Run::Here(enc) = &mut folder.run {
+            if enc.stage.is_none() {
+                // Stored data has nothing to fit: it goes straight through.
+                let fits = !matches!(self.opts.method, Method::Copy);
+                if fits && enc.held.len() + data.len() <= HOLD_MAX {
+                    enc.hold(data);
+                    return Ok(());
+                }
+                // Too large to fit the encoder to: the configured dictionary.
+                self.wait_for_worker()?;
+                self.start_engine(None)?;
+                self.hand_to_worker();
             }
-            // Too large to fit the encoder to: the configured dictionary.
-            self.start_engine(None)?;
         }
         let folder = self.folder.as_mut().expect("opened by start_stream");
-        folder.encode_held(&mut self.sink)?;
-        let mut done = 0;
-        folder.encode(data, &mut done, &mut self.sink)
+        match &mut folder.run {
+            Run::Here(enc) => {
+                enc.encode_held(&mut self.sink)?;
+                enc.encode(data, &mut 0, &mut self.sink)
+            }
+            Run::Away(id) => {
+                let workers = self.workers.as_mut().expect("a folder away has workers");
+                let (main, idle, threads) = (&mut self.main, &mut self.idle, self.opts.threads);
+                workers.send(*id, data, &mut self.sink, |meta, enc| {
+                    record_folder(main, idle, threads, meta, enc)
+                })
+            }
+        }
+    }
+
+    /// True when folders are compressed in parallel: more than one thread
+    /// and more than one folder in sight (within a single folder, the
+    /// threads share the LZMA2 stream instead).
+    fn parallel_folders(&self) -> bool {
+        self.opts.threads > 1 && self.opts.solid != Solid::All && self.opts.method != Method::Copy
+    }
+
+    /// When folders are compressed in parallel, waits for a free worker
+    /// (writing out and recording finished folders meanwhile), so that
+    /// the engine of a finished folder can serve the next one.
+    fn wait_for_worker(&mut self) -> Result<(), SevenZError> {
+        if !self.parallel_folders() {
+            return Ok(());
+        }
+        let threads = self.opts.threads;
+        // Input is read ahead up to a dictionary per folder: the engine's
+        // own memory is several times that.
+        let cap = self.lz_opts.dict_size as usize;
+        let workers = self
+            .workers
+            .get_or_insert_with(|| Workers::new(threads, cap));
+        let (main, idle) = (&mut self.main, &mut self.idle);
+        workers.room(&mut self.sink, |meta, enc| {
+            record_folder(main, idle, threads, meta, enc)
+        })
+    }
+
+    /// Sends the open folder's encoder (its engine made) to a worker when
+    /// folders are compressed in parallel, after
+    /// [`wait_for_worker`](Self::wait_for_worker).
+    fn hand_to_worker(&mut self) {
+        let (Some(workers), Some(folder)) = (&mut self.workers, &mut self.folder) else {
+            return;
+        };
+        folder.run = match std::mem::replace(&mut folder.run, Run::Away(0)) {
+            Run::Here(enc) => Run::Away(workers.start(enc)),
+            away => away,
+        };
     }
 
     /// Makes the open folder's LZ engine (and filter), fitted to `size`
@@ -343,27 +397,36 @@ impl<W: Write + Seek> Writer<W> {
             (_, Some(n)) => Some(n),
         };
         let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));
-        let lz = match self.idle.take() {
-            Some((lz, o)) if o == opts => lz,
-            // A different size: drop the old engine first, so its pooled
-            // tables serve the new one.
-            other => {
-                drop(other);
-                Lz::new(self.opts.method, &opts, fit, self.opts.threads)?
+        let lz = match self.idle.iter().position(|(_, o)| *o == opts) {
+            Some(i) => self.idle.swap_remove(i).0,
+            None => {
+                // Another size: drop an idle engine first, so its pooled
+                // tables serve the new one. Folders compressed in parallel
+                // have one thread each.
+                self.idle.pop();
+                let threads = if self.parallel_folders() {
+                    1
+                } else {
+                    self.opts.threads
+                };
+                Lz::new(self.opts.method, &opts, fit, threads)?
             }
         };
         let folder = self
             .folder
             .as_mut()
             .ok_or(SevenZError::WriterUnusable("no open folder"))?;
-        folder.stage = Some(match &folder.filter {
+        let Run::Here(enc) = &mut folder.run else {
+            return Err(SevenZError::WriterUnusable("folder already started"));
+        };
+        enc.stage = Some(match &folder.meta.filter {
             Some(cfg) => {
                 let f = try_new_filter(cfg, Direction::Encode)?;
                 Stage::Filtered(FilterEncoder::new(lz, vec![f]))
             }
             None => Stage::Plain(lz),
         });
-        folder.lz_opts = opts;
+        folder.meta.lz_opts = opts;
         Ok(())
     }
 
@@ -399,8 +462,8 @@ impl<W: Write + Seek> Writer<W> {
             return Ok(());
         }
         let folder = self.folder.as_mut().expect("a started entry has a folder");
-        folder.in_size += entry.size;
-        folder.files += 1;
+        folder.meta.in_size += entry.size;
+        folder.meta.files += 1;
         let sub = &mut self.main.substreams;
         sub.sizes.push(entry.size);
         sub.crcs.push(Some(entry.crc.finalize()));
@@ -527,6 +590,12 @@ impl<W: Write + Seek> Writer<W> {
 
     fn try_finish(&mut self) -> Result<W, SevenZError> {
         self.close_folder()?;
+        if let Some(workers) = &mut self.workers {
+            let (main, idle, threads) = (&mut self.main, &mut self.idle, self.opts.threads);
+            workers.drain(&mut self.sink, |meta, enc| {
+                record_folder(main, idle, threads, meta, enc)
+            })?;
+        }
         if matches!(self.state, State::Open) {
             let tail = self.build_tail()?;
             self.state = State::Finishing(Box::new(tail));
@@ -564,15 +633,19 @@ impl<W: Write + Seek> Writer<W> {
         match self.opts.solid {
             Solid::All => false,
             Solid::None => true,
-            Solid::Files(n) => f.files as u64 >= n,
-            Solid::Bytes(n) => f.in_size >= n,
+            Solid::Files(n) => f.meta.files as u64 >= n,
+            Solid::Bytes(n) => f.meta.in_size >= n,
         }
     }
 
     /// Makes the open folder one with `filter`, closing a folder with
     /// another filter first.
     fn start_stream(&mut self, filter: Option<FilterConfig>) -> Result<(), SevenZError> {
-        if self.folder.as_ref().is_some_and(|f| f.filter != filter) {
+        if self
+            .folder
+            .as_ref()
+            .is_some_and(|f| f.meta.filter != filter)
+        {
             self.close_folder()?;
         }
         if self.folder.is_none() {
@@ -582,91 +655,67 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
-        let aes = match &self.key {
-            Some(k) => Some(k.encoder()?),
-            None => None,
+        let (aes, aes_props) = match &self.key {
+            Some(k) => {
+                let (aes, props) = k.encoder()?;
+                (Some(aes), Some(props))
+            }
+            None => (None, None),
         };
-        let mut crypt = Pool::<u8>::global().lease(CHUNK + 32);
-        crypt.resize(CHUNK + 32, 0);
         Ok(OpenFolder {
-            stage: None,
-            held: SecretBuf::default(),
-            held_pos: 0,
-            lz_opts: self.lz_opts,
-            filter,
-            aes,
-            chunk: SecretBuf::with_len(CHUNK),
-            crypt,
-            in_size: 0,
-            lz_out: 0,
-            files: 0,
-            stage_done: false,
+            meta: FolderMeta {
+                method: self.opts.method,
+                lz_opts: self.lz_opts,
+                filter,
+                aes_props,
+                in_size: 0,
+                files: 0,
+            },
+            run: Run::Here(Box::new(FolderEncoder::new(aes))),
         })
     }
 
-    /// Ends the open folder (if any) and records it in the header model.
+    /// Ends the open folder (if any) and records it in the header model
+    /// (or, when it is away on a worker, has it recorded once written).
     /// Resumable: an I/O error leaves the folder open with no byte lost.
     fn close_folder(&mut self) -> Result<(), SevenZError> {
         let Some(f) = self.folder.as_mut() else {
             return Ok(());
         };
-        if f.stage.is_none() {
-            // The whole folder was held back: its size is known.
-            let size = f.held.len() as u64;
-            self.start_engine(Some(size))?;
+        if let Run::Here(enc) = &f.run {
+            if enc.stage.is_none() {
+                // The whole folder was held back: its size is known.
+                let size = enc.held.len() as u64;
+                self.wait_for_worker()?;
+                self.start_engine(Some(size))?;
+                self.hand_to_worker();
+            }
         }
         let f = self.folder.as_mut().expect("checked above");
-        f.encode_held(&mut self.sink)?;
-        f.finish(&mut self.sink)?;
-        let mut f = self.folder.take().expect("checked above");
-        let mut coders = Vec::with_capacity(3);
-        let mut unpack_sizes = Vec::with_capacity(3);
-        let mut packed = f.lz_out;
-        if let Some((_, props)) = &f.aes {
-            coders.push(coder(method_id::AES, props.clone()));
-            unpack_sizes.push(f.lz_out);
-            packed = AesEncoder::padded_len(f.lz_out);
+        if let Run::Here(enc) = &mut f.run {
+            enc.encode_held(&mut self.sink)?;
+            enc.finish(&mut self.sink)?;
         }
-        coders.push(lz_coder(self.opts.method, &f.lz_opts));
-        unpack_sizes.push(f.in_size);
-        if let Some(cfg) = &f.filter {
-            coders.push(coder(&filter_method_id(cfg.kind), cfg.sevenz_props()));
-            unpack_sizes.push(f.in_size);
+        let f = self.folder.take().expect("checked above");
+        let threads = self.opts.threads;
+        match f.run {
+            Run::Here(enc) => record_folder(&mut self.main, &mut self.idle, threads, f.meta, enc),
+            Run::Away(id) => {
+                let workers = self.workers.as_mut().expect("a folder away has workers");
+                workers.close(id, f.meta);
+                Ok(())
+            }
         }
-        // Coder i decodes the output of coder i - 1; coder 0 reads the
-        // packed stream (7-Zip's order).
-        let bind_pairs = (1..coders.len())
-            .map(|i| BindPair {
-                in_index: i,
-                out_index: i - 1,
-            })
-            .collect();
-        let main = &mut self.main;
-        main.pack.sizes.push(packed);
-        main.pack.crcs.push(None);
-        main.folders.push(Folder {
-            coders,
-            bind_pairs,
-            packed_streams: vec![0],
-            unpack_sizes,
-            crc: None,
-        });
-        main.substreams.per_folder.push(f.files);
-        if let Some(stage) = f.stage.take() {
-            let mut lz = stage.into_lz();
-            lz.reset();
-            self.idle = Some((lz, f.lz_opts));
-        }
-        Ok(())
     }
 
     /// Serialises the header and, as configured, compresses and encrypts
     /// it into a packed stream described by an encoded header.
     fn build_tail(&mut self) -> Result<Tail, SevenZError> {
         let pack_pos = self.sink.logical_pos();
-        // No more folders: the idle engine's pooled buffers can serve the
+        // No more folders: the idle engines' pooled buffers can serve the
         // header's encoder.
-        self.idle = None;
+        self.idle.clear();
+        self.workers = None;
         if self.files.is_empty() {
             // An empty archive has no header at all, as 7-Zip writes it.
             return Ok(Tail::new(Vec::new(), 0, start_header(0, 0, 0), pack_pos));
@@ -734,6 +783,86 @@ impl<W: Write + Seek> Writer<W> {
         bytes.extend_from_slice(&block);
         Ok(Tail::new(bytes, stream.len(), start, pack_pos))
     }
+}
+
+/// A folder being written: what its record needs, and its encoder.
+struct OpenFolder {
+    meta: FolderMeta,
+    run: Run,
+}
+
+/// Where a folder's encoder runs.
+enum Run {
+    /// On the writer's thread.
+    Here(Box<FolderEncoder>),
+    /// On a worker, as folder number `n` of the [`Workers`].
+    Away(u64),
+}
+
+/// What the header records about a folder, besides its encoder's output.
+struct FolderMeta {
+    method: Method,
+    /// The LZ options the engine was made with (the fitted dictionary).
+    lz_opts: LzmaOptions,
+    filter: Option<FilterConfig>,
+    /// The AES coder's properties (salt and IV) when encrypting.
+    aes_props: Option<Vec<u8>>,
+    /// Uncompressed bytes in the folder.
+    in_size: u64,
+    /// Entries with data in the folder.
+    files: usize,
+}
+
+/// Records a written folder in the header model and keeps its engine for
+/// the next folder (at most `threads` engines are kept).
+fn record_folder(
+    main: &mut StreamsInfo,
+    idle: &mut Vec<(Lz, LzmaOptions)>,
+    threads: usize,
+    f: FolderMeta,
+    mut enc: Box<FolderEncoder>,
+) -> Result<(), SevenZError> {
+    let mut coders = Vec::with_capacity(3);
+    let mut unpack_sizes = Vec::with_capacity(3);
+    let mut packed = enc.lz_out;
+    if let Some(props) = f.aes_props {
+        coders.push(coder(method_id::AES, props));
+        unpack_sizes.push(enc.lz_out);
+        packed = AesEncoder::padded_len(enc.lz_out);
+    }
+    coders.push(lz_coder(f.method, &f.lz_opts));
+    unpack_sizes.push(f.in_size);
+    if let Some(cfg) = &f.filter {
+        coders.push(coder(&filter_method_id(cfg.kind), cfg.sevenz_props()));
+        unpack_sizes.push(f.in_size);
+    }
+    // Coder i decodes the output of coder i - 1; coder 0 reads the
+    // packed stream (7-Zip's order).
+    let bind_pairs = (1..coders.len())
+        .map(|i| BindPair {
+            in_index: i,
+            out_index: i - 1,
+        })
+        .collect();
+    main.pack.sizes.push(packed);
+    main.pack.crcs.push(None);
+    main.folders.push(Folder {
+        coders,
+        bind_pairs,
+        packed_streams: vec![0],
+        unpack_sizes,
+        crc: None,
+    });
+    main.substreams.per_folder.push(f.files);
+    if let Some(stage) = enc.stage.take() {
+        let mut lz = stage.into_lz();
+        lz.reset();
+        idle.push((lz, f.lz_opts));
+        if idle.len() > threads.max(1) {
+            idle.remove(0);
+        }
+    }
+    Ok(())
 }
 
 /// Compresses the `len` bytes of plain header that `write` produces into
@@ -899,264 +1028,6 @@ fn filter_method_id(kind: FilterKind) -> Vec<u8> {
     id[skip..].to_vec()
 }
 
-/// The compression engine of a folder.
-enum Lz {
-    Copy,
-    Lzma(Box<LzmaEncoder>),
-    Lzma2(Box<Lzma2Encoder>),
-    MtLzma2(Box<MtLzma2Encoder>),
-}
-
-impl Lz {
-    /// An engine for `opts`, fitted to `size` bytes of input when known;
-    /// LZMA2 of unknown size runs on `threads` threads when more than one.
-    fn new(
-        method: Method,
-        opts: &LzmaOptions,
-        size: Option<u64>,
-        threads: usize,
-    ) -> Result<Self, SevenZError> {
-        Ok(match (method, size) {
-            (Method::Copy, _) => Lz::Copy,
-            (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
-            (Method::Lzma, Some(n)) => {
-                Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
-            }
-            (Method::Lzma2, None) if threads > 1 => {
-                Lz::MtLzma2(Box::new(MtLzma2Encoder::new(opts, threads, 0)?))
-            }
-            (Method::Lzma2, None) => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
-            (Method::Lzma2, Some(n)) => Lz::Lzma2(Box::new(Lzma2Encoder::with_size_hint(opts, n)?)),
-        })
-    }
-
-    fn reset(&mut self) {
-        match self {
-            Lz::Copy => {}
-            Lz::Lzma(e) => e.reset(),
-            Lz::Lzma2(e) => e.reset(),
-            Lz::MtLzma2(e) => e.reset(),
-        }
-    }
-}
-
-impl Encode for Lz {
-    type Error = LzmaError;
-
-    fn encode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, LzmaError> {
-        match self {
-            Lz::Copy => {
-                let n = output.push(input.remaining());
-                input.advance(n);
-                Ok(if input.is_empty() {
-                    Progress::NeedInput
-                } else {
-                    Progress::OutputFull
-                })
-            }
-            Lz::Lzma(e) => e.encode(input, output),
-            Lz::Lzma2(e) => e.encode(input, output),
-            Lz::MtLzma2(e) => e.encode(input, output),
-        }
-    }
-
-    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        match self {
-            Lz::Copy => Ok(Progress::NeedInput),
-            Lz::Lzma(e) => e.flush(output),
-            Lz::Lzma2(e) => e.flush(output),
-            Lz::MtLzma2(e) => e.flush(output),
-        }
-    }
-
-    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        match self {
-            Lz::Copy => Ok(Progress::StreamEnd),
-            Lz::Lzma(e) => e.finish(output),
-            Lz::Lzma2(e) => e.finish(output),
-            Lz::MtLzma2(e) => e.finish(output),
-        }
-    }
-}
-
-/// The LZ engine, with or without a filter in front.
-enum Stage {
-    Plain(Lz),
-    Filtered(FilterEncoder<Lz>),
-}
-
-impl Stage {
-    fn into_lz(self) -> Lz {
-        match self {
-            Stage::Plain(lz) => lz,
-            Stage::Filtered(f) => f.into_inner(),
-        }
-    }
-
-    fn encode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, LzmaError> {
-        match self {
-            Stage::Plain(lz) => lz.encode(input, output),
-            Stage::Filtered(f) => f.encode(input, output),
-        }
-    }
-
-    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        match self {
-            Stage::Plain(lz) => lz.finish(output),
-            Stage::Filtered(f) => f.finish(output),
-        }
-    }
-}
-
-/// A folder being written: filter → LZ → (AES) → sink.
-struct OpenFolder {
-    /// The engine; `None` while the folder's input is held back.
-    stage: Option<Stage>,
-    /// Input held back until the folder ends or outgrows [`HOLD_MAX`]
-    /// (plaintext: zeroized), and how much of it the engine has taken.
-    held: SecretBuf,
-    held_pos: usize,
-    /// The LZ options the engine was made with (the fitted dictionary).
-    lz_opts: LzmaOptions,
-    filter: Option<FilterConfig>,
-    aes: Option<(AesEncoder, Vec<u8>)>,
-    /// LZ output (plaintext when encrypting: zeroized on drop).
-    chunk: SecretBuf,
-    /// AES output.
-    crypt: Lease<u8>,
-    /// Uncompressed bytes in the folder.
-    in_size: u64,
-    /// LZ output bytes (the AES coder's unpack size).
-    lz_out: u64,
-    /// Entries with data in the folder.
-    files: usize,
-    stage_done: bool,
-}
-
-impl OpenFolder {
-    fn stage(&mut self) -> Result<&mut Stage, SevenZError> {
-        self.stage
-            .as_mut()
-            .ok_or(SevenZError::WriterUnusable("folder already closed"))
-    }
-
-    /// Appends `data` to the held-back input.
-    fn hold(&mut self, data: &[u8]) {
-        let need = self.held.len() + data.len();
-        if self.held.capacity() < need {
-            // Grow geometrically into a new pooled buffer; the old one is
-            // zeroized as it goes back.
-            let cap = (self.held.capacity() * 2).max(need).clamp(CHUNK, HOLD_MAX);
-            let mut bigger = SecretBuf::with_capacity(cap);
-            bigger.extend_from_slice(&self.held);
-            self.held = bigger;
-        }
-        self.held.extend_from_slice(data);
-    }
-
-    /// Feeds the held-back input to the engine (made by now) and lets the
-    /// buffer go. Resumable after an I/O error: `held_pos` says how much
-    /// the engine took, and its output is queued in the sink.
-    fn encode_held<W: Write + Seek>(&mut self, sink: &mut Sink<W>) -> Result<(), SevenZError> {
-        if self.held.capacity() == 0 {
-            return Ok(());
-        }
-        let held = std::mem::take(&mut self.held);
-        let mut done = self.held_pos;
-        let result = self.encode(&held[..], &mut done, sink);
-        self.held_pos = done;
-        if result.is_ok() {
-            self.held_pos = 0;
-        } else {
-            self.held = held;
-        }
-        result
-    }
-
-    /// Compresses `data[*done..]`, advancing `done` past what the engine
-    /// took (also on error).
-    fn encode<W: Write + Seek>(
-        &mut self,
-        data: &[u8],
-        done: &mut usize,
-        sink: &mut Sink<W>,
-    ) -> Result<(), SevenZError> {
-        let mut input = InBuf::new(&data[*done..]);
-        loop {
-            let mut chunk = std::mem::take(&mut self.chunk);
-            let mut out = OutBuf::new(&mut chunk);
-            let step = self.stage()?.encode(&mut input, &mut out);
-            let n = out.pos();
-            let emitted = self.emit(&chunk[..n], sink);
-            self.chunk = chunk;
-            *done = data.len() - input.remaining().len();
-            let p = step?;
-            emitted?;
-            if p == Progress::NeedInput {
-                return Ok(());
-            }
-        }
-    }
-
-    /// Hands LZ output on: through AES when encrypting, then to the sink.
-    /// The bytes are queued before the sink is written, so an I/O error
-    /// loses none of them.
-    fn emit<W: Write + Seek>(
-        &mut self,
-        data: &[u8],
-        sink: &mut Sink<W>,
-    ) -> Result<(), SevenZError> {
-        self.lz_out += data.len() as u64;
-        match &mut self.aes {
-            None => sink.queue(data),
-            Some((aes, _)) => {
-                let mut input = InBuf::new(data);
-                while !input.is_empty() {
-                    let mut out = OutBuf::new(&mut self.crypt);
-                    aes.encode(&mut input, &mut out)?;
-                    sink.queue(out.written());
-                }
-            }
-        }
-        sink.write_if_full()
-    }
-
-    /// Ends the LZ stream and the encryption. Resumable after an I/O error.
-    fn finish<W: Write + Seek>(&mut self, sink: &mut Sink<W>) -> Result<(), SevenZError> {
-        while !self.stage_done {
-            let mut chunk = std::mem::take(&mut self.chunk);
-            let mut out = OutBuf::new(&mut chunk);
-            let step = self.stage()?.finish(&mut out);
-            let n = out.pos();
-            let emitted = self.emit(&chunk[..n], sink);
-            self.chunk = chunk;
-            if step? == Progress::StreamEnd {
-                self.stage_done = true;
-            }
-            emitted?;
-        }
-        if let Some((aes, _)) = &mut self.aes {
-            loop {
-                let mut out = OutBuf::new(&mut self.crypt);
-                let p = aes.finish(&mut out)?;
-                sink.queue(out.written());
-                if p == Progress::StreamEnd {
-                    break;
-                }
-            }
-        }
-        sink.write_pending()
-    }
-}
-
 /// The output: bytes queued in memory, written in batches; knows where
 /// the archive starts so the start header can be patched.
 struct Sink<W> {
@@ -1263,6 +1134,18 @@ impl<W: Write + Seek> Sink<W> {
     }
 }
 
+impl<W: Write + Seek> PackedOut for Sink<W> {
+    fn queue(&mut self, data: &[u8]) {
+        Sink::queue(self, data);
+    }
+    fn write_if_full(&mut self) -> Result<(), SevenZError> {
+        Sink::write_if_full(self)
+    }
+    fn write_pending(&mut self) -> Result<(), SevenZError> {
+        Sink::write_pending(self)
+    }
+}
+
 impl<S: Read + Write + Seek> Writer<S> {
     /// Ends the archive for an output that cannot seek (a pipe, a socket):
     /// the writer's own sink `S` is the spool (a temporary file, or a
@@ -1278,48 +1161,6 @@ impl<S: Read + Write + Seek> Writer<S> {
         io::copy(&mut spool, &mut out)?;
         out.flush()?;
         Ok((spool, out))
-    }
-}
-
-/// A byte buffer leased from the global pool for plaintext: zeroized over
-/// its whole capacity before it goes back (or is freed).
-#[derive(Default)]
-struct SecretBuf(Option<Lease<u8>>);
-
-impl SecretBuf {
-    fn with_capacity(n: usize) -> Self {
-        SecretBuf(Some(Pool::<u8>::global().lease(n)))
-    }
-
-    /// `n` zero bytes.
-    fn with_len(n: usize) -> Self {
-        let mut b = Self::with_capacity(n);
-        b.resize(n, 0);
-        b
-    }
-}
-
-impl std::ops::Deref for SecretBuf {
-    type Target = Vec<u8>;
-    fn deref(&self) -> &Vec<u8> {
-        static EMPTY: Vec<u8> = Vec::new();
-        self.0.as_deref().unwrap_or(&EMPTY)
-    }
-}
-
-impl std::ops::DerefMut for SecretBuf {
-    fn deref_mut(&mut self) -> &mut Vec<u8> {
-        self.0.get_or_insert_with(|| Lease::unpooled(Vec::new()))
-    }
-}
-
-impl Drop for SecretBuf {
-    fn drop(&mut self) {
-        if let Some(b) = &mut self.0 {
-            // Zeroizes the spare capacity too.
-            let v: &mut Vec<u8> = b;
-            v.zeroize();
-        }
     }
 }
 

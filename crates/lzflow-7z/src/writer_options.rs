@@ -73,14 +73,25 @@ pub struct WriterOptions {
     /// Key derivation rounds are `2^aes_cycles_power` SHA-256 updates
     /// (7-Zip uses 19; at most 24).
     pub aes_cycles_power: u8,
-    /// LZMA2 compressing threads (7-Zip's `-mmt`); 1, the default, is
-    /// single-threaded. With more, a folder's LZMA2 stream is cut into
-    /// independent pieces of three dictionaries (at least 1 MiB), compressed
-    /// in parallel and joined at dictionary resets
-    /// ([`MtLzma2Encoder`](lzflow_lzma::MtLzma2Encoder)): the archive is the
-    /// same for any count above 1. Folders smaller than two pieces gain
-    /// nothing, and calls block while the workers are busy, so the async
-    /// writers always use one thread.
+    /// Compressing threads (7-Zip's `-mmt`); 1, the default, is
+    /// single-threaded. How more are used depends on `solid`:
+    ///
+    /// - [`Solid::All`]: a folder's LZMA2 stream is cut into independent
+    ///   pieces of three dictionaries (at least 1 MiB), compressed in
+    ///   parallel and joined at dictionary resets
+    ///   ([`MtLzma2Encoder`](lzflow_lzma::MtLzma2Encoder)): the archive is
+    ///   the same for any count above 1. Folders smaller than two pieces
+    ///   gain nothing.
+    /// - Otherwise (several solid blocks), up to `threads` folders are
+    ///   compressed at once, each on one thread, and written in order: the
+    ///   archive is byte for byte the one a single thread writes. Entries
+    ///   are still read one after the other, so each folder's input is read
+    ///   ahead into memory up to its dictionary size (at least 4 MiB) while
+    ///   the next folder starts; memory is then up to `threads` engines,
+    ///   that much input and 8 MiB of output per folder in flight.
+    ///
+    /// Calls block while the workers are busy, so the async writers always
+    /// use one thread.
     pub threads: usize,
     /// The total bytes of entry data the caller expects to add, when known
     /// (e.g. from file sizes on disk): the LZMA dictionary is then fitted

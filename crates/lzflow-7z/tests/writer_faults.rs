@@ -94,10 +94,13 @@ fn tree() -> Vec<Item> {
     ]
 }
 
-fn opts(encrypted: bool) -> WriterOptions {
+/// Two files per folder; with `threads` > 1 the folders are compressed
+/// in parallel.
+fn opts(encrypted: bool, threads: usize) -> WriterOptions {
     let o = WriterOptions::default()
         .with_level(0)
-        .with_solid(Solid::Files(2));
+        .with_solid(Solid::Files(2))
+        .with_threads(threads);
     if encrypted {
         o.with_password("pw")
             .with_encrypt_header(true)
@@ -136,9 +139,9 @@ fn budgets(total: u64) -> Vec<u64> {
     b
 }
 
-fn clean_run(encrypted: bool) -> Vec<u8> {
+fn clean_run(encrypted: bool, threads: usize) -> Vec<u8> {
     let t = Instant::now();
-    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(encrypted)).unwrap();
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(encrypted, threads)).unwrap();
     add_all(&mut w, &tree()).unwrap();
     let out = w.finish().unwrap().into_inner();
     eprintln!("one clean run: {} bytes in {:?}", out.len(), t.elapsed());
@@ -147,13 +150,13 @@ fn clean_run(encrypted: bool) -> Vec<u8> {
 
 #[test]
 fn every_failure_point_leaves_an_archive_no_reader_accepts() {
-    for encrypted in [false, true] {
-        let total = clean_run(encrypted).len() as u64;
+    for (encrypted, threads) in [(false, 1), (true, 1), (false, 3), (true, 2)] {
+        let total = clean_run(encrypted, threads).len() as u64;
         let mut checked_7zz = 0;
         for budget in budgets(total) {
             let sink = FailingSink::new(budget, false);
             let contents = sink.contents();
-            let result = match Writer::with_options(sink, opts(encrypted)) {
+            let result = match Writer::with_options(sink, opts(encrypted, threads)) {
                 Err(e) => Err(e),
                 Ok(mut w) => match add_all(&mut w, &tree()) {
                     Err((_, e)) => {
@@ -204,15 +207,17 @@ fn every_failure_point_leaves_an_archive_no_reader_accepts() {
 
 #[test]
 fn an_interrupted_finish_retried_gives_the_same_bytes() {
-    let want = clean_run(false);
+    let want = clean_run(false, 1);
+    // Folders compressed in parallel come out the same.
+    assert!(clean_run(false, 3) == want);
     let total = want.len() as u64;
     let mut retried = 0;
-    for fail_seeks in [false, true] {
+    for (fail_seeks, threads) in [(false, 1), (true, 1), (false, 3)] {
         for budget in budgets(total) {
             let mut sink = FailingSink::new(budget, true);
             sink.fail_seeks = fail_seeks;
             let contents = sink.contents();
-            let Ok(mut w) = Writer::with_options(sink, opts(false)) else {
+            let Ok(mut w) = Writer::with_options(sink, opts(false, threads)) else {
                 continue;
             };
             if add_all(&mut w, &tree()).is_err() {
@@ -231,23 +236,23 @@ fn an_interrupted_finish_retried_gives_the_same_bytes() {
             assert_eq!(
                 contents.borrow().get_ref(),
                 &want,
-                "budget {budget} seeks {fail_seeks}"
+                "budget {budget} seeks {fail_seeks} threads {threads}"
             );
         }
     }
     assert!(
-        retried > 100,
+        retried > 150,
         "only {retried} finish() calls were interrupted"
     );
 }
 
 #[test]
 fn an_interrupted_encrypted_finish_retried_still_decrypts() {
-    let total = clean_run(true).len() as u64;
+    let total = clean_run(true, 1).len() as u64;
     for budget in (total - 200..total).step_by(13) {
         let sink = FailingSink::new(budget, true);
         let contents = sink.contents();
-        let mut w = Writer::with_options(sink, opts(true)).unwrap();
+        let mut w = Writer::with_options(sink, opts(true, 2)).unwrap();
         add_all(&mut w, &tree()).unwrap();
         assert!(w.finish().is_err(), "budget {budget}");
         w.finish().unwrap();
@@ -328,10 +333,10 @@ fn bad_names_and_options_are_usage_errors() {
 
 #[test]
 fn finish_into_copies_a_spooled_archive_to_an_unseekable_output() {
-    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false)).unwrap();
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false, 1)).unwrap();
     add_all(&mut w, &tree()).unwrap();
     let (spool, out): (_, Vec<u8>) = w.finish_into(Vec::new()).unwrap();
-    assert_eq!(out, clean_run(false));
+    assert_eq!(out, clean_run(false, 1));
     assert_eq!(spool.into_inner(), out);
     // A pipe that breaks half-way leaves a truncated archive behind.
     #[derive(Debug)]
@@ -349,7 +354,7 @@ fn finish_into_copies_a_spooled_archive_to_an_unseekable_output() {
             Ok(())
         }
     }
-    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false)).unwrap();
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts(false, 1)).unwrap();
     add_all(&mut w, &tree()).unwrap();
     let mut pipe = Pipe(Vec::new(), 50_000);
     let e = w.finish_into(&mut pipe).unwrap_err();

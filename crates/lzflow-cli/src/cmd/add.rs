@@ -25,7 +25,9 @@ pub struct Args {
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
     /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary),
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
-    /// (LZMA2 on N threads; `on` = one per CPU; default 1).
+    /// (N threads: within the LZMA2 stream of one solid block, or N solid
+    /// blocks at once when --solid is not `on`; `on` = one per CPU;
+    /// default 1).
     #[arg(short = 'm', value_name = "SWITCH")]
     pub method: Vec<String>,
     /// Compression level 0-9 (same as -mxN; 0 stores).

@@ -1,0 +1,295 @@
+//! A folder's compression: filter → LZ → (AES) → packed output. The same
+//! engine runs on the writer's thread or on a worker
+//! ([`folder_workers`](crate::folder_workers)); where its output goes is a
+//! [`PackedOut`].
+
+use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
+use lzflow_filters::FilterEncoder;
+use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
+
+use crate::aes_encoder::AesEncoder;
+use crate::secret_buf::SecretBuf;
+use crate::writer_options::Method;
+use crate::SevenZError;
+
+/// Bytes read from an entry's source at a time, and the size of the coder
+/// output buffer.
+pub(crate) const CHUNK: usize = 64 << 10;
+/// A folder's first input is held back up to this size before its LZ
+/// encoder is made: a folder that ends within it gets an encoder (and a
+/// dictionary) fitted to its size.
+pub(crate) const HOLD_MAX: usize = 1 << 20;
+
+/// Where a folder's packed bytes go: queued, then written in batches.
+pub(crate) trait PackedOut {
+    /// Appends bytes to the queue (never fails, never loses them).
+    fn queue(&mut self, data: &[u8]);
+    /// Writes the queue out once it holds a batch.
+    fn write_if_full(&mut self) -> Result<(), SevenZError>;
+    /// Writes out everything queued.
+    fn write_pending(&mut self) -> Result<(), SevenZError>;
+}
+
+/// The compression engine of a folder.
+pub(crate) enum Lz {
+    Copy,
+    Lzma(Box<LzmaEncoder>),
+    Lzma2(Box<Lzma2Encoder>),
+    MtLzma2(Box<MtLzma2Encoder>),
+}
+
+impl Lz {
+    /// An engine for `opts`, fitted to `size` bytes of input when known;
+    /// LZMA2 of unknown size runs on `threads` threads when more than one.
+    pub(crate) fn new(
+        method: Method,
+        opts: &LzmaOptions,
+        size: Option<u64>,
+        threads: usize,
+    ) -> Result<Self, SevenZError> {
+        Ok(match (method, size) {
+            (Method::Copy, _) => Lz::Copy,
+            (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
+            (Method::Lzma, Some(n)) => {
+                Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
+            }
+            (Method::Lzma2, None) if threads > 1 => {
+                Lz::MtLzma2(Box::new(MtLzma2Encoder::new(opts, threads, 0)?))
+            }
+            (Method::Lzma2, None) => Lz::Lzma2(Box::new(Lzma2Encoder::new(opts)?)),
+            (Method::Lzma2, Some(n)) => Lz::Lzma2(Box::new(Lzma2Encoder::with_size_hint(opts, n)?)),
+        })
+    }
+
+    pub(crate) fn reset(&mut self) {
+        match self {
+            Lz::Copy => {}
+            Lz::Lzma(e) => e.reset(),
+            Lz::Lzma2(e) => e.reset(),
+            Lz::MtLzma2(e) => e.reset(),
+        }
+    }
+}
+
+impl Encode for Lz {
+    type Error = LzmaError;
+
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => {
+                let n = output.push(input.remaining());
+                input.advance(n);
+                Ok(if input.is_empty() {
+                    Progress::NeedInput
+                } else {
+                    Progress::OutputFull
+                })
+            }
+            Lz::Lzma(e) => e.encode(input, output),
+            Lz::Lzma2(e) => e.encode(input, output),
+            Lz::MtLzma2(e) => e.encode(input, output),
+        }
+    }
+
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => Ok(Progress::NeedInput),
+            Lz::Lzma(e) => e.flush(output),
+            Lz::Lzma2(e) => e.flush(output),
+            Lz::MtLzma2(e) => e.flush(output),
+        }
+    }
+
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Lz::Copy => Ok(Progress::StreamEnd),
+            Lz::Lzma(e) => e.finish(output),
+            Lz::Lzma2(e) => e.finish(output),
+            Lz::MtLzma2(e) => e.finish(output),
+        }
+    }
+}
+
+/// The LZ engine, with or without a filter in front.
+pub(crate) enum Stage {
+    Plain(Lz),
+    Filtered(FilterEncoder<Lz>),
+}
+
+impl Stage {
+    pub(crate) fn into_lz(self) -> Lz {
+        match self {
+            Stage::Plain(lz) => lz,
+            Stage::Filtered(f) => f.into_inner(),
+        }
+    }
+
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, LzmaError> {
+        match self {
+            Stage::Plain(lz) => lz.encode(input, output),
+            Stage::Filtered(f) => f.encode(input, output),
+        }
+    }
+
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+        match self {
+            Stage::Plain(lz) => lz.finish(output),
+            Stage::Filtered(f) => f.finish(output),
+        }
+    }
+}
+
+/// The engine side of a folder being written: filter → LZ → (AES) → out.
+pub(crate) struct FolderEncoder {
+    /// The engine; `None` while the folder's input is held back.
+    pub(crate) stage: Option<Stage>,
+    /// Input held back until the folder ends or outgrows [`HOLD_MAX`]
+    /// (plaintext: zeroized), and how much of it the engine has taken.
+    pub(crate) held: SecretBuf,
+    held_pos: usize,
+    aes: Option<AesEncoder>,
+    /// LZ output (plaintext when encrypting: zeroized on drop).
+    chunk: SecretBuf,
+    /// AES output.
+    crypt: Lease<u8>,
+    /// LZ output bytes (the AES coder's unpack size).
+    pub(crate) lz_out: u64,
+    stage_done: bool,
+}
+
+impl FolderEncoder {
+    /// An encoder holding input back until its engine is made; `aes`
+    /// encrypts its output.
+    pub(crate) fn new(aes: Option<AesEncoder>) -> Self {
+        let mut crypt = Pool::<u8>::global().lease(CHUNK + 32);
+        crypt.resize(CHUNK + 32, 0);
+        FolderEncoder {
+            stage: None,
+            held: SecretBuf::default(),
+            held_pos: 0,
+            aes,
+            chunk: SecretBuf::with_len(CHUNK),
+            crypt,
+            lz_out: 0,
+            stage_done: false,
+        }
+    }
+
+    fn stage(&mut self) -> Result<&mut Stage, SevenZError> {
+        self.stage
+            .as_mut()
+            .ok_or(SevenZError::WriterUnusable("folder already closed"))
+    }
+
+    /// Appends `data` to the held-back input.
+    pub(crate) fn hold(&mut self, data: &[u8]) {
+        let need = self.held.len() + data.len();
+        if self.held.capacity() < need {
+            // Grow geometrically into a new pooled buffer; the old one is
+            // zeroized as it goes back.
+            let cap = (self.held.capacity() * 2).max(need).clamp(CHUNK, HOLD_MAX);
+            let mut bigger = SecretBuf::with_capacity(cap);
+            bigger.extend_from_slice(&self.held);
+            self.held = bigger;
+        }
+        self.held.extend_from_slice(data);
+    }
+
+    /// Feeds the held-back input to the engine (made by now) and lets the
+    /// buffer go. Resumable after an I/O error: `held_pos` says how much
+    /// the engine took, and its output is queued in the sink.
+    pub(crate) fn encode_held(&mut self, sink: &mut impl PackedOut) -> Result<(), SevenZError> {
+        if self.held.capacity() == 0 {
+            return Ok(());
+        }
+        let held = std::mem::take(&mut self.held);
+        let mut done = self.held_pos;
+        let result = self.encode(&held[..], &mut done, sink);
+        self.held_pos = done;
+        if result.is_ok() {
+            self.held_pos = 0;
+        } else {
+            self.held = held;
+        }
+        result
+    }
+
+    /// Compresses `data[*done..]`, advancing `done` past what the engine
+    /// took (also on error).
+    pub(crate) fn encode(
+        &mut self,
+        data: &[u8],
+        done: &mut usize,
+        sink: &mut impl PackedOut,
+    ) -> Result<(), SevenZError> {
+        let mut input = InBuf::new(&data[*done..]);
+        loop {
+            let mut chunk = std::mem::take(&mut self.chunk);
+            let mut out = OutBuf::new(&mut chunk);
+            let step = self.stage()?.encode(&mut input, &mut out);
+            let n = out.pos();
+            let emitted = self.emit(&chunk[..n], sink);
+            self.chunk = chunk;
+            *done = data.len() - input.remaining().len();
+            let p = step?;
+            emitted?;
+            if p == Progress::NeedInput {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Hands LZ output on: through AES when encrypting, then to the sink.
+    /// The bytes are queued before the sink is written, so an I/O error
+    /// loses none of them.
+    fn emit(&mut self, data: &[u8], sink: &mut impl PackedOut) -> Result<(), SevenZError> {
+        self.lz_out += data.len() as u64;
+        match &mut self.aes {
+            None => sink.queue(data),
+            Some(aes) => {
+                let mut input = InBuf::new(data);
+                while !input.is_empty() {
+                    let mut out = OutBuf::new(&mut self.crypt);
+                    aes.encode(&mut input, &mut out)?;
+                    sink.queue(out.written());
+                }
+            }
+        }
+        sink.write_if_full()
+    }
+
+    /// Ends the LZ stream and the encryption. Resumable after an I/O error.
+    pub(crate) fn finish(&mut self, sink: &mut impl PackedOut) -> Result<(), SevenZError> {
+        while !self.stage_done {
+            let mut chunk = std::mem::take(&mut self.chunk);
+            let mut out = OutBuf::new(&mut chunk);
+            let step = self.stage()?.finish(&mut out);
+            let n = out.pos();
+            let emitted = self.emit(&chunk[..n], sink);
+            self.chunk = chunk;
+            if step? == Progress::StreamEnd {
+                self.stage_done = true;
+            }
+            emitted?;
+        }
+        if let Some(aes) = &mut self.aes {
+            loop {
+                let mut out = OutBuf::new(&mut self.crypt);
+                let p = aes.finish(&mut out)?;
+                sink.queue(out.written());
+                if p == Progress::StreamEnd {
+                    break;
+                }
+            }
+        }
+        sink.write_pending()
+    }
+}
