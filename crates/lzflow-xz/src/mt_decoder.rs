@@ -315,9 +315,10 @@ fn decode_block(
     // The cost check bounded the size. One spare byte keeps output room
     // available, so that the Block decoder probes for (and reports) data
     // beyond the declared size instead of waiting for room.
+    // A reused buffer is not refilled: the decoder writes before anything
+    // is read, and the buffer is cut to what it wrote.
     let us = clamp(job.header.uncompressed_size.unwrap_or(0));
-    let mut out = opts.pool.lease(us + 1);
-    out.resize(us + 1, 0);
+    let mut out = opts.pool.lease_any(us + 1);
     if let Err(e) = prepare_coder(coder, &job.header, opts) {
         out.clear();
         return Done {
