@@ -42,16 +42,28 @@ fn drain(mut r: impl Read) -> io::Result<usize> {
     }
 }
 
+thread_local! {
+    /// The tokio rows' read buffer. Held in the future instead, 64 KiB
+    /// would make tokio's `block_on` box the future (it boxes futures over
+    /// 16 KiB): an allocation per run that is the harness's, not the
+    /// decoder's.
+    static TOKIO_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 async fn drain_tokio(mut r: impl tokio::io::AsyncRead + Unpin) -> io::Result<usize> {
     use tokio::io::AsyncReadExt;
-    let mut buf = [0u8; BUF];
+    let mut buf = TOKIO_BUF.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    buf.resize(BUF, 0);
     let mut n = 0;
-    loop {
-        match r.read(&mut buf).await? {
-            0 => return Ok(n),
-            k => n += k,
+    let result = loop {
+        match r.read(&mut buf).await {
+            Ok(0) => break Ok(n),
+            Ok(k) => n += k,
+            Err(e) => break Err(e),
         }
-    }
+    };
+    TOKIO_BUF.with(|b| *b.borrow_mut() = buf);
+    result
 }
 
 async fn drain_futures(mut r: impl futures::io::AsyncRead + Unpin) -> io::Result<usize> {
