@@ -4,7 +4,7 @@
 //! them has been handed out.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -29,10 +29,11 @@ pub(crate) struct BlockJob {
     pub(crate) at_end: bool,
 }
 
-/// A Block handed to a worker, and where to send the result.
+/// A Block handed to a worker, and its number in dispatch order (where
+/// its result goes).
 struct Job {
     block: BlockJob,
-    reply: Sender<Done>,
+    seq: u64,
 }
 
 /// What a worker made of a Block: the output, and the error that ended it.
@@ -42,7 +43,6 @@ struct Done {
 }
 
 struct InFlight {
-    reply: Receiver<Done>,
     cost: u64,
 }
 
@@ -54,11 +54,28 @@ struct Current {
 }
 
 /// Blocks dispatched but not yet started, shared by the workers and the
-/// calling thread (which takes one instead of idling while it waits).
+/// calling thread (which takes one instead of idling while it waits), and
+/// the results of those in flight. Slots are reused: dispatching a Block
+/// allocates nothing once the queues have grown to their bound.
 #[derive(Default)]
 struct JobQueue {
     jobs: VecDeque<Job>,
     closed: bool,
+    /// Results of the Blocks in flight, in dispatch order; the first is
+    /// Block number `first`.
+    results: VecDeque<Option<Done>>,
+    first: u64,
+}
+
+impl JobQueue {
+    fn put(&mut self, seq: u64, done: Done) {
+        let slot = usize::try_from(seq - self.first)
+            .ok()
+            .and_then(|i| self.results.get_mut(i));
+        if let Some(slot) = slot {
+            *slot = Some(done);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -66,6 +83,8 @@ struct Shared {
     queue: Mutex<JobQueue>,
     /// Signalled when a job is queued or the queue is closed.
     queued: Condvar,
+    /// Signalled when a result is in.
+    finished: Condvar,
 }
 
 impl Shared {
@@ -144,10 +163,13 @@ impl MtPool {
             Some(s) => Arc::clone(s),
             None => self.start_workers(),
         };
-        let (reply, rx) = mpsc::channel();
-        shared.lock().jobs.push_back(Job { block, reply });
+        let mut q = shared.lock();
+        let seq = q.first + q.results.len() as u64;
+        q.results.push_back(None);
+        q.jobs.push_back(Job { block, seq });
+        drop(q);
         shared.queued.notify_one();
-        self.queue.push_back(InFlight { reply: rx, cost });
+        self.queue.push_back(InFlight { cost });
         self.in_flight += cost;
     }
 
@@ -179,11 +201,6 @@ impl MtPool {
         if self.shared.is_none() {
             self.nonblocking = nonblocking;
         }
-    }
-
-    /// A queued Block no worker has started yet.
-    fn steal(&self) -> Option<Job> {
-        self.shared.as_ref()?.lock().jobs.pop_front()
     }
 
     /// Hands out finished output in order, within the output limit. With
@@ -223,12 +240,6 @@ impl MtPool {
             };
             wait = false;
             let front = self.queue.pop_front().expect("checked");
-            let done = done.unwrap_or_else(|| Done {
-                out: Lease::unpooled(Vec::new()),
-                error: Some(XzError::InvalidOptions {
-                    reason: "a decoder worker thread died",
-                }),
-            });
             self.current = Some(Current {
                 done,
                 pos: 0,
@@ -238,30 +249,38 @@ impl MtPool {
     }
 
     /// The first Block's result: `None` when it is not available (without
-    /// `wait`, or non-blocking); `Some(None)` when its worker died.
-    fn next_done(&mut self, wait: bool) -> Option<Option<Done>> {
+    /// `wait`, or non-blocking).
+    fn next_done(&mut self, wait: bool) -> Option<Done> {
+        self.queue.front()?;
+        let shared = Arc::clone(self.shared.as_ref()?);
         loop {
             // Read before looking, so a result published in between
             // counts as a change (see `Readiness`).
             let generation = self.readiness.generation();
-            match self.queue.front()?.reply.try_recv() {
-                Ok(done) => return Some(Some(done)),
-                Err(TryRecvError::Disconnected) => return Some(None),
-                Err(TryRecvError::Empty) if !wait => return None,
-                Err(TryRecvError::Empty) => {}
+            let mut q = shared.lock();
+            if let Some(Some(_)) = q.results.front() {
+                q.first += 1;
+                return q.results.pop_front().flatten();
+            }
+            if !wait {
+                return None;
             }
             if self.nonblocking {
+                drop(q);
                 self.readiness.wait_from(generation);
                 return None;
             }
             // Rather than idle, decode the earliest Block nobody started
             // (perhaps the very one awaited).
-            if let Some(job) = self.steal() {
-                let done = decode_block(&mut self.coder, &mut self.block, &self.opts, &job.block);
-                let _ = job.reply.send(done);
+            if let Some(job) = q.jobs.pop_front() {
+                drop(q);
+                let done = decode_guarded(&mut self.coder, &mut self.block, &self.opts, &job.block);
+                shared.lock().put(job.seq, done);
                 continue;
             }
-            return Some(self.queue.front()?.reply.recv().ok());
+            while !matches!(q.results.front(), Some(Some(_))) {
+                q = shared.finished.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
         }
     }
 }
@@ -300,10 +319,32 @@ fn worker(shared: &Shared, opts: &DecoderOptions, readiness: &Readiness) {
                 q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let done = decode_block(&mut coder, &mut block, opts, &job.block);
-        let _ = job.reply.send(done);
+        let done = decode_guarded(&mut coder, &mut block, opts, &job.block);
+        shared.lock().put(job.seq, done);
+        shared.finished.notify_all();
         readiness.notify();
     }
+}
+
+/// [`decode_block`], with a panic turned into the Block's error (a result
+/// must come back for every Block, or the caller would wait forever).
+fn decode_guarded(
+    coder: &mut Option<Coder>,
+    block: &mut BlockDecoder,
+    opts: &DecoderOptions,
+    job: &BlockJob,
+) -> Done {
+    catch_unwind(AssertUnwindSafe(|| decode_block(coder, block, opts, job))).unwrap_or_else(|_| {
+        // The decoder state is suspect after a panic: start afresh.
+        *coder = None;
+        *block = BlockDecoder::idle();
+        Done {
+            out: Lease::unpooled(Vec::new()),
+            error: Some(XzError::InvalidOptions {
+                reason: "a decoder thread panicked",
+            }),
+        }
+    })
 }
 
 fn decode_block(
