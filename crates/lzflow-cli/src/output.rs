@@ -83,17 +83,27 @@ impl Sink {
 impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Sink::Stdout(w) => w.write(buf),
+            Sink::Stdout(w) => w.write(buf).map_err(closed_pipe_ends),
             Sink::File(f) => f.writer.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Sink::Stdout(w) => w.flush(),
+            Sink::Stdout(w) => w.flush().map_err(closed_pipe_ends),
             Sink::File(f) => f.writer.flush(),
         }
     }
+}
+
+/// A reader that closed standard output early (`lzflow d -c f.xz | head`)
+/// wants no more: the tool ends quietly with status 0, as for listings
+/// (see `report::stdout`). Other errors are passed on.
+fn closed_pipe_ends(e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    e
 }
 
 /// An output file under construction; removed on drop unless committed, so

@@ -175,6 +175,31 @@ fn format_is_detected_by_magic_bytes_not_the_name() {
     assert!(stderr(&out).contains("lzflow x"), "{}", stderr(&out));
 }
 
+/// `lzflow d -c big.xz | head`: the reader closes the pipe early; the
+/// tool ends quietly with status 0 instead of reporting a broken pipe.
+#[test]
+fn decompressing_into_a_closed_pipe_ends_quietly() {
+    let d = scratch("pipe");
+    let file = d.join("big");
+    let data: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+    fs::write(&file, &data).unwrap();
+    let out = bin().args(["c", "-q"]).arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Far more than a pipe buffer of output; nobody reads it.
+    let mut child = bin()
+        .args(["d", "-c"])
+        .arg(d.join("big.xz"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    let _ = fs::remove_dir_all(&d);
+}
+
 #[test]
 fn stdin_to_stdout() {
     let data = fs::read(generated("xz/multistream.xz")).unwrap();
