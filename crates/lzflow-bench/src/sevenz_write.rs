@@ -11,7 +11,8 @@
 //! `Writer` itself costs (`add_path` included), without the bench's own
 //! walk. Under each table a line gives the sizes of lzflow's header
 //! (uncompressed and packed) and the writer row's allocations against the
-//! uncompressed header.
+//! uncompressed header. A last table, "text blocks, threads", writes four
+//! 10 MiB text files as a block each on one and on two threads.
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -26,6 +27,7 @@ pub const JOBS: &[(&str, child::Job)] = &[
     ("7zw-lzflow", lzflow_write),
     ("7zw-lzflow-writer", lzflow_writer_only),
     ("7zw-sevenz-rust2", sevenz_rust2_write),
+    ("7zw-lzflow-blocks", lzflow_blocks),
 ];
 
 /// Preset of every contestant (7-Zip's default).
@@ -95,6 +97,29 @@ fn lzflow_archive(args: &[String], writer_only: bool) -> io::Result<u64> {
     let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
     for (p, name) in &items {
         w.add_path(p, name)?;
+    }
+    let f = w.finish()?;
+    Ok(f.metadata()?.len())
+}
+
+/// `<input dir> <archive> <threads>`: every top-level file of the input
+/// directory in a solid block of its own (level 5), on `threads` threads.
+fn lzflow_blocks(args: &[String]) -> io::Result<u64> {
+    let (input, out, threads) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+        arg(args, 2, "threads")?,
+    );
+    let threads = threads
+        .parse()
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "threads: a number"))?;
+    let opts = lzflow_7z::WriterOptions::default()
+        .with_level(LEVEL)
+        .with_solid(lzflow_7z::Solid::Files(1))
+        .with_threads(threads);
+    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, opts)?;
+    for p in sorted_children(input)? {
+        w.add_path(&p, &name_of(&p))?;
     }
     let f = w.finish()?;
     Ok(f.metadata()?.len())
@@ -394,7 +419,7 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
             .iter()
             .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
             .collect();
-        print_rows(sc.name, &results, &sizes);
+        print_rows(sc.name, ROW_NAMES, &results, &sizes);
         print_header_line(
             sc.name,
             &outs[4],
@@ -403,17 +428,82 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
         );
         let _ = std::fs::remove_dir_all(&root);
     }
+    if only.is_none_or(|o| BLOCKS.contains(o)) {
+        compare_blocks(rounds)?;
+    }
     Ok(())
 }
 
-fn print_rows(scenario: &str, results: &[Result<Vec<ChildSample>, String>], sizes: &[u64]) {
-    let names = [
-        "7zz a",
-        "lzflow",
-        "sevenz-rust2",
-        "lzflow warm",
-        "lzflow writer",
+const BLOCKS: &str = "text blocks, threads";
+
+/// Four text files of 10 MiB (the text workload cut in four), a solid
+/// block each, at level 5 on one and on two threads: 7-Zip's two threads
+/// share each block's match finding; lzflow's compress two blocks at once.
+fn compare_blocks(rounds: usize) -> io::Result<()> {
+    let root = temp_dir("7zw-blocks")?;
+    let input = root.join("in");
+    std::fs::create_dir_all(&input)?;
+    let text = crate::workloads::text_input();
+    for (i, part) in text.chunks(text.len().div_ceil(4)).enumerate() {
+        std::fs::write(input.join(format!("part{i}.txt")), part)?;
+    }
+    let outs: Vec<PathBuf> = (0..4).map(|i| root.join(format!("{i}.7z"))).collect();
+    let out = |i: usize| outs[i].to_string_lossy().into_owned();
+    let dir = input.to_string_lossy().into_owned();
+    let zz = |i: usize, mt: &str| {
+        let args = ["a", "-mx5", "-ms=1f", mt, "-bsp0", &out(i), "*"];
+        Entrant::Cmd(
+            dir.clone(),
+            "7zz".into(),
+            args.iter().map(|s| s.to_string()).collect(),
+        )
+    };
+    let ours = |i: usize, threads: &str| {
+        Entrant::Job(
+            "7zw-lzflow-blocks",
+            vec![dir.clone(), out(i), threads.to_string()],
+        )
+    };
+    let entrants = [
+        zz(0, "-mmt=1"),
+        zz(1, "-mmt=2"),
+        ours(2, "1"),
+        ours(3, "2"),
     ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |i| match std::fs::remove_file(&outs[i]) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        },
+        |i, _| test_archive(&outs[i], false),
+    )?;
+    let sizes: Vec<u64> = outs
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    let names = ["7zz mmt=1", "7zz mmt=2", "lzflow 1 thr", "lzflow 2 thr"];
+    print_rows(BLOCKS, &names, &results, &sizes);
+    let _ = std::fs::remove_dir_all(&root);
+    Ok(())
+}
+
+/// Rows of the contestants in `ROW_NAMES` order.
+const ROW_NAMES: &[&str] = &[
+    "7zz a",
+    "lzflow",
+    "sevenz-rust2",
+    "lzflow warm",
+    "lzflow writer",
+];
+
+fn print_rows(
+    scenario: &str,
+    names: &[&str],
+    results: &[Result<Vec<ChildSample>, String>],
+    sizes: &[u64],
+) {
     let base = match &results[0] {
         Ok(v) => summarise(v).time.as_secs_f64(),
         Err(_) => f64::NAN,
