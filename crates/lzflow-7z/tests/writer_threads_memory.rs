@@ -125,5 +125,5 @@ fn parallel_folders_stay_within_their_bounds() {
     assert!(two <= bound, "{two} > {bound}");
     assert!(two_bigger <= bound, "{two_bigger} > {bound}");
     // Files twice as big cost no more.
-    assert!(two_bigger <= two + 2 * MIB, "{two_bigger} > {two} + 2 MiB");
+    assert!(two_bigger <= two + 4 * MIB, "{two_bigger} > {two} + 4 MiB");
 }
