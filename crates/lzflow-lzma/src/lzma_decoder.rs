@@ -71,8 +71,10 @@ enum Symbol {
 pub(crate) struct LzmaCore {
     probs: Lease<u16>,
     props: LzmaProps,
-    lc: u32,
-    lp_mask: usize,
+    /// Literal coder of a byte: `((position << 8 | prev) & lit_mask) >> lit_shift`,
+    /// that is `(position & lp_mask) << lc | prev >> (8 - lc)`.
+    lit_mask: usize,
+    lit_shift: u32,
     pb_mask: usize,
     state: usize,
     reps: [u32; 4],
@@ -88,8 +90,8 @@ impl LzmaCore {
         let mut core = LzmaCore {
             probs,
             props,
-            lc: 0,
-            lp_mask: 0,
+            lit_mask: 0,
+            lit_shift: 0,
             pb_mask: 0,
             state: 0,
             reps: [0; 4],
@@ -103,8 +105,8 @@ impl LzmaCore {
     /// have been sized for them).
     pub fn reset(&mut self, props: LzmaProps) {
         self.props = props;
-        self.lc = props.lc;
-        self.lp_mask = (1 << props.lp) - 1;
+        self.lit_mask = ((1 << props.lp) - 1) << 8 | 0xFF;
+        self.lit_shift = 8 - props.lc;
         self.pb_mask = (1 << props.pb) - 1;
         let n = prob_count(props.lc + props.lp);
         self.probs.clear();
@@ -145,8 +147,10 @@ impl LzmaCore {
         let s = *state;
         let s_pos = ((s & 15) << 4) + pos_state;
         if rc.bit::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
-            let lit_state =
-                ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
+            // lc <= 8 and lp <= 4: below 2^12, so `base` cannot overflow.
+            let lit_state = (((ctx.position << 8 | usize::from(ctx.prev)) & ctx.lit_mask)
+                >> ctx.lit_shift)
+                & 0xFFF;
             let base = LITERAL_CODER * lit_state;
             let lits: &mut [u16; LITERAL_CODER] = (&mut probs.literals[base..base + LITERAL_CODER])
                 .try_into()
@@ -345,8 +349,8 @@ impl LzmaCore {
                     history_base,
                     dict_max,
                     position: pos.wrapping_add(offset),
-                    lc: self.lc,
-                    lp_mask: self.lp_mask,
+                    lit_mask: self.lit_mask,
+                    lit_shift: self.lit_shift,
                     pb_mask: self.pb_mask,
                 };
                 let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
@@ -428,8 +432,8 @@ struct SymbolCtx<'b> {
     history_base: usize,
     dict_max: usize,
     position: usize,
-    lc: u32,
-    lp_mask: usize,
+    lit_mask: usize,
+    lit_shift: u32,
     pb_mask: usize,
 }
 
@@ -461,8 +465,8 @@ impl<'b> SymbolCtx<'b> {
             history_base: win.full.wrapping_sub(pos),
             dict_max: win.dict_max.min(win.buf.len()),
             position: win.total as usize,
-            lc: core.lc,
-            lp_mask: core.lp_mask,
+            lit_mask: core.lit_mask,
+            lit_shift: core.lit_shift,
             pb_mask: core.pb_mask,
         }
     }
