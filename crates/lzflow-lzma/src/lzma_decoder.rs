@@ -526,6 +526,18 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
                 return;
             }
         }
+    }
+    copy_match_slow(buf, pos, dist, n);
+}
+
+/// The rest of [`copy_match`]: long overlapping copies, copies near the end
+/// of the buffer and sources that wrap around it. Out of line, so that the
+/// symbol loop keeps its registers.
+#[inline(never)]
+fn copy_match_slow(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
+    const BLOCK: usize = 16;
+    if dist <= pos {
+        let src = pos - dist;
         if dist >= n {
             buf.copy_within(src..src + n, pos);
         } else if dist == 1 {
