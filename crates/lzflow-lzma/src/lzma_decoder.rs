@@ -328,6 +328,11 @@ impl LzmaCore {
                     break 'outer Ok(Stop::Limit);
                 }
             }
+            if CHUNK && pos < out_limit && rc.pos > in_limit {
+                // Only needed on entry: inside the loop, every symbol that
+                // read past `hard_end` (== `in_limit`) has failed already.
+                break 'outer Ok(Stop::Input);
+            }
             loop {
                 if pos >= out_limit {
                     break Ok(Stop::Limit);
@@ -337,10 +342,6 @@ impl LzmaCore {
                         break Ok(Stop::Input);
                     }
                     max_symbols -= 1;
-                } else if rc.pos > in_limit {
-                    // Only on entry: later symbols fail the check after
-                    // decoding first.
-                    break Ok(Stop::Input);
                 }
                 let ctx = SymbolCtx {
                     buf,
