@@ -146,7 +146,8 @@ impl LzmaCore {
         let pos_state = ctx.position & ctx.pb_mask & (POS_STATES_MAX - 1);
         let s = *state;
         let s_pos = ((s & 15) << 4) + pos_state;
-        if rc.bit::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
+        // Between symbols the range is normalized.
+        if rc.bit_normalized::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
             // lc <= 8 and lp <= 4: below 2^12, so `base` cannot overflow.
             let lit_state = (((ctx.position << 8 | usize::from(ctx.prev)) & ctx.lit_mask)
                 >> ctx.lit_shift)

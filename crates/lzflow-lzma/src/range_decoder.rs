@@ -90,6 +90,15 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     pub fn bit<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
         self.normalize();
+        self.bit_normalized::<UPDATE>(p)
+    }
+
+    /// [`bit`](Self::bit) without the leading normalization, for the first
+    /// bit of a symbol: the symbol loops normalize after every symbol (and a
+    /// decoder starts at `u32::MAX`), so the range is at least `TOP` there.
+    #[inline(always)]
+    pub fn bit_normalized<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
+        debug_assert!(self.range >= TOP);
         let prob = u32::from(*p);
         let bound = (self.range >> 11) * prob;
         let bit;
