@@ -356,17 +356,21 @@ impl LzmaCore {
                     pb_mask: self.pb_mask,
                 };
                 let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
-                rc.normalize();
-                if rc.pos > hard_end {
-                    break Err(LzmaError::ChunkSizeMismatch);
-                }
+                // The check is repeated in each arm so that the literal
+                // path does not branch on the symbol kind twice.
                 match sym {
                     Symbol::Literal(b) => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
                         buf[pos] = b;
                         pos += 1;
                         prev = b;
                     }
                     Symbol::Match(len) => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
                         let dist = reps[0] as usize + 1;
                         let avail = history(history_base, pos, dict_max);
                         if dist > avail {
@@ -384,7 +388,12 @@ impl LzmaCore {
                             break Ok(Stop::Limit);
                         }
                     }
-                    Symbol::EndMarker => break Ok(Stop::EndMarker),
+                    Symbol::EndMarker => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
+                        break Ok(Stop::EndMarker);
+                    }
                 }
             }
         };
@@ -394,6 +403,14 @@ impl LzmaCore {
         win.advance(pos - start);
         result
     }
+}
+
+/// Normalizes after a symbol and tells whether the symbol read past
+/// `hard_end` (corrupt data: its output must not be written).
+#[inline(always)]
+fn overran(rc: &mut RangeDecoder<'_>, hard_end: usize) -> bool {
+    rc.normalize();
+    rc.pos > hard_end
 }
 
 /// The probability table split into its fixed-size part (everything but
