@@ -306,6 +306,9 @@ impl LzmaCore {
         // History before `pos` is `history_base + pos`, capped at the dictionary.
         let history_base = full0.wrapping_sub(start);
         let buf: &mut [u8] = &mut win.buf[..];
+        // A no-op (callers stay within the room); lets the compiler drop
+        // the bounds check of each literal's store.
+        let out_limit = out_limit.min(buf.len());
         let mut pos = start;
         let mut state = self.state;
         let mut reps = self.reps;
