@@ -186,10 +186,10 @@ impl LzmaCore {
                     // dist - slot is at most 83 (slot 13, a 5-bit tree
                     // ending at the table's 115th entry): the mask is a no-op.
                     let base = POS_SPECIAL + ((dist - slot) as usize & 127);
-                    dist += rc.bittree_reverse::<UPDATE>(sub::<32>(fixed, base), direct);
+                    dist += rc.bittree_reverse::<UPDATE, 32>(sub::<32>(fixed, base), direct);
                 } else {
                     dist += rc.direct(direct - 4) << 4;
-                    dist += rc.bittree_reverse::<UPDATE>(sub::<16>(fixed, ALIGN), 4);
+                    dist += rc.bittree_reverse::<UPDATE, 16>(sub::<16>(fixed, ALIGN), 4);
                 }
                 dist
             };
