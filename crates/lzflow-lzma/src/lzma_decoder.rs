@@ -71,8 +71,10 @@ enum Symbol {
 pub(crate) struct LzmaCore {
     probs: Lease<u16>,
     props: LzmaProps,
-    lc: u32,
-    lp_mask: usize,
+    /// Literal coder of a byte: `((position << 8 | prev) & lit_mask) >> lit_shift`,
+    /// that is `(position & lp_mask) << lc | prev >> (8 - lc)`.
+    lit_mask: usize,
+    lit_shift: u32,
     pb_mask: usize,
     state: usize,
     reps: [u32; 4],
@@ -88,8 +90,8 @@ impl LzmaCore {
         let mut core = LzmaCore {
             probs,
             props,
-            lc: 0,
-            lp_mask: 0,
+            lit_mask: 0,
+            lit_shift: 0,
             pb_mask: 0,
             state: 0,
             reps: [0; 4],
@@ -103,8 +105,8 @@ impl LzmaCore {
     /// have been sized for them).
     pub fn reset(&mut self, props: LzmaProps) {
         self.props = props;
-        self.lc = props.lc;
-        self.lp_mask = (1 << props.lp) - 1;
+        self.lit_mask = ((1 << props.lp) - 1) << 8 | 0xFF;
+        self.lit_shift = 8 - props.lc;
         self.pb_mask = (1 << props.pb) - 1;
         let n = prob_count(props.lc + props.lp);
         self.probs.clear();
@@ -144,9 +146,12 @@ impl LzmaCore {
         let pos_state = ctx.position & ctx.pb_mask & (POS_STATES_MAX - 1);
         let s = *state;
         let s_pos = ((s & 15) << 4) + pos_state;
-        if rc.bit::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
-            let lit_state =
-                ((ctx.position & ctx.lp_mask) << ctx.lc) + (usize::from(ctx.prev) >> (8 - ctx.lc));
+        // Between symbols the range is normalized.
+        if rc.bit_normalized::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
+            // lc <= 8 and lp <= 4: below 2^12, so `base` cannot overflow.
+            let lit_state = (((ctx.position << 8 | usize::from(ctx.prev)) & ctx.lit_mask)
+                >> ctx.lit_shift)
+                & 0xFFF;
             let base = LITERAL_CODER * lit_state;
             let lits: &mut [u16; LITERAL_CODER] = (&mut probs.literals[base..base + LITERAL_CODER])
                 .try_into()
@@ -181,10 +186,10 @@ impl LzmaCore {
                     // dist - slot is at most 83 (slot 13, a 5-bit tree
                     // ending at the table's 115th entry): the mask is a no-op.
                     let base = POS_SPECIAL + ((dist - slot) as usize & 127);
-                    dist += rc.bittree_reverse::<UPDATE>(sub::<32>(fixed, base), direct);
+                    dist += rc.bittree_reverse::<UPDATE, 32>(sub::<32>(fixed, base), direct);
                 } else {
                     dist += rc.direct(direct - 4) << 4;
-                    dist += rc.bittree_reverse::<UPDATE>(sub::<16>(fixed, ALIGN), 4);
+                    dist += rc.bittree_reverse::<UPDATE, 16>(sub::<16>(fixed, ALIGN), 4);
                 }
                 dist
             };
@@ -301,6 +306,9 @@ impl LzmaCore {
         // History before `pos` is `history_base + pos`, capped at the dictionary.
         let history_base = full0.wrapping_sub(start);
         let buf: &mut [u8] = &mut win.buf[..];
+        // A no-op (callers stay within the room); lets the compiler drop
+        // the bounds check of each literal's store.
+        let out_limit = out_limit.min(buf.len());
         let mut pos = start;
         let mut state = self.state;
         let mut reps = self.reps;
@@ -324,6 +332,11 @@ impl LzmaCore {
                     break 'outer Ok(Stop::Limit);
                 }
             }
+            if CHUNK && pos < out_limit && rc.pos > in_limit {
+                // Only needed on entry: inside the loop, every symbol that
+                // read past `hard_end` (== `in_limit`) has failed already.
+                break 'outer Ok(Stop::Input);
+            }
             loop {
                 if pos >= out_limit {
                     break Ok(Stop::Limit);
@@ -333,10 +346,6 @@ impl LzmaCore {
                         break Ok(Stop::Input);
                     }
                     max_symbols -= 1;
-                } else if rc.pos > in_limit {
-                    // Only on entry: later symbols fail the check after
-                    // decoding first.
-                    break Ok(Stop::Input);
                 }
                 let ctx = SymbolCtx {
                     buf,
@@ -345,22 +354,26 @@ impl LzmaCore {
                     history_base,
                     dict_max,
                     position: pos.wrapping_add(offset),
-                    lc: self.lc,
-                    lp_mask: self.lp_mask,
+                    lit_mask: self.lit_mask,
+                    lit_shift: self.lit_shift,
                     pb_mask: self.pb_mask,
                 };
                 let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
-                rc.normalize();
-                if rc.pos > hard_end {
-                    break Err(LzmaError::ChunkSizeMismatch);
-                }
+                // The check is repeated in each arm so that the literal
+                // path does not branch on the symbol kind twice.
                 match sym {
                     Symbol::Literal(b) => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
                         buf[pos] = b;
                         pos += 1;
                         prev = b;
                     }
                     Symbol::Match(len) => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
                         let dist = reps[0] as usize + 1;
                         let avail = history(history_base, pos, dict_max);
                         if dist > avail {
@@ -378,7 +391,12 @@ impl LzmaCore {
                             break Ok(Stop::Limit);
                         }
                     }
-                    Symbol::EndMarker => break Ok(Stop::EndMarker),
+                    Symbol::EndMarker => {
+                        if overran(rc, hard_end) {
+                            break Err(LzmaError::ChunkSizeMismatch);
+                        }
+                        break Ok(Stop::EndMarker);
+                    }
                 }
             }
         };
@@ -388,6 +406,14 @@ impl LzmaCore {
         win.advance(pos - start);
         result
     }
+}
+
+/// Normalizes after a symbol and tells whether the symbol read past
+/// `hard_end` (corrupt data: its output must not be written).
+#[inline(always)]
+fn overran(rc: &mut RangeDecoder<'_>, hard_end: usize) -> bool {
+    rc.normalize();
+    rc.pos > hard_end
 }
 
 /// The probability table split into its fixed-size part (everything but
@@ -428,8 +454,8 @@ struct SymbolCtx<'b> {
     history_base: usize,
     dict_max: usize,
     position: usize,
-    lc: u32,
-    lp_mask: usize,
+    lit_mask: usize,
+    lit_shift: u32,
     pb_mask: usize,
 }
 
@@ -461,8 +487,8 @@ impl<'b> SymbolCtx<'b> {
             history_base: win.full.wrapping_sub(pos),
             dict_max: win.dict_max.min(win.buf.len()),
             position: win.total as usize,
-            lc: core.lc,
-            lp_mask: core.lp_mask,
+            lit_mask: core.lit_mask,
+            lit_shift: core.lit_shift,
             pb_mask: core.pb_mask,
         }
     }
@@ -506,11 +532,13 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
         if pos + n + BLOCK <= buf.len() {
             if dist >= BLOCK {
                 // Each block reads only bytes that are final already.
+                // Slicing once up front leaves fewer checks in the loop.
+                let w = &mut buf[src..pos + n + BLOCK];
                 let mut i = 0;
                 while i < n {
                     let mut t = [0u8; BLOCK];
-                    t.copy_from_slice(&buf[src + i..src + i + BLOCK]);
-                    buf[pos + i..pos + i + BLOCK].copy_from_slice(&t);
+                    t.copy_from_slice(&w[i..i + BLOCK]);
+                    w[dist + i..dist + i + BLOCK].copy_from_slice(&t);
                     i += BLOCK;
                 }
                 return;
@@ -522,6 +550,18 @@ fn copy_match(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
                 return;
             }
         }
+    }
+    copy_match_slow(buf, pos, dist, n);
+}
+
+/// The rest of [`copy_match`]: long overlapping copies, copies near the end
+/// of the buffer and sources that wrap around it. Out of line, so that the
+/// symbol loop keeps its registers.
+#[inline(never)]
+fn copy_match_slow(buf: &mut [u8], pos: usize, dist: usize, n: usize) {
+    const BLOCK: usize = 16;
+    if dist <= pos {
+        let src = pos - dist;
         if dist >= n {
             buf.copy_within(src..src + n, pos);
         } else if dist == 1 {

@@ -90,6 +90,15 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     pub fn bit<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
         self.normalize();
+        self.bit_normalized::<UPDATE>(p)
+    }
+
+    /// [`bit`](Self::bit) without the leading normalization, for the first
+    /// bit of a symbol: the symbol loops normalize after every symbol (and a
+    /// decoder starts at `u32::MAX`), so the range is at least `TOP` there.
+    #[inline(always)]
+    pub fn bit_normalized<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
+        debug_assert!(self.range >= TOP);
         let prob = u32::from(*p);
         let bound = (self.range >> 11) * prob;
         let bit;
@@ -204,19 +213,27 @@ impl<'a> RangeDecoder<'a> {
         m as u32 - (1 << bits)
     }
 
-    /// Decodes `bits` bits LSB first through the binary tree `probs[1..]`.
+    /// Decodes `bits` bits LSB first through the binary tree `probs[1..]`
+    /// (`bits <= log2(N)`, `N` a power of two).
+    ///
+    /// Indices are masked to `N - 1`: a no-op for the nodes of the tree, it
+    /// removes the bounds checks, and lets the children's probabilities be
+    /// loaded ahead without asking whether the bit is the last (the extra
+    /// loads after it are unused).
     #[inline(always)]
-    pub fn bittree_reverse<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
+    pub fn bittree_reverse<const UPDATE: bool, const N: usize>(
+        &mut self,
+        probs: &mut [u16; N],
+        bits: u32,
+    ) -> u32 {
+        const { assert!(N.is_power_of_two()) };
         let mut m = 1usize;
         let mut sym = 0;
         let mut prob = u32::from(probs[1]);
         for i in 0..bits {
-            let (p0, p1) = if i + 1 < bits {
-                (u32::from(probs[2 * m]), u32::from(probs[2 * m + 1]))
-            } else {
-                (0, 0)
-            };
-            let b = self.bit_with::<UPDATE>(prob, &mut probs[m]);
+            let p0 = u32::from(probs[(2 * m) & (N - 1)]);
+            let p1 = u32::from(probs[(2 * m + 1) & (N - 1)]);
+            let b = self.bit_with::<UPDATE>(prob, &mut probs[m & (N - 1)]);
             m = 2 * m + b;
             sym |= (b as u32) << i;
             prob = if b != 0 { p1 } else { p0 };
