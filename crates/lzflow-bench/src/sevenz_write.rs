@@ -464,12 +464,7 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
             vec![dir.clone(), out(i), threads.to_string()],
         )
     };
-    let entrants = [
-        zz(0, "-mmt=1"),
-        zz(1, "-mmt=2"),
-        ours(2, "1"),
-        ours(3, "2"),
-    ];
+    let entrants = [zz(0, "-mmt=1"), zz(1, "-mmt=2"), ours(2, "1"), ours(3, "2")];
     let results = interleave(
         &entrants,
         rounds,
