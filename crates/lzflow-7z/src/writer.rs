@@ -327,9 +327,7 @@ impl<W: Write + Seek> Writer<W> {
                     return Ok(());
                 }
                 // Too large to fit the encoder to: the configured dictionary.
-                self.wait_for_worker()?;
-                self.start_engine(None)?;
-                self.hand_to_worker();
+                self.start_folder_engine(None)?;
             }
         }
         let folder = self.folder.as_mut().expect("opened by start_stream");
@@ -386,6 +384,17 @@ impl<W: Write + Seek> Writer<W> {
             Run::Here(enc) => Run::Away(workers.start(enc)),
             away => away,
         };
+    }
+
+    /// Starts the open folder's engine (fitted to `size` when known) and,
+    /// when folders are compressed in parallel, hands the folder to a
+    /// worker; a finished folder's engine can serve it, so the wait for a
+    /// free worker comes first.
+    fn start_folder_engine(&mut self, size: Option<u64>) -> Result<(), SevenZError> {
+        self.wait_for_worker()?;
+        self.start_engine(size)?;
+        self.hand_to_worker();
+        Ok(())
     }
 
     /// Makes the open folder's LZ engine (and filter), fitted to `size`
@@ -686,9 +695,7 @@ impl<W: Write + Seek> Writer<W> {
             if enc.stage.is_none() {
                 // The whole folder was held back: its size is known.
                 let size = enc.held.len() as u64;
-                self.wait_for_worker()?;
-                self.start_engine(Some(size))?;
-                self.hand_to_worker();
+                self.start_folder_engine(Some(size))?;
             }
         }
         let f = self.folder.as_mut().expect("checked above");

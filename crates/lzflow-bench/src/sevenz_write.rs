@@ -323,6 +323,15 @@ const SCENARIOS: &[Scenario] = &[
     },
 ];
 
+/// Removes an archive left by an earlier round: 7zz a would update it,
+/// and every contestant starts from nothing.
+fn remove_old(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 fn test_archive(path: &Path, password: bool) -> Result<(), String> {
     let mut c = std::process::Command::new("7zz");
     c.arg("t").arg("-bsp0");
@@ -408,11 +417,7 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
         let results = interleave(
             &entrants,
             rounds,
-            // 7zz a would update an existing archive: start from nothing.
-            |i| match std::fs::remove_file(&outs[i]) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
-            },
+            |i| remove_old(&outs[i]),
             |i, _| test_archive(&outs[i], sc.password),
         )?;
         let sizes: Vec<u64> = outs
@@ -468,10 +473,7 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
     let results = interleave(
         &entrants,
         rounds,
-        |i| match std::fs::remove_file(&outs[i]) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        },
+        |i| remove_old(&outs[i]),
         |i, _| test_archive(&outs[i], false),
     )?;
     let sizes: Vec<u64> = outs
