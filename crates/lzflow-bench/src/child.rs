@@ -257,6 +257,14 @@ pub enum Entrant {
 }
 
 impl Entrant {
+    /// A short name for logs: the job, or the program and its arguments.
+    pub fn label(&self) -> String {
+        match self {
+            Entrant::Job(job, args) => format!("{job} {}", args.last().map_or("", |a| a)),
+            Entrant::Cmd(_, prog, args) => format!("{prog} {}", args.join(" ")),
+        }
+    }
+
     /// Runs it once in a child process.
     pub fn run(&self) -> io::Result<ChildSample> {
         match self {
@@ -296,6 +304,13 @@ pub fn interleave(
             prepare(i)?;
             match entrants[i].run() {
                 Ok(s) => {
+                    // Every sample on stderr, so a median can be judged
+                    // against its spread.
+                    eprintln!(
+                        "round {r} {}: {:.1} ms",
+                        entrants[i].label(),
+                        s.sample.time.as_secs_f64() * 1e3
+                    );
                     if let Ok(v) = &mut out[i] {
                         v.push(s);
                     }
