@@ -5,8 +5,13 @@
 //! [`futures::AsyncWriter`] (feature `futures-io`) write to an async
 //! `AsyncWrite + AsyncSeek` sink: the same writer core compresses into a
 //! small in-memory spool, which is drained to the sink after every 64 KiB
-//! piece; the start header patch at the end is replayed with seeks. Both
-//! faces are thin adapters over one runtime-free core.
+//! piece; the start header patch at the end is replayed with seeks. With
+//! [`WriterOptions::threads`] above 1 the core runs on a thread of its own
+//! (its calls wait for the compressing workers, which a poll must not):
+//! entry data goes to it through a bounded queue (4 MiB) and the archive
+//! comes back through a bounded spool (4 MiB), drained to the sink while
+//! the caller waits for queue room; errors of queued work are returned by
+//! the next call. Both faces are thin adapters over one runtime-free core.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), lzflow::sevenz_writer::SevenZError> {
@@ -28,6 +33,8 @@ pub use lzflow_7z::{
 mod async_core;
 #[cfg(feature = "futures-io")]
 pub mod futures;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+mod writer_thread;
 
 #[cfg(feature = "tokio")]
 pub use self::tokio_face::AsyncWriter;
@@ -133,7 +140,7 @@ mod tokio_face {
 
         /// Adds a directory entry.
         pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-            self.core.add_dir(name, meta)
+            self.core.add_dir(name, meta).await
         }
 
         /// Adds an empty file.
@@ -142,7 +149,7 @@ mod tokio_face {
             name: &str,
             meta: EntryMeta,
         ) -> Result<(), SevenZError> {
-            self.core.add_empty_file(name, meta)
+            self.core.add_empty_file(name, meta).await
         }
 
         /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the

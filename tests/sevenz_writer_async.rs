@@ -213,3 +213,330 @@ fn a_dropped_add_file_future_leaves_the_writer_unusable() {
     let err = futures::executor::block_on(w.finish()).unwrap_err();
     assert!(matches!(err, SevenZError::WriterUnusable(_)), "got {err:?}");
 }
+
+/// Files for the threaded writers: enough folders to keep two workers
+/// busy, one folder larger than a piece.
+fn many_files() -> Vec<(String, Vec<u8>)> {
+    (0..6u8)
+        .map(|i| {
+            // Over 2 MiB in all: two pieces of a split LZMA2 stream.
+            let n = [1_900_000, 9, 90_000, 0, 150_000, 70_000][usize::from(i)];
+            (format!("f{i}.bin"), data(n, 3 + 2 * i))
+        })
+        .collect()
+}
+
+fn blocking_archive_of(opts: WriterOptions) -> Vec<u8> {
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    w.add_dir("d", EntryMeta::default()).unwrap();
+    for (name, bytes) in many_files() {
+        w.add_file(&name, &bytes[..], EntryMeta::default()).unwrap();
+    }
+    w.add_empty_file("e", EntryMeta::default()).unwrap();
+    w.finish().unwrap().into_inner()
+}
+
+/// Polls futures made by `$make` once each, dropping every pending one,
+/// until one completes (the writer thread works meanwhile; 30 s at most);
+/// gives its output and the polls.
+macro_rules! finish_in_dropped_polls {
+    ($make:expr) => {{
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let start = std::time::Instant::now();
+        let mut attempts = 0usize;
+        loop {
+            attempts += 1;
+            assert!(start.elapsed().as_secs() < 30, "no progress");
+            let fut = pin!($make);
+            if let Poll::Ready(v) = fut.poll(&mut cx) {
+                break (v, attempts);
+            }
+            std::thread::yield_now();
+        }
+    }};
+}
+
+/// Threaded tests run one at a time, so that one can count the threads.
+static THREADED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn threaded_async_writers_write_the_blocking_writers_bytes() {
+    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
+    // Folders in parallel (the archive is the one-thread one) and one
+    // folder's LZMA2 stream split over threads (it differs from one
+    // thread's, so equality shows the threads were used).
+    let cases = [
+        opts().with_solid(Solid::Files(1)).with_threads(2),
+        opts().with_solid(Solid::Files(2)).with_threads(3),
+        WriterOptions::default()
+            .with_level(1)
+            .with_solid(Solid::All)
+            .with_threads(2),
+    ];
+    for o in cases {
+        let want = blocking_archive_of(o.clone());
+        let one_thread = blocking_archive_of(o.clone().with_threads(1));
+        // Parallel folders write the one-thread archive; a split stream
+        // differs from it, so equality below shows the threads were used.
+        assert_eq!(want == one_thread, o.solid != Solid::All, "{o:?}");
+        // futures-io over the stingy sink, every finish future dropped.
+        let mut w = futures::executor::block_on(async {
+            let mut w = lzflow::sevenz_writer::futures::AsyncWriter::with_options(
+                Stingy::default(),
+                o.clone(),
+            )
+            .await
+            .unwrap();
+            w.add_dir("d", EntryMeta::default()).await.unwrap();
+            for (name, bytes) in many_files() {
+                w.add_file(&name, &bytes[..], EntryMeta::default())
+                    .await
+                    .unwrap();
+            }
+            w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+            w
+        });
+        let (sink, attempts) = finish_in_dropped_polls!(w.finish());
+        assert!(attempts > 10, "finish was interrupted ({attempts} polls)");
+        let got = sink.unwrap().inner.into_inner();
+        assert!(
+            got == want,
+            "futures-io {o:?}: {} vs {} bytes",
+            got.len(),
+            want.len()
+        );
+
+        // tokio, on a current-thread runtime.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let got = rt.block_on(async {
+            let mut w =
+                lzflow::sevenz_writer::AsyncWriter::with_options(Stingy::default(), o.clone())
+                    .await
+                    .unwrap();
+            w.add_dir("d", EntryMeta::default()).await.unwrap();
+            for (name, bytes) in many_files() {
+                w.add_file(&name, &bytes[..], EntryMeta::default())
+                    .await
+                    .unwrap();
+            }
+            w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+            w.finish().await.unwrap().inner.into_inner()
+        });
+        assert!(
+            got == want,
+            "tokio {o:?}: {} vs {} bytes",
+            got.len(),
+            want.len()
+        );
+    }
+}
+
+/// A source that yields `good` bytes, then fails.
+struct FailingSource {
+    good: Vec<u8>,
+}
+
+impl tokio::io::AsyncRead for FailingSource {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        if me.good.is_empty() {
+            return Poll::Ready(Err(io::Error::other("source broke")));
+        }
+        let n = me.good.len().min(buf.remaining());
+        buf.put_slice(&me.good[..n]);
+        me.good.drain(..n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn threaded_async_writer_reports_source_and_name_errors() {
+    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let o = opts().with_solid(Solid::Files(1)).with_threads(2);
+        let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(Cursor::new(Vec::new()), o)
+            .await
+            .unwrap();
+        // A bad name is refused at once and the writer stays usable.
+        let e = w.add_dir("", EntryMeta::default()).await.unwrap_err();
+        assert!(matches!(e, SevenZError::InvalidEntryName(_)), "{e:?}");
+        // A source failing before its first byte drops the entry only.
+        let e = w
+            .add_file(
+                "x",
+                FailingSource { good: Vec::new() },
+                EntryMeta::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&e, SevenZError::Io(i) if i.to_string() == "source broke"),
+            "{e:?}"
+        );
+        w.add_file("a", &data(100_000, 3)[..], EntryMeta::default())
+            .await
+            .unwrap();
+        // After its first bytes, the archive cannot be finished.
+        let e = w
+            .add_file(
+                "b",
+                FailingSource {
+                    good: data(200_000, 5),
+                },
+                EntryMeta::default(),
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&e, SevenZError::Io(i) if i.to_string() == "source broke"),
+            "{e:?}"
+        );
+        let e = w.finish().await.unwrap_err();
+        assert!(matches!(e, SevenZError::WriterUnusable(_)), "{e:?}");
+        let e = w.finish().await.unwrap_err();
+        assert!(matches!(e, SevenZError::WriterUnusable(_)), "{e:?}");
+    });
+}
+
+/// A sink that takes `room` bytes, then fails every write.
+#[derive(Debug)]
+struct FullDisk {
+    taken: Vec<u8>,
+    room: usize,
+}
+
+impl tokio::io::AsyncWrite for FullDisk {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, b: &[u8]) -> Poll<io::Result<usize>> {
+        let me = self.get_mut();
+        let n = b.len().min(me.room - me.taken.len());
+        if n == 0 {
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::StorageFull, "disk full")));
+        }
+        me.taken.extend_from_slice(&b[..n]);
+        Poll::Ready(Ok(n))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl tokio::io::AsyncSeek for FullDisk {
+    fn start_seek(self: Pin<&mut Self>, _: SeekFrom) -> io::Result<()> {
+        Ok(())
+    }
+    fn poll_complete(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<u64>> {
+        Poll::Ready(Ok(self.taken.len() as u64))
+    }
+}
+
+#[test]
+fn threaded_async_writer_returns_the_sinks_error_and_no_archive() {
+    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // Random data barely compresses: the sink fills while files are added.
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let noise: Vec<u8> = (0..3_000_000)
+            .map(|_| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                rng as u8
+            })
+            .collect();
+        let o = opts().with_solid(Solid::Files(1)).with_threads(2);
+        let sink = FullDisk {
+            taken: Vec::new(),
+            room: 1 << 20,
+        };
+        let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(sink, o)
+            .await
+            .unwrap();
+        let mut first_error = None;
+        for (i, chunk) in noise.chunks(500_000).enumerate() {
+            if let Err(e) = w
+                .add_file(&format!("n{i}"), chunk, EntryMeta::default())
+                .await
+            {
+                first_error = Some(e);
+                break;
+            }
+        }
+        let e = match first_error {
+            Some(e) => e,
+            None => w.finish().await.unwrap_err(),
+        };
+        assert!(
+            matches!(&e, SevenZError::Io(i) if i.kind() == io::ErrorKind::StorageFull),
+            "{e:?}"
+        );
+        // Nothing more is written, and what was written has no valid start
+        // header (the patch comes last).
+        assert!(w.finish().await.is_err());
+    });
+}
+
+/// The threads of this process with `name`.
+fn threads_named(name: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|d| {
+            d.flatten()
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.trim_end() == name)
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn dropping_a_threaded_async_writer_mid_archive_stops_its_threads() {
+    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
+    let o = WriterOptions::default()
+        .with_level(5)
+        .with_solid(Solid::Files(1))
+        .with_threads(2);
+    let big = data(6 << 20, 9);
+    let w = futures::executor::block_on(async {
+        let mut w = lzflow::sevenz_writer::futures::AsyncWriter::with_options(Stingy::default(), o)
+            .await
+            .unwrap();
+        // Returns once the data is queued, long before it is compressed.
+        w.add_file("big", &big[..], EntryMeta::default())
+            .await
+            .unwrap();
+        w
+    });
+    if cfg!(target_os = "linux") {
+        assert_eq!(threads_named("lzflow-7z-write"), 1);
+    }
+    let t = std::time::Instant::now();
+    drop(w);
+    assert!(
+        t.elapsed().as_millis() < 500,
+        "drop waited {:?}",
+        t.elapsed()
+    );
+    // The writer thread and its workers end soon after.
+    let t = std::time::Instant::now();
+    while threads_named("lzflow-7z-write") + threads_named("lzflow-7z-folde") > 0 {
+        assert!(t.elapsed().as_secs() < 10, "threads still running");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

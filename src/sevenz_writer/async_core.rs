@@ -3,11 +3,14 @@
 //! source ([`PollRead`]); spooling, draining and the start header patch
 //! live here once.
 
+use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::task::{Context, Poll};
 
-use lzflow_7z::{EntryMeta, SevenZError, Writer, WriterOptions};
+use lzflow_7z::{check_entry_name, EntryMeta, SevenZError, Writer, WriterOptions};
+
+use super::writer_thread::{Command, WriterThread};
 
 /// Bytes read from a source at a time (enough for automatic BCJ to see
 /// an executable header).
@@ -36,7 +39,7 @@ pub(crate) trait PollRead {
 #[derive(Debug, Default)]
 pub(crate) struct Spool {
     drained: u64,
-    buf: Vec<u8>,
+    buf: VecDeque<u8>,
     pos: u64,
     patches: Vec<(u64, Vec<u8>)>,
 }
@@ -45,12 +48,28 @@ impl Spool {
     fn end(&self) -> u64 {
         self.drained + self.buf.len() as u64
     }
+
+    /// Bytes waiting to be drained.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The next bytes to drain (not empty while any are pending).
+    pub(crate) fn front(&self) -> &[u8] {
+        self.buf.as_slices().0
+    }
+
+    /// Marks `n` bytes from the front as drained.
+    pub(crate) fn consume(&mut self, n: usize) {
+        self.buf.drain(..n);
+        self.drained += n as u64;
+    }
 }
 
 impl Write for Spool {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.pos == self.end() {
-            self.buf.extend_from_slice(data);
+            self.buf.extend(data);
         } else {
             self.patches.push((self.pos, data.to_vec()));
         }
@@ -74,14 +93,26 @@ impl Seek for Spool {
     }
 }
 
+/// Where the writer core runs.
+#[derive(Debug)]
+enum Core {
+    /// In the caller's polls: one compressing thread never waits.
+    Inline(Box<Writer<Spool>>),
+    /// On a thread of its own, when compressing threads would make the
+    /// core's calls wait for them.
+    Thread(WriterThread),
+}
+
 const FINISHED: SevenZError = SevenZError::WriterUnusable("the archive is finished");
 
 /// The async writer over any [`PollSink`]: the blocking [`Writer`] core
 /// compresses into a [`Spool`] that is drained to the sink after every
-/// piece.
+/// piece. With more than one compressing thread the core runs on a
+/// [`WriterThread`] instead, and the spool is drained while the caller
+/// waits for room to queue the next piece.
 #[derive(Debug)]
 pub(crate) struct AsyncWriterCore<S> {
-    core: Writer<Spool>,
+    core: Core,
     sink: Option<S>,
     /// Sink position where the archive starts.
     base: u64,
@@ -94,14 +125,21 @@ pub(crate) struct AsyncWriterCore<S> {
     /// An `add_file` future was dropped mid-file.
     in_file: bool,
     piece: Vec<u8>,
+    /// `Finish` is queued on the writer thread.
+    finish_sent: bool,
 }
 
 impl<S: PollSink> AsyncWriterCore<S> {
     /// A writer whose archive starts at the sink's current position.
     pub(crate) async fn new(mut sink: S, opts: WriterOptions) -> Result<Self, SevenZError> {
         let base = poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Current(0))).await?;
-        // Compressing threads block the caller while busy: not in a poll.
-        let core = Writer::with_options(Spool::default(), opts.with_threads(1))?;
+        // Compressing threads make the core's calls wait for them: that
+        // happens on a thread of its own, never in a poll.
+        let core = if opts.threads == 1 {
+            Core::Inline(Box::new(Writer::with_options(Spool::default(), opts)?))
+        } else {
+            Core::Thread(WriterThread::start(opts)?)
+        };
         let mut w = AsyncWriterCore {
             core,
             sink: Some(sink),
@@ -111,28 +149,40 @@ impl<S: PollSink> AsyncWriterCore<S> {
             patch_written: 0,
             in_file: false,
             piece: vec![0; PIECE],
+            finish_sent: false,
         };
         w.drain().await?;
         Ok(w)
     }
 
-    /// Writes what the core has spooled. Each byte the sink takes leaves
-    /// the spool before the next await, so a dropped future loses nothing.
+    /// Writes what the core has spooled (on a writer thread, that happens
+    /// while commands are queued). Each byte the sink takes leaves the
+    /// spool before the next await, so a dropped future loses nothing.
     async fn drain(&mut self) -> Result<(), SevenZError> {
         let sink = self.sink.as_mut().ok_or(FINISHED)?;
-        let spool = match self.finished.as_mut() {
-            Some(s) => s,
-            None => self.core.get_mut().ok_or(FINISHED)?,
+        let spool = match (self.finished.as_mut(), &mut self.core) {
+            (Some(s), _) => s,
+            (None, Core::Inline(w)) => w.get_mut().ok_or(FINISHED)?,
+            (None, Core::Thread(_)) => return Ok(()),
         };
-        while !spool.buf.is_empty() {
-            let n = poll_fn(|cx| sink.poll_write(cx, &spool.buf)).await?;
+        while spool.pending() > 0 {
+            let n = poll_fn(|cx| sink.poll_write(cx, spool.front())).await?;
             if n == 0 {
                 return Err(io::Error::from(io::ErrorKind::WriteZero).into());
             }
-            spool.buf.drain(..n);
-            spool.drained += n as u64;
+            spool.consume(n);
         }
         Ok(())
+    }
+
+    /// Queues `command` on the writer thread, waiting for room.
+    async fn send(&mut self, command: Command) -> Result<(), SevenZError> {
+        let sink = self.sink.as_mut().ok_or(FINISHED)?;
+        let Core::Thread(t) = &mut self.core else {
+            return Err(SevenZError::WriterUnusable("no writer thread"));
+        };
+        let mut command = Some(command);
+        poll_fn(|cx| t.poll_send(cx, sink, &mut command)).await
     }
 
     fn check_not_interrupted(&self) -> Result<(), SevenZError> {
@@ -152,7 +202,13 @@ impl<S: PollSink> AsyncWriterCore<S> {
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
-        self.core.begin_file(name, meta)?;
+        match &mut self.core {
+            Core::Inline(w) => w.begin_file(name, meta)?,
+            Core::Thread(_) => {
+                check_entry_name(name)?;
+                self.send(Command::Begin(name.to_owned(), meta)).await?;
+            }
+        }
         self.in_file = true;
         loop {
             let mut filled = 0;
@@ -163,7 +219,10 @@ impl<S: PollSink> AsyncWriterCore<S> {
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
-                        self.core.cancel_file();
+                        match &mut self.core {
+                            Core::Inline(w) => w.cancel_file(),
+                            Core::Thread(t) => t.push(Command::Cancel),
+                        }
                         self.in_file = false;
                         return Err(e.into());
                     }
@@ -172,28 +231,51 @@ impl<S: PollSink> AsyncWriterCore<S> {
             if filled == 0 {
                 break;
             }
-            self.core.write_data(&self.piece[..filled])?;
-            self.drain().await?;
+            match &mut self.core {
+                Core::Inline(w) => {
+                    w.write_data(&self.piece[..filled])?;
+                    self.drain().await?;
+                }
+                Core::Thread(_) => {
+                    let piece = self.piece[..filled].to_vec();
+                    self.send(Command::Data(piece)).await?;
+                }
+            }
         }
-        self.core.end_file()?;
+        match &mut self.core {
+            Core::Inline(w) => w.end_file()?,
+            Core::Thread(_) => self.send(Command::End).await?,
+        }
         self.in_file = false;
         self.drain().await
     }
 
     /// Adds a directory entry.
-    pub(crate) fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+    pub(crate) async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
-        self.core.add_dir(name, meta)
+        match &mut self.core {
+            Core::Inline(w) => w.add_dir(name, meta),
+            Core::Thread(_) => {
+                check_entry_name(name)?;
+                self.send(Command::Dir(name.to_owned(), meta)).await
+            }
+        }
     }
 
     /// Adds an empty file.
-    pub(crate) fn add_empty_file(
+    pub(crate) async fn add_empty_file(
         &mut self,
         name: &str,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
-        self.core.add_empty_file(name, meta)
+        match &mut self.core {
+            Core::Inline(w) => w.add_empty_file(name, meta),
+            Core::Thread(_) => {
+                check_entry_name(name)?;
+                self.send(Command::Empty(name.to_owned(), meta)).await
+            }
+        }
     }
 
     /// Ends the archive and gives back the sink, flushed and positioned at
@@ -201,8 +283,21 @@ impl<S: PollSink> AsyncWriterCore<S> {
     pub(crate) async fn finish(&mut self) -> Result<S, SevenZError> {
         self.check_not_interrupted()?;
         if self.finished.is_none() {
-            // The core writes into memory: it cannot fail on I/O.
-            let spool = self.core.finish()?;
+            let spool = match &mut self.core {
+                // The core writes into memory: it cannot fail on I/O.
+                Core::Inline(w) => w.finish()?,
+                Core::Thread(_) => {
+                    if !self.finish_sent {
+                        self.send(Command::Finish).await?;
+                        self.finish_sent = true;
+                    }
+                    let sink = self.sink.as_mut().ok_or(FINISHED)?;
+                    let Core::Thread(t) = &mut self.core else {
+                        return Err(FINISHED);
+                    };
+                    poll_fn(|cx| t.poll_finished(cx, sink)).await?
+                }
+            };
             self.finished = Some(spool);
         }
         self.drain().await?;

@@ -79,12 +79,12 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
 
     /// Adds a directory entry.
     pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.core.add_dir(name, meta)
+        self.core.add_dir(name, meta).await
     }
 
     /// Adds an empty file.
     pub async fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.core.add_empty_file(name, meta)
+        self.core.add_empty_file(name, meta).await
     }
 
     /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and

@@ -68,5 +68,5 @@ pub use lzflow_core::Limits;
 pub use multi_volume::MultiVolume;
 pub use signature_header::SignatureHeader;
 pub use spool::{SpoolOptions, SpoolWriter, Spooled};
-pub use writer::{system_time_to_filetime, Writer};
+pub use writer::{check_entry_name, system_time_to_filetime, Writer};
 pub use writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};

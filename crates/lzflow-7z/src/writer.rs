@@ -1187,6 +1187,13 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> Result<usize, SevenZError> {
 
 /// Checks a name: non-empty and without NUL (the name separator in the
 /// header). Gives it back without trailing slashes.
+/// Checks `name` as the writer's `add_*` and `begin_file` calls do (not
+/// empty, no NUL), so a caller that queues calls for later can refuse a
+/// bad name at once.
+pub fn check_entry_name(name: &str) -> Result<(), SevenZError> {
+    clean_name(name).map(drop)
+}
+
 fn clean_name(name: &str) -> Result<&str, SevenZError> {
     let clean = name.trim_end_matches('/');
     if clean.is_empty() || clean.contains('\0') {

@@ -90,8 +90,9 @@ pub struct WriterOptions {
     ///   the next folder starts; memory is then up to `threads` engines,
     ///   that much input and 8 MiB of output per folder in flight.
     ///
-    /// Calls block while the workers are busy, so the async writers always
-    /// use one thread.
+    /// Calls of the blocking [`Writer`](crate::Writer) wait while the
+    /// workers are busy. The async writers (in the `lzflow` facade) run it
+    /// on a thread of their own when this is above 1, so no poll waits.
     pub threads: usize,
     /// The total bytes of entry data the caller expects to add, when known
     /// (e.g. from file sizes on disk): the LZMA dictionary is then fitted
