@@ -73,6 +73,10 @@ mod tokio_face {
                 }
             }
             if self.seeking.is_none() {
+                // A sink may still be busy with an earlier write (a tokio
+                // `File` writes in the background and refuses a seek
+                // until then), as tokio's own `seek` waits for first.
+                std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
                 Pin::new(&mut self.inner).start_seek(pos)?;
                 self.seeking = Some(pos);
             }
@@ -207,6 +211,43 @@ mod tokio_face {
             s.add_empty_file("e", EntryMeta::default()).unwrap();
             let want = s.finish().unwrap().into_inner();
             assert_eq!(got, want);
+        }
+
+        /// A tokio `File` takes a write and finishes it in the background;
+        /// the start header patch's seek must wait for it.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn a_tokio_file_sink_reads_back() {
+            let dir = std::env::temp_dir().join(format!("lzflow-7zw-file-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            for threads in [1, 2] {
+                let path = dir.join(format!("t{threads}.7z"));
+                let file = tokio::fs::File::create(&path).await.unwrap();
+                let opts = WriterOptions::default()
+                    .with_level(1)
+                    .with_solid(crate::sevenz_writer::Solid::Files(1))
+                    .with_threads(threads);
+                let mut w = AsyncWriter::with_options(file, opts).await.unwrap();
+                for i in 0..3u8 {
+                    let name = format!("f{i}");
+                    w.add_file(
+                        &name,
+                        &data(200_000 + usize::from(i))[..],
+                        EntryMeta::default(),
+                    )
+                    .await
+                    .unwrap();
+                }
+                let f = w.finish().await.unwrap();
+                drop(f);
+                let bytes = std::fs::read(&path).unwrap();
+                let mut a = Archive::open(Cursor::new(bytes)).unwrap();
+                for i in 0..3usize {
+                    let mut back = Vec::new();
+                    std::io::Read::read_to_end(&mut a.reader(i).unwrap(), &mut back).unwrap();
+                    assert!(back == data(200_000 + i), "threads {threads}, entry {i}");
+                }
+            }
+            let _ = std::fs::remove_dir_all(&dir);
         }
 
         #[tokio::test]

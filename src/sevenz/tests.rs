@@ -287,3 +287,57 @@ async fn spooled_async_sources_in_memory_and_in_a_temp_file() {
         assert_eq!(fa.into_inner().is_in_memory(), limit == usize::MAX);
     }
 }
+
+/// A tokio `File` read whose future is dropped while the read is still in
+/// flight on the blocking pool: the next entry (which seeks) still reads
+/// back right (a `File` refuses to start a seek while a read is pending).
+#[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_file_read_does_not_break_the_next_seek() {
+    // Stored entries larger than any read buffer, so that each one's
+    // reads go to the file.
+    let entries: Vec<Vec<u8>> = (0..3u32)
+        .map(|k| {
+            (0..600_000u32)
+                .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(k) >> 13) as u8)
+                .collect()
+        })
+        .collect();
+    let opts = crate::sevenz_writer::WriterOptions::default()
+        .with_level(0)
+        .with_solid(crate::sevenz_writer::Solid::None);
+    let mut w =
+        crate::sevenz_writer::Writer::with_options(io::Cursor::new(Vec::new()), opts).unwrap();
+    for (k, e) in entries.iter().enumerate() {
+        w.add_file(&format!("e{k}"), &e[..], Default::default())
+            .unwrap();
+    }
+    let path = std::env::temp_dir().join(format!("lzflow-7z-seek-{}.7z", std::process::id()));
+    std::fs::write(&path, w.finish().unwrap().into_inner()).unwrap();
+
+    let file = ::tokio::fs::File::open(&path).await.unwrap();
+    let mut a = AsyncArchive::open(file).await.unwrap();
+    let mut abandoned = 0;
+    for i in 0..entries.len() {
+        {
+            let mut r = a.reader(i).await.unwrap();
+            let mut buf = [0u8; 4096];
+            let waker = ::futures::task::noop_waker();
+            let mut cx = Context::from_waker(&waker);
+            let mut rb = ReadBuf::new(&mut buf);
+            if Pin::new(&mut r).poll_read(&mut cx, &mut rb).is_pending() {
+                abandoned += 1;
+            }
+        }
+        let mut d = Vec::new();
+        let next = (i + 1) % entries.len();
+        a.reader(next)
+            .await
+            .unwrap()
+            .read_to_end(&mut d)
+            .await
+            .unwrap();
+        assert!(d == entries[next], "entry {next}");
+    }
+    let _ = std::fs::remove_file(&path);
+    assert!(abandoned > 0, "no read was left in flight");
+}

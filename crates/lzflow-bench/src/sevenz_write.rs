@@ -12,7 +12,8 @@
 //! walk. Under each table a line gives the sizes of lzflow's header
 //! (uncompressed and packed) and the writer row's allocations against the
 //! uncompressed header. A last table, "text blocks, threads", writes four
-//! 10 MiB text files as a block each on one and on two threads.
+//! 10 MiB text files as a block each on one and on two threads (and on
+//! two through the tokio writer).
 
 use std::fs::File;
 use std::io::{self, Read};
@@ -102,7 +103,7 @@ fn lzflow_archive(args: &[String], writer_only: bool) -> io::Result<u64> {
     Ok(f.metadata()?.len())
 }
 
-/// `<input dir> <archive> <threads>`: every top-level file of the input
+/// `<input dir> <archive> <threads> [tokio]`: every top-level file of the input
 /// directory in a solid block of its own (level 5), on `threads` threads.
 fn lzflow_blocks(args: &[String]) -> io::Result<u64> {
     let (input, out, threads) = (
@@ -117,12 +118,34 @@ fn lzflow_blocks(args: &[String]) -> io::Result<u64> {
         .with_level(LEVEL)
         .with_solid(lzflow_7z::Solid::Files(1))
         .with_threads(threads);
+    if args.get(3).map(String::as_str) == Some("tokio") {
+        return lzflow_blocks_tokio(input, out, opts);
+    }
     let mut w = lzflow_7z::Writer::with_options(File::create(out)?, opts)?;
     for p in sorted_children(input)? {
         w.add_path(&p, &name_of(&p))?;
     }
     let f = w.finish()?;
     Ok(f.metadata()?.len())
+}
+
+/// [`lzflow_blocks`] through the tokio writer, on a current-thread
+/// runtime: files and archive are tokio files.
+fn lzflow_blocks_tokio(input: &Path, out: &str, opts: lzflow_7z::WriterOptions) -> io::Result<u64> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let sink = tokio::fs::File::create(out).await?;
+        let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(sink, opts).await?;
+        for p in sorted_children(input)? {
+            let f = tokio::fs::File::open(&p).await?;
+            w.add_file(&name_of(&p), f, lzflow_7z::EntryMeta::default())
+                .await?;
+        }
+        let f = w.finish().await?;
+        Ok(f.metadata().await?.len())
+    })
 }
 
 /// The sizes of an lzflow archive's header: (uncompressed, packed
@@ -354,7 +377,7 @@ fn test_archive(path: &Path, password: bool) -> Result<(), String> {
 /// Prints the archive-writing table.
 pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
     println!(
-        "{:<21} {:<13} {:>10} {:>8} {:>11} {:>8} {:>13} {:>9} {:>10}",
+        "{:<21} {:<18} {:>10} {:>8} {:>11} {:>8} {:>13} {:>9} {:>10}",
         "input",
         "contestant",
         "median ms",
@@ -452,7 +475,7 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
     for (i, part) in text.chunks(text.len().div_ceil(4)).enumerate() {
         std::fs::write(input.join(format!("part{i}.txt")), part)?;
     }
-    let outs: Vec<PathBuf> = (0..4).map(|i| root.join(format!("{i}.7z"))).collect();
+    let outs: Vec<PathBuf> = (0..5).map(|i| root.join(format!("{i}.7z"))).collect();
     let out = |i: usize| outs[i].to_string_lossy().into_owned();
     let dir = input.to_string_lossy().into_owned();
     let zz = |i: usize, mt: &str| {
@@ -469,7 +492,17 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
             vec![dir.clone(), out(i), threads.to_string()],
         )
     };
-    let entrants = [zz(0, "-mmt=1"), zz(1, "-mmt=2"), ours(2, "1"), ours(3, "2")];
+    let tokio2 = Entrant::Job(
+        "7zw-lzflow-blocks",
+        vec![dir.clone(), out(4), "2".into(), "tokio".into()],
+    );
+    let entrants = [
+        zz(0, "-mmt=1"),
+        zz(1, "-mmt=2"),
+        ours(2, "1"),
+        ours(3, "2"),
+        tokio2,
+    ];
     let results = interleave(
         &entrants,
         rounds,
@@ -480,7 +513,13 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
         .iter()
         .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
         .collect();
-    let names = ["7zz mmt=1", "7zz mmt=2", "lzflow 1 thr", "lzflow 2 thr"];
+    let names = [
+        "7zz mmt=1",
+        "7zz mmt=2",
+        "lzflow 1 thr",
+        "lzflow 2 thr",
+        "lzflow tokio 2 thr",
+    ];
     print_rows(BLOCKS, &names, &results, &sizes);
     let _ = std::fs::remove_dir_all(&root);
     Ok(())
@@ -507,12 +546,12 @@ fn print_rows(
     };
     for (i, r) in results.iter().enumerate() {
         match r {
-            Err(why) => println!("{scenario:<21} {:<13} {why}", names[i]),
+            Err(why) => println!("{scenario:<21} {:<18} {why}", names[i]),
             Ok(v) => {
                 let sm = summarise(v);
                 let ext = v[0].external;
                 println!(
-                    "{:<21} {:<13} {:>10.2} {:>7.3}x {:>11} {:>7.4}x {:>13} {:>9} {:>7.1}MiB",
+                    "{:<21} {:<18} {:>10.2} {:>7.3}x {:>11} {:>7.4}x {:>13} {:>9} {:>7.1}MiB",
                     scenario,
                     names[i],
                     sm.time.as_secs_f64() * 1e3,
