@@ -226,6 +226,20 @@ fn many_files() -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// Adds [`many_files`] (and a directory and an empty file, as
+/// [`blocking_archive_of`] does) through either face's async writer.
+macro_rules! add_many_files {
+    ($w:expr) => {
+        $w.add_dir("d", EntryMeta::default()).await.unwrap();
+        for (name, bytes) in many_files() {
+            $w.add_file(&name, &bytes[..], EntryMeta::default())
+                .await
+                .unwrap();
+        }
+        $w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+    };
+}
+
 fn blocking_archive_of(opts: WriterOptions) -> Vec<u8> {
     let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
     w.add_dir("d", EntryMeta::default()).unwrap();
@@ -260,6 +274,16 @@ macro_rules! finish_in_dropped_polls {
 /// Threaded tests run one at a time, so that one can count the threads.
 static THREADED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Runs `f` on a current-thread tokio runtime, alone among the threaded
+/// tests.
+fn alone_on_tokio(f: impl Future<Output = ()>) {
+    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f);
+}
+
 #[test]
 fn threaded_async_writers_write_the_blocking_writers_bytes() {
     let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
@@ -288,13 +312,7 @@ fn threaded_async_writers_write_the_blocking_writers_bytes() {
             )
             .await
             .unwrap();
-            w.add_dir("d", EntryMeta::default()).await.unwrap();
-            for (name, bytes) in many_files() {
-                w.add_file(&name, &bytes[..], EntryMeta::default())
-                    .await
-                    .unwrap();
-            }
-            w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+            add_many_files!(w);
             w
         });
         let (sink, attempts) = finish_in_dropped_polls!(w.finish());
@@ -316,13 +334,7 @@ fn threaded_async_writers_write_the_blocking_writers_bytes() {
                 lzflow::sevenz_writer::AsyncWriter::with_options(Stingy::default(), o.clone())
                     .await
                     .unwrap();
-            w.add_dir("d", EntryMeta::default()).await.unwrap();
-            for (name, bytes) in many_files() {
-                w.add_file(&name, &bytes[..], EntryMeta::default())
-                    .await
-                    .unwrap();
-            }
-            w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+            add_many_files!(w);
             w.finish().await.unwrap().inner.into_inner()
         });
         assert!(
@@ -358,11 +370,7 @@ impl tokio::io::AsyncRead for FailingSource {
 
 #[test]
 fn threaded_async_writer_reports_source_and_name_errors() {
-    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    alone_on_tokio(async {
         let o = opts().with_solid(Solid::Files(1)).with_threads(2);
         let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(Cursor::new(Vec::new()), o)
             .await
@@ -370,37 +378,21 @@ fn threaded_async_writer_reports_source_and_name_errors() {
         // A bad name is refused at once and the writer stays usable.
         let e = w.add_dir("", EntryMeta::default()).await.unwrap_err();
         assert!(matches!(e, SevenZError::InvalidEntryName(_)), "{e:?}");
+        let broken =
+            |e: &SevenZError| matches!(e, SevenZError::Io(i) if i.to_string() == "source broke");
         // A source failing before its first byte drops the entry only.
-        let e = w
-            .add_file(
-                "x",
-                FailingSource { good: Vec::new() },
-                EntryMeta::default(),
-            )
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(&e, SevenZError::Io(i) if i.to_string() == "source broke"),
-            "{e:?}"
-        );
+        let source = FailingSource { good: Vec::new() };
+        let e = w.add_file("x", source, EntryMeta::default()).await;
+        assert!(e.as_ref().is_err_and(broken), "{e:?}");
         w.add_file("a", &data(100_000, 3)[..], EntryMeta::default())
             .await
             .unwrap();
         // After its first bytes, the archive cannot be finished.
-        let e = w
-            .add_file(
-                "b",
-                FailingSource {
-                    good: data(200_000, 5),
-                },
-                EntryMeta::default(),
-            )
-            .await
-            .unwrap_err();
-        assert!(
-            matches!(&e, SevenZError::Io(i) if i.to_string() == "source broke"),
-            "{e:?}"
-        );
+        let source = FailingSource {
+            good: data(200_000, 5),
+        };
+        let e = w.add_file("b", source, EntryMeta::default()).await;
+        assert!(e.as_ref().is_err_and(broken), "{e:?}");
         let e = w.finish().await.unwrap_err();
         assert!(matches!(e, SevenZError::WriterUnusable(_)), "{e:?}");
         let e = w.finish().await.unwrap_err();
@@ -444,11 +436,7 @@ impl tokio::io::AsyncSeek for FullDisk {
 
 #[test]
 fn threaded_async_writer_returns_the_sinks_error_and_no_archive() {
-    let _alone = THREADED.lock().unwrap_or_else(|e| e.into_inner());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    rt.block_on(async {
+    alone_on_tokio(async {
         // Random data barely compresses: the sink fills while files are added.
         let mut rng = 0x2545_f491_4f6c_dd1du64;
         let noise: Vec<u8> = (0..3_000_000)
