@@ -108,8 +108,9 @@ impl Filter for X86 {
             } else {
                 0
             };
-            let insn: &mut [u8; INSN] = (&mut buf[i..i + INSN]).try_into().expect("5 bytes");
-            let top = insn[4];
+            // The rel32 operand after the opcode.
+            let op: &mut [u8; 4] = (&mut buf[i + 1..i + INSN]).try_into().expect("4 bytes");
+            let top = op[3];
             let hist = mask >> 1;
             if !is_near(top) || hist == 3 || hist > 4 {
                 i += 1;
@@ -119,7 +120,7 @@ impl Filter for X86 {
                 }
                 continue;
             }
-            let mut src = u32::from_le_bytes([insn[1], insn[2], insn[3], top]);
+            let mut src = u32::from_le_bytes(*op);
             let next = here.wrapping_add(INSN as u32);
             let dest = loop {
                 let dest = if self.encode {
@@ -142,12 +143,8 @@ impl Filter for X86 {
                 }
                 src = dest ^ ((1u32 << (32 - 8 * k)) - 1);
             };
-            // Store the target sign-extended from 25 bits.
-            let b = dest.to_le_bytes();
-            insn[1] = b[0];
-            insn[2] = b[1];
-            insn[3] = b[2];
-            insn[4] = if dest & (1 << 24) != 0 { 0xFF } else { 0x00 };
+            // Store the target sign-extended from 25 bits (one word store).
+            *op = (((dest << 7) as i32 >> 7) as u32).to_le_bytes();
             i += INSN;
             mask = 0;
         }
