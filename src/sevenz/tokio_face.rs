@@ -30,6 +30,10 @@ impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
         loop {
             match self.seeking {
                 None => {
+                    // A read left in flight by a dropped future (a tokio
+                    // `File` reads on the blocking pool) must end before a
+                    // seek starts, as tokio's own `seek` waits for it.
+                    ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
                     Pin::new(&mut self.inner).start_seek(pos)?;
                     self.seeking = Some(pos);
                 }
