@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 
 use sha2::{Digest, Sha256};
 
+mod support;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lzflow"))
 }
@@ -455,16 +457,8 @@ fn listing_into_a_closed_pipe_ends_quietly() {
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     // Far more than a pipe buffer of listing; nobody reads it.
-    let mut child = bin()
-        .arg("l")
-        .arg(&archive)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    let mut cmd = bin();
+    cmd.arg("l").arg(&archive);
+    support::assert_quiet_into_a_closed_pipe(cmd);
     let _ = fs::remove_dir_all(&d);
 }

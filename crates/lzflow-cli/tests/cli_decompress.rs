@@ -9,6 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 use sha2::{Digest, Sha256};
 
+mod support;
+
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lzflow"))
 }
@@ -186,17 +188,9 @@ fn decompressing_into_a_closed_pipe_ends_quietly() {
     let out = bin().args(["c", "-q"]).arg(&file).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     // Far more than a pipe buffer of output; nobody reads it.
-    let mut child = bin()
-        .args(["d", "-c"])
-        .arg(d.join("big.xz"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    let mut cmd = bin();
+    cmd.args(["d", "-c"]).arg(d.join("big.xz"));
+    support::assert_quiet_into_a_closed_pipe(cmd);
     let _ = fs::remove_dir_all(&d);
 }
 
