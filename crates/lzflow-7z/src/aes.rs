@@ -19,6 +19,14 @@ const RAW_KEY_CYCLES: u8 = 0x3F;
 /// otherwise ask for 2^62 rounds).
 const MAX_CYCLES: u8 = 24;
 
+/// Most key-stretching rounds one archive may make the reader hash, over
+/// all the keys it derives: four keys at the 2^24 maximum, or 128 at
+/// 7-Zip's 2^19. 7-Zip and lzflow write one salt and cycle count per
+/// archive, so real archives derive one key; a hostile header listing
+/// thousands of folders with distinct salts would otherwise cost seconds
+/// of hashing per folder.
+pub(crate) const MAX_ARCHIVE_ROUNDS: u64 = 1 << 26;
+
 /// The parsed coder properties.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AesProps {
@@ -106,11 +114,20 @@ pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<
 type CachedKey = (Vec<u8>, u8, Zeroizing<[u8; 32]>);
 
 /// The password and the keys derived from it, one per (salt, cycles), kept
-/// for the life of an archive so each is derived once.
+/// for the life of an archive so each is derived once, with the rounds
+/// spent deriving them (bounded by a budget, see [`MAX_ARCHIVE_ROUNDS`]).
 #[derive(Default)]
 pub(crate) struct KeyCache {
     password: Option<Zeroizing<Vec<u8>>>,
-    keys: Mutex<Vec<CachedKey>>,
+    keys: Mutex<Derived>,
+    budget: u64,
+}
+
+/// The keys derived so far and the rounds they took.
+#[derive(Default)]
+struct Derived {
+    keys: Vec<CachedKey>,
+    rounds: u64,
 }
 
 impl std::fmt::Debug for KeyCache {
@@ -123,10 +140,16 @@ impl std::fmt::Debug for KeyCache {
 
 impl KeyCache {
     pub(crate) fn new(password: Option<&str>) -> Self {
+        Self::with_budget(password, MAX_ARCHIVE_ROUNDS)
+    }
+
+    /// A cache that derives keys worth at most `budget` rounds in all.
+    fn with_budget(password: Option<&str>, budget: u64) -> Self {
         KeyCache {
             password: password
                 .map(|p| Zeroizing::new(p.encode_utf16().flat_map(u16::to_le_bytes).collect())),
-            keys: Mutex::new(Vec::new()),
+            keys: Mutex::new(Derived::default()),
+            budget,
         }
     }
 
@@ -139,15 +162,29 @@ impl KeyCache {
             .password
             .as_ref()
             .ok_or(SevenZError::PasswordRequired)?;
-        let mut keys = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, _, k)) = keys
+        let mut derived = self.keys.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, k)) = derived
+            .keys
             .iter()
             .find(|(s, c, _)| *s == props.salt && *c == props.cycles)
         {
             return Ok(k.clone());
         }
+        let rounds = if props.cycles == RAW_KEY_CYCLES {
+            0
+        } else {
+            1u64 << props.cycles
+        };
+        if derived.rounds + rounds > self.budget {
+            return Err(SevenZError::UnsupportedFeature(
+                "AES keys needing more than 2^26 stretching rounds in all (one archive)",
+            ));
+        }
+        derived.rounds += rounds;
         let k = derive_key(password, &props.salt, props.cycles);
-        keys.push((props.salt.clone(), props.cycles, k.clone()));
+        derived
+            .keys
+            .push((props.salt.clone(), props.cycles, k.clone()));
         Ok(k)
     }
 }
@@ -264,6 +301,30 @@ mod tests {
             AesProps::parse(&[40]),
             Err(SevenZError::UnsupportedFeature(_))
         ));
+    }
+
+    #[test]
+    fn key_derivations_stop_at_the_archive_budget() {
+        // A budget of four keys at 2^8 rounds.
+        let cache = KeyCache::with_budget(Some("pw"), 4 << 8);
+        let props = |salt: u8, cycles: u8| AesProps {
+            cycles,
+            salt: vec![salt],
+            iv: [0; 16],
+        };
+        let first = cache.key(&props(0, 8)).unwrap();
+        for salt in 1..4 {
+            cache.key(&props(salt, 8)).unwrap();
+        }
+        assert!(matches!(
+            cache.key(&props(4, 8)),
+            Err(SevenZError::UnsupportedFeature(_))
+        ));
+        // Cached keys and raw keys cost nothing more.
+        assert_eq!(&cache.key(&props(0, 8)).unwrap()[..], &first[..]);
+        cache.key(&props(9, RAW_KEY_CYCLES)).unwrap();
+        // Four keys at the 2^24 maximum fit the real budget.
+        assert_eq!(MAX_ARCHIVE_ROUNDS, 4 << MAX_CYCLES);
     }
 
     #[test]

@@ -24,7 +24,11 @@ use crate::SevenZError;
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct ArchiveOptions {
-    /// Password for encrypted data or headers.
+    /// Password for encrypted data or headers. The keys derived from it
+    /// for one archive may take at most 2^26 SHA-256 stretching rounds in
+    /// all (four keys at the format's 2^24 maximum; real archives need
+    /// one): more fails with [`SevenZError::UnsupportedFeature`], so a
+    /// hostile header cannot keep the reader hashing.
     pub password: Option<String>,
     /// Memory limit for coders (dictionaries) and output limit for one
     /// extraction (bomb protection).
