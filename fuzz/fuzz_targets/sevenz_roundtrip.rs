@@ -16,7 +16,8 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let method = [Method::Lzma2, Method::Lzma, Method::Copy][usize::from(a & 3) % 3];
-    let solid = [Solid::All, Solid::Files(2), Solid::Bytes(100), Solid::None][usize::from(a >> 2 & 3)];
+    let solid =
+        [Solid::All, Solid::Files(2), Solid::Bytes(100), Solid::None][usize::from(a >> 2 & 3)];
     let mut opts = WriterOptions::default()
         .with_method(method)
         .with_level(u32::from(a >> 4 & 1))
@@ -48,18 +49,22 @@ fuzz_target!(|data: &[u8]| {
     let mut names = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let name = format!("d{}/f{i}-é.bin", i % 2);
-        w.add_file(&name, *f, EntryMeta::default()).expect("in-memory write");
+        w.add_file(&name, *f, EntryMeta::default())
+            .expect("in-memory write");
         names.push(name);
     }
-    w.add_dir("d0", EntryMeta::default()).expect("in-memory write");
-    w.add_empty_file("empty", EntryMeta::default()).expect("in-memory write");
+    w.add_dir("d0", EntryMeta::default())
+        .expect("in-memory write");
+    w.add_empty_file("empty", EntryMeta::default())
+        .expect("in-memory write");
     let archive = w.finish().expect("in-memory finish").into_inner();
 
     let mut ropts = ArchiveOptions::default();
     if let Some(p) = password {
         ropts = ropts.with_password(p);
     }
-    let mut r = Archive::open_with(Cursor::new(&archive[..]), ropts).expect("reads its own archive");
+    let mut r =
+        Archive::open_with(Cursor::new(&archive[..]), ropts).expect("reads its own archive");
     let listed: Vec<String> = r.entries().iter().map(|e| e.name.clone()).collect();
     let mut expected = names.clone();
     expected.push("d0".into());

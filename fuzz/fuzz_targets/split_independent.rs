@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lzflow_fuzz::{drive, sizes, LIMITS};
+use lzflow_fuzz::{assert_split_independent, LIMITS};
 use lzflow_lzma::DecoderOptions;
 use lzflow_xz::{XzDecoder, XzDecoderOptions};
 
@@ -19,25 +19,4 @@ fn decoder() -> XzDecoder {
     })
 }
 
-fuzz_target!(|data: &[u8]| {
-    let [n_in, n_out, rest @ ..] = data else {
-        return;
-    };
-    let (n_in, n_out) = (usize::from(*n_in % 16), usize::from(*n_out % 16));
-    if rest.len() < n_in + n_out {
-        return;
-    }
-    let (in_seed, rest) = rest.split_at(n_in);
-    let (out_seed, xz) = rest.split_at(n_out);
-
-    let whole = drive(&mut decoder(), xz, std::iter::empty(), std::iter::empty());
-    let sliced = drive(&mut decoder(), xz, sizes(in_seed), sizes(out_seed));
-    assert_eq!(whole.error, sliced.error, "error kind depends on the split");
-    assert!(whole.output == sliced.output, "output depends on the split");
-    if whole.error.is_none() {
-        assert_eq!(
-            whole.consumed, sliced.consumed,
-            "consumed count depends on the split"
-        );
-    }
-});
+fuzz_target!(|data: &[u8]| assert_split_independent(decoder, data));

@@ -47,7 +47,10 @@ fuzz_target!(|data: &[u8]| {
     let mut dec = XzDecoder::new(XzDecoderOptions::default());
     let outcome = drive(&mut dec, &xz, std::iter::empty(), std::iter::empty());
     assert_eq!(outcome.error, None, "lzflow cannot decode its own output");
-    assert!(outcome.output == input, "lzflow decodes its own output wrong");
+    assert!(
+        outcome.output == input,
+        "lzflow decodes its own output wrong"
+    );
     assert_eq!(outcome.consumed, xz.len());
 
     let mut reference = Vec::new();
@@ -59,9 +62,16 @@ fuzz_target!(|data: &[u8]| {
     let status = if status == liblzma::stream::Status::StreamEnd {
         status
     } else {
-        s.process_vec(&xz[s.total_in() as usize..], &mut reference, liblzma::stream::Action::Finish)
-            .expect("liblzma rejects lzflow's output")
+        s.process_vec(
+            &xz[s.total_in() as usize..],
+            &mut reference,
+            liblzma::stream::Action::Finish,
+        )
+        .expect("liblzma rejects lzflow's output")
     };
     assert_eq!(status, liblzma::stream::Status::StreamEnd);
-    assert!(reference == input, "liblzma decodes lzflow's output differently");
+    assert!(
+        reference == input,
+        "liblzma decodes lzflow's output differently"
+    );
 });

@@ -116,3 +116,35 @@ where
 pub fn sizes(seed: &[u8]) -> impl Iterator<Item = usize> + '_ {
     seed.iter().map(|&b| usize::from(b) + 1).cycle()
 }
+
+/// The split-independence check: `data` is `[n_in, n_out, n_in size
+/// bytes, n_out size bytes, stream]` (`n_in`, `n_out` taken modulo 16);
+/// decoding the stream whole and in the slices the size bytes give must
+/// produce the same output, the same error culprit and, on success, the
+/// same consumed count. `make` builds a fresh decoder for each run.
+pub fn assert_split_independent<D>(make: impl Fn() -> D, data: &[u8])
+where
+    D: Decode,
+    D::Error: CoderError,
+{
+    let [n_in, n_out, rest @ ..] = data else {
+        return;
+    };
+    let (n_in, n_out) = (usize::from(*n_in % 16), usize::from(*n_out % 16));
+    if rest.len() < n_in + n_out {
+        return;
+    }
+    let (in_seed, rest) = rest.split_at(n_in);
+    let (out_seed, stream) = rest.split_at(n_out);
+
+    let whole = drive(&mut make(), stream, std::iter::empty(), std::iter::empty());
+    let sliced = drive(&mut make(), stream, sizes(in_seed), sizes(out_seed));
+    assert_eq!(whole.error, sliced.error, "error kind depends on the split");
+    assert!(whole.output == sliced.output, "output depends on the split");
+    if whole.error.is_none() {
+        assert_eq!(
+            whole.consumed, sliced.consumed,
+            "consumed count depends on the split"
+        );
+    }
+}
