@@ -49,13 +49,13 @@ mod tokio_face {
 
     use super::async_core::{AsyncWriterCore, PollRead, PollSink};
     use super::{EntryMeta, SevenZError, WriterOptions};
+    use crate::tokio::seek::TwoStepSeek;
 
     /// Adapts a tokio sink to [`PollSink`].
     #[derive(Debug)]
     struct Sink<W> {
         inner: W,
-        /// A seek started (`start_seek` done) and not yet completed.
-        seeking: Option<SeekFrom>,
+        seek: TwoStepSeek,
     }
 
     impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for Sink<W> {
@@ -64,25 +64,7 @@ mod tokio_face {
         }
 
         fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-            // tokio seeks in two steps. A seek to another position left
-            // half-done by a dropped future is completed first.
-            if let Some(started) = self.seeking {
-                if started != pos {
-                    std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
-                    self.seeking = None;
-                }
-            }
-            if self.seeking.is_none() {
-                // A sink may still be busy with an earlier write (a tokio
-                // `File` writes in the background and refuses a seek
-                // until then), as tokio's own `seek` waits for first.
-                std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
-                Pin::new(&mut self.inner).start_seek(pos)?;
-                self.seeking = Some(pos);
-            }
-            let r = std::task::ready!(Pin::new(&mut self.inner).poll_complete(cx));
-            self.seeking = None;
-            Poll::Ready(r)
+            self.seek.poll_seek(&mut self.inner, cx, pos)
         }
 
         fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -124,7 +106,7 @@ mod tokio_face {
         pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
             let sink = Sink {
                 inner: sink,
-                seeking: None,
+                seek: TwoStepSeek::default(),
             };
             Ok(AsyncWriter {
                 core: AsyncWriterCore::new(sink, opts).await?,

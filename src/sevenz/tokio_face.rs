@@ -9,14 +9,14 @@ use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 
 use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader, PollSource};
 use super::AsyncSpooled;
+use crate::tokio::seek::TwoStepSeek;
 use lzflow_7z::{ArchiveIndex, ArchiveOptions, Entry, SevenZError, SpoolOptions};
 
 /// Adapts tokio's two-step seek to [`PollSource`].
 #[derive(Debug)]
 struct Source<R> {
     inner: R,
-    /// The seek started and not yet completed.
-    seeking: Option<SeekFrom>,
+    seek: TwoStepSeek,
 }
 
 impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
@@ -27,28 +27,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
     }
 
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        loop {
-            match self.seeking {
-                None => {
-                    // A read left in flight by a dropped future (a tokio
-                    // `File` reads on the blocking pool) must end before a
-                    // seek starts, as tokio's own `seek` waits for it.
-                    ready!(Pin::new(&mut self.inner).poll_complete(cx))?;
-                    Pin::new(&mut self.inner).start_seek(pos)?;
-                    self.seeking = Some(pos);
-                }
-                Some(started) => {
-                    let at = ready!(Pin::new(&mut self.inner).poll_complete(cx));
-                    self.seeking = None;
-                    if started == pos {
-                        return Poll::Ready(at);
-                    }
-                    // A seek left by a dropped future: finished, now the
-                    // one asked for.
-                    at?;
-                }
-            }
-        }
+        self.seek.poll_seek(&mut self.inner, cx, pos)
     }
 }
 
@@ -70,7 +49,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
     pub async fn open_with(reader: R, options: ArchiveOptions) -> Result<Self, SevenZError> {
         let src = Source {
             inner: reader,
-            seeking: None,
+            seek: TwoStepSeek::default(),
         };
         Ok(AsyncArchive {
             core: Core::open_with(src, options).await?,

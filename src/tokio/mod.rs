@@ -13,4 +13,5 @@
 
 pub mod bufread;
 mod mt;
+pub(crate) mod seek;
 pub mod write;
