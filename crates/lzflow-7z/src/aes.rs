@@ -1,6 +1,7 @@
 //! 7-Zip's AES-256 coder: key derivation from the password (SHA-256
 //! stretching), properties (salt, IV) and CBC decryption without padding.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use aes::Aes256;
@@ -110,23 +111,22 @@ pub(crate) fn derive_key(password: &[u8], salt: &[u8], cycles: u8) -> Zeroizing<
     key
 }
 
-/// A derived key and what it was derived from (salt, cycles power).
-type CachedKey = (Vec<u8>, u8, Zeroizing<[u8; 32]>);
-
 /// The password and the keys derived from it, one per (salt, cycles), kept
 /// for the life of an archive so each is derived once, with the rounds
 /// spent deriving them (bounded by a budget, see [`MAX_ARCHIVE_ROUNDS`]).
 #[derive(Default)]
 pub(crate) struct KeyCache {
     password: Option<Zeroizing<Vec<u8>>>,
-    keys: Mutex<Derived>,
+    derived: Mutex<Derived>,
     budget: u64,
 }
 
-/// The keys derived so far and the rounds they took.
+/// The keys derived so far, by (salt, cycles power), and the rounds they
+/// took. A map, not a list: a hostile header may name a fresh salt for each
+/// of a million folders, each key cheap to derive at low cycle counts.
 #[derive(Default)]
 struct Derived {
-    keys: Vec<CachedKey>,
+    keys: HashMap<(Vec<u8>, u8), Zeroizing<[u8; 32]>>,
     rounds: u64,
 }
 
@@ -148,7 +148,7 @@ impl KeyCache {
         KeyCache {
             password: password
                 .map(|p| Zeroizing::new(p.encode_utf16().flat_map(u16::to_le_bytes).collect())),
-            keys: Mutex::new(Derived::default()),
+            derived: Mutex::new(Derived::default()),
             budget,
         }
     }
@@ -162,12 +162,9 @@ impl KeyCache {
             .password
             .as_ref()
             .ok_or(SevenZError::PasswordRequired)?;
-        let mut derived = self.keys.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, _, k)) = derived
-            .keys
-            .iter()
-            .find(|(s, c, _)| *s == props.salt && *c == props.cycles)
-        {
+        let mut derived = self.derived.lock().unwrap_or_else(|e| e.into_inner());
+        let id = (props.salt.clone(), props.cycles);
+        if let Some(k) = derived.keys.get(&id) {
             return Ok(k.clone());
         }
         let rounds = if props.cycles == RAW_KEY_CYCLES {
@@ -182,9 +179,7 @@ impl KeyCache {
         }
         derived.rounds += rounds;
         let k = derive_key(password, &props.salt, props.cycles);
-        derived
-            .keys
-            .push((props.salt.clone(), props.cycles, k.clone()));
+        derived.keys.insert(id, k.clone());
         Ok(k)
     }
 }
