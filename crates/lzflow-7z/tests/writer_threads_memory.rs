@@ -124,6 +124,9 @@ fn parallel_folders_stay_within_their_bounds() {
     let bound = 2 * one + 2 * (4 + 8) * MIB + 2 * MIB;
     assert!(two <= bound, "{two} > {bound}");
     assert!(two_bigger <= bound, "{two_bigger} > {bound}");
-    // Files twice as big cost no more.
-    assert!(two_bigger <= two + 4 * MIB, "{two_bigger} > {two} + 4 MiB");
+    // Files twice as big cost no more. The two peaks differ by how the
+    // two threads happen to overlap, not only by sampling: -1.5 to +4.3
+    // MiB over four runs (the last in a clean-clone CI run). Buffering
+    // whole files would add 32 MiB; 8 MiB of slack still catches that.
+    assert!(two_bigger <= two + 8 * MIB, "{two_bigger} > {two} + 8 MiB");
 }
