@@ -7,8 +7,9 @@
 //! # Features
 //! * `safe`: use only bounds-checked code (and turn on lzflow-core's
 //!   `safe`). By default the encoder's binary-tree walk (one module,
-//!   `match_finder/unchecked.rs`) reads without bounds checks; the two
-//!   walks are tested to build the same trees.
+//!   `match_finder/unchecked.rs`) reads without bounds checks, and on
+//!   x86-64 the decoder's bit trees run as inline assembly (one module,
+//!   `range_decoder/x86_64.rs`); each is tested against its Rust twin.
 #![cfg_attr(feature = "safe", forbid(unsafe_code))]
 #![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 

@@ -176,7 +176,8 @@ impl LzmaCore {
             *state = if s < LIT_STATES { 7 } else { 10 };
             let len = Self::length::<UPDATE>(fixed, rc, LEN_MATCH, pos_state);
             let len_state = (len - MATCH_LEN_MIN).min(3);
-            let slot = rc.bittree::<UPDATE>(sub::<64>(fixed, POS_SLOT + ((len_state & 3) << 6)), 6);
+            let slot =
+                rc.bittree::<UPDATE, _>(sub::<64>(fixed, POS_SLOT + ((len_state & 3) << 6)), 6);
             let dist = if slot < 4 {
                 slot
             } else {
@@ -238,12 +239,12 @@ impl LzmaCore {
         let probs = sub::<LEN_PROBS>(fixed, base);
         if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE]) == 0 {
             let o = LEN_LOW + (pos_state << 3);
-            MATCH_LEN_MIN + rc.bittree::<UPDATE>(sub::<8>(probs, o), 3) as usize
+            MATCH_LEN_MIN + rc.bittree::<UPDATE, _>(sub::<8>(probs, o), 3) as usize
         } else if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE2]) == 0 {
             let o = LEN_MID + (pos_state << 3);
-            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE>(sub::<8>(probs, o), 3) as usize
+            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE, _>(sub::<8>(probs, o), 3) as usize
         } else {
-            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE>(sub::<256>(probs, LEN_HIGH), 8) as usize
+            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE, _>(sub::<256>(probs, LEN_HIGH), 8) as usize
         }
     }
 

@@ -5,6 +5,17 @@
 //! caller checks `pos` once per symbol and treats an overrun as corrupt data
 //! (LZMA2) or never lets it happen (LZMA1 keeps a margin of real bytes).
 
+// The bit trees in assembly where there is some (see its
+// module docs); elsewhere, and with the `safe` feature, a module whose
+// functions decline so that the Rust below decodes.
+#[cfg(all(target_arch = "x86_64", not(feature = "safe"), not(miri)))]
+#[allow(unsafe_code)]
+#[path = "range_decoder/x86_64.rs"]
+mod fast;
+#[cfg(not(all(target_arch = "x86_64", not(feature = "safe"), not(miri))))]
+#[path = "range_decoder/portable.rs"]
+mod fast;
+
 /// Probabilities are 11-bit fixed point.
 const BIT_MODEL_TOTAL: u32 = 1 << 11;
 /// Adaptation speed of a probability.
@@ -17,6 +28,20 @@ pub(crate) const PROB_INIT: u16 = (BIT_MODEL_TOTAL / 2) as u16;
 
 /// Bytes the range decoder reads before the first bit.
 pub(crate) const INIT_BYTES: usize = 5;
+
+/// Longest reverse bit tree (distance slots 12 and 13 have 5 bits).
+const REVERSE_MAX_BITS: u32 = 5;
+
+/// Each 5-bit index with its bits in reverse order.
+const REVERSED: [u8; 32] = {
+    let mut t = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        t[i] = ((i as u32).reverse_bits() >> (32 - REVERSE_MAX_BITS)) as u8;
+        i += 1;
+    }
+    t
+};
 
 /// Range decoder state plus the slice it reads from.
 #[derive(Debug, Clone, Copy)]
@@ -148,6 +173,18 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     pub fn literal<const UPDATE: bool>(self, probs: &mut [u16; 0x300]) -> (Self, u32) {
         let mut rc = self;
+        if UPDATE {
+            if let Some(m) = fast::bittree(&mut rc, probs, 8) {
+                return (rc, m as u32 - 0x100);
+            }
+        }
+        rc.literal_in_rust::<UPDATE>(probs)
+    }
+
+    /// [`literal`](Self::literal) without the assembly.
+    #[inline(always)]
+    fn literal_in_rust<const UPDATE: bool>(self, probs: &mut [u16; 0x300]) -> (Self, u32) {
+        let mut rc = self;
         let mut sym = 1usize;
         let mut prob = u32::from(probs[1]);
         for _ in 0..7 {
@@ -177,6 +214,22 @@ impl<'a> RangeDecoder<'a> {
         match_byte: u32,
     ) -> (Self, u32) {
         let mut rc = self;
+        if UPDATE {
+            if let Some(sym) = fast::literal_matched(&mut rc, probs, match_byte) {
+                return (rc, sym);
+            }
+        }
+        rc.literal_matched_in_rust::<UPDATE>(probs, match_byte)
+    }
+
+    /// [`literal_matched`](Self::literal_matched) without the assembly.
+    #[inline(always)]
+    fn literal_matched_in_rust<const UPDATE: bool>(
+        self,
+        probs: &mut [u16; 0x300],
+        match_byte: u32,
+    ) -> (Self, u32) {
+        let mut rc = self;
         let mut match_byte = match_byte;
         let mut offset = 0x100u32;
         let mut sym = 1u32;
@@ -194,10 +247,30 @@ impl<'a> RangeDecoder<'a> {
         (rc, sym - 0x100)
     }
 
-    /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`,
-    /// loading both children's probabilities before each bit is known.
+    /// Decodes `bits` bits MSB first through the binary tree `probs[1..]`
+    /// (`1 << bits <= N`), loading both children's probabilities before
+    /// each bit is known.
     #[inline(always)]
-    pub fn bittree<const UPDATE: bool>(&mut self, probs: &mut [u16], bits: u32) -> u32 {
+    pub fn bittree<const UPDATE: bool, const N: usize>(
+        &mut self,
+        probs: &mut [u16; N],
+        bits: u32,
+    ) -> u32 {
+        if UPDATE {
+            if let Some(m) = fast::bittree(self, probs, bits) {
+                return m as u32 - (1 << bits);
+            }
+        }
+        self.bittree_in_rust::<UPDATE, N>(probs, bits)
+    }
+
+    /// [`bittree`](Self::bittree) without the assembly.
+    #[inline(always)]
+    fn bittree_in_rust<const UPDATE: bool, const N: usize>(
+        &mut self,
+        probs: &mut [u16; N],
+        bits: u32,
+    ) -> u32 {
         let mut m = 1usize;
         let mut prob = u32::from(probs[1]);
         for k in 0..bits {
@@ -227,6 +300,23 @@ impl<'a> RangeDecoder<'a> {
         bits: u32,
     ) -> u32 {
         const { assert!(N.is_power_of_two()) };
+        if UPDATE && bits <= REVERSE_MAX_BITS {
+            if let Some(m) = fast::bittree(self, probs, bits) {
+                // The same nodes as a forward tree; the symbol is the bits
+                // of the path in reverse order.
+                return u32::from(REVERSED[m & 31]) >> (REVERSE_MAX_BITS - bits);
+            }
+        }
+        self.bittree_reverse_in_rust::<UPDATE, N>(probs, bits)
+    }
+
+    /// [`bittree_reverse`](Self::bittree_reverse) without the assembly.
+    #[inline(always)]
+    fn bittree_reverse_in_rust<const UPDATE: bool, const N: usize>(
+        &mut self,
+        probs: &mut [u16; N],
+        bits: u32,
+    ) -> u32 {
         let mut m = 1usize;
         let mut sym = 0;
         let mut prob = u32::from(probs[1]);
@@ -300,5 +390,120 @@ mod tests {
             assert_eq!(rc.bit::<true>(&mut p), 0);
         }
         assert!(rc.pos > 5);
+    }
+
+    /// A small deterministic generator for the tests below.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u32 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) as u32
+        }
+    }
+
+    fn array<const N: usize>(probs: &mut [u16; 0x300]) -> &mut [u16; N] {
+        (&mut probs[..N]).try_into().unwrap()
+    }
+
+    /// Every tree decoded with the assembly (where the target has it) gives
+    /// the same symbol, coder state and probabilities as the Rust, on random
+    /// input and random probabilities, up to and past the end of the input
+    /// (where the assembly declines).
+    #[test]
+    fn assembly_and_rust_trees_decode_alike() {
+        let mut g = Lcg(7);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let len = 8 + (g.next() % 3000) as usize;
+            let mut buf = vec![0u8];
+            buf.extend((0..len).map(|_| g.next() as u8));
+            let mut a = RangeDecoder::init(&buf).unwrap();
+            let mut b = a;
+            let mut pa = [0u16; 0x300];
+            pa.iter_mut().for_each(|p| *p = (g.next() % 2048) as u16);
+            let mut pb = pa;
+            while a.pos < buf.len() + 16 {
+                let (x, y) = match g.next() % 6 {
+                    0 => {
+                        let bits = [1, 2, 3, 4, 5, 6, 8][(g.next() % 7) as usize];
+                        (
+                            a.bittree::<true, 256>(array(&mut pa), bits),
+                            b.bittree_in_rust::<true, 256>(array(&mut pb), bits),
+                        )
+                    }
+                    1 => {
+                        let bits = 1 + g.next() % 5;
+                        (
+                            a.bittree_reverse::<true, 32>(array(&mut pa), bits),
+                            b.bittree_reverse_in_rust::<true, 32>(array(&mut pb), bits),
+                        )
+                    }
+                    2 => (
+                        a.bittree_reverse::<true, 16>(array(&mut pa), 4),
+                        b.bittree_reverse_in_rust::<true, 16>(array(&mut pb), 4),
+                    ),
+                    3 => {
+                        let (x, y);
+                        (a, x) = a.literal::<true>(&mut pa);
+                        (b, y) = b.literal_in_rust::<true>(&mut pb);
+                        (x, y)
+                    }
+                    4 => {
+                        let m = g.next() & 0xFF;
+                        let (x, y);
+                        (a, x) = a.literal_matched::<true>(&mut pa, m);
+                        (b, y) = b.literal_matched_in_rust::<true>(&mut pb, m);
+                        (x, y)
+                    }
+                    _ => {
+                        let k = (g.next() % 0x300) as usize;
+                        (a.bit::<true>(&mut pa[k]), b.bit::<true>(&mut pb[k]))
+                    }
+                };
+                assert_eq!(x, y);
+                assert_eq!((a.range, a.code, a.pos), (b.range, b.code, b.pos));
+                assert_eq!(pa, pb);
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
+
+    /// The assembly is live on the targets that have it, and declines when
+    /// fewer than eight input bytes are left or the tree does not fit.
+    #[test]
+    fn assembly_runs_only_within_its_bounds() {
+        let buf = [0u8; 13];
+        let rc = RangeDecoder::init(&buf).unwrap();
+        let has_asm = cfg!(all(
+            target_arch = "x86_64",
+            not(feature = "safe"),
+            not(miri)
+        ));
+        let mut probs = [PROB_INIT; 256];
+        assert_eq!(
+            fast::bittree(&mut rc.clone(), &mut probs, 8).is_some(),
+            has_asm
+        );
+        assert!(fast::bittree(&mut rc.clone(), &mut probs, 7).is_none());
+        assert!(fast::bittree(&mut rc.clone(), &mut [PROB_INIT; 8], 4).is_none());
+        let mut short = rc;
+        short.pos += 1;
+        assert!(fast::bittree(&mut short, &mut probs, 8).is_none());
+        assert!(fast::literal_matched(&mut short, &mut [PROB_INIT; 0x300], 0).is_none());
+        assert_eq!(short.pos, 6, "a declined call reads nothing");
+        short.pos = 11;
+        assert!(fast::bittree(&mut short, &mut probs, 3).is_none());
+        short.pos = 100;
+        assert!(fast::bittree(&mut short, &mut probs, 3).is_none());
+        let mut lits = [PROB_INIT; 0x300];
+        assert_eq!(
+            fast::literal_matched(&mut rc.clone(), &mut lits, 0x5A).is_some(),
+            has_asm
+        );
     }
 }
