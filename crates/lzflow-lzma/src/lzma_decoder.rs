@@ -281,16 +281,23 @@ impl LzmaCore {
         if in_limit == hard_end && max_symbols == usize::MAX {
             // A whole LZMA2 chunk: the check after each symbol is the only
             // input check needed, and the loop has two fewer live values.
-            self.run_loop::<true>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+            if self.props == LzmaProps::default() {
+                // What nearly every stream uses: the literal and position
+                // masks become constants, three fewer live values.
+                self.run_loop::<true, true>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+            } else {
+                self.run_loop::<true, false>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+            }
         } else {
-            self.run_loop::<false>(rc, win, out_limit, in_limit, hard_end, max_symbols)
+            self.run_loop::<false, false>(rc, win, out_limit, in_limit, hard_end, max_symbols)
         }
     }
 
     /// [`run`](Self::run); with `CHUNK`, `in_limit == hard_end` and
-    /// `max_symbols` is unlimited.
+    /// `max_symbols` is unlimited; with `DEFAULT_PROPS`, the properties
+    /// are lc=3, lp=0, pb=2.
     #[inline(always)]
-    fn run_loop<const CHUNK: bool>(
+    fn run_loop<const CHUNK: bool, const DEFAULT_PROPS: bool>(
         &mut self,
         rc: &mut RangeDecoder<'_>,
         win: &mut Window,
@@ -318,6 +325,13 @@ impl LzmaCore {
         let mut local = *rc;
         let rc_out = rc;
         let rc = &mut local;
+
+        let (lit_mask, lit_shift, pb_mask) = if DEFAULT_PROPS {
+            debug_assert_eq!(self.props, LzmaProps::default());
+            (0xFF, 5, 3)
+        } else {
+            (self.lit_mask, self.lit_shift, self.pb_mask)
+        };
 
         let mut prev = prev_byte(buf, pos, full0);
         let result = 'outer: {
@@ -355,9 +369,9 @@ impl LzmaCore {
                     history_base,
                     dict_max,
                     position: pos.wrapping_add(offset),
-                    lit_mask: self.lit_mask,
-                    lit_shift: self.lit_shift,
-                    pb_mask: self.pb_mask,
+                    lit_mask,
+                    lit_shift,
+                    pb_mask,
                 };
                 let sym = Self::symbol::<true>(&mut probs, rc, &mut state, &mut reps, &ctx);
                 // The check is repeated in each arm so that the literal
