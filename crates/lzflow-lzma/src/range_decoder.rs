@@ -4,6 +4,10 @@
 //! counting, so the bit decoders need no "is there more input" branch: the
 //! caller checks `pos` once per symbol and treats an overrun as corrupt data
 //! (LZMA2) or never lets it happen (LZMA1 keeps a margin of real bytes).
+//!
+//! On x86-64 the adaptive bit trees run as inline assembly where enough
+//! input is left (`range_decoder/x86_64.rs`); the Rust here is its twin,
+//! bit for bit, and decodes everywhere else.
 
 // The bit trees in assembly where there is some (see its
 // module docs); elsewhere, and with the `safe` feature, a module whose
