@@ -307,7 +307,8 @@ impl<'a> RangeDecoder<'a> {
         if UPDATE && bits <= REVERSE_MAX_BITS {
             if let Some(m) = fast::bittree(self, probs, bits) {
                 // The same nodes as a forward tree; the symbol is the bits
-                // of the path in reverse order.
+                // of the path in reverse order (the leading 1 of `m` lands
+                // below bit 0 and is shifted out).
                 return u32::from(REVERSED[m & 31]) >> (REVERSE_MAX_BITS - bits);
             }
         }
@@ -478,7 +479,8 @@ mod tests {
     }
 
     /// The assembly is live on the targets that have it, and declines when
-    /// fewer than eight input bytes are left or the tree does not fit.
+    /// fewer input bytes are left than it would decode bits, or the tree
+    /// does not fit.
     #[test]
     fn assembly_runs_only_within_its_bounds() {
         let buf = [0u8; 13];
