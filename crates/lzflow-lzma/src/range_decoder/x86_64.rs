@@ -261,16 +261,10 @@ macro_rules! matched_bit {
             "movzx {q1:e}, word ptr [{base} + {q1:r}*2]\n",
             normalize!(),
             split!("p"),
-            "lea {t0:e}, [{p:r} + {offset_0}]\n",
-            "cmovb {code:e}, {t1:e}\n",
-            "cmovae {t0:e}, {p:e}\n",
+            // The next probability and offset, by this bit.
             "cmovae {q0:e}, {q1:e}\n",
             "cmovae {off:e}, {m:e}\n",
-            "lea {s:e}, [{s:r} + {s:r}]\n",
-            "sbb {s:e}, -1\n",
-            "shr {t0:e}, 5\n",
-            "sub {p:e}, {t0:e}\n",
-            "mov word ptr [{base} + {idx:r}*2], {p:x}\n",
+            matched_bit!(@tail),
             // The next index: off + ((s >> 8) & off) + (s & 0xFF).
             "mov {t0:e}, {s:e}\n",
             "shr {t0:e}, 8\n",
@@ -282,9 +276,12 @@ macro_rules! matched_bit {
         )
     };
     (last) => {
+        concat!(normalize!(), split!("p"), matched_bit!(@tail))
+    };
+    // Code fix-up, `s = 2s + bit`, and the adapted probability stored at
+    // the current index.
+    (@tail) => {
         concat!(
-            normalize!(),
-            split!("p"),
             "lea {t0:e}, [{p:r} + {offset_0}]\n",
             "cmovb {code:e}, {t1:e}\n",
             "cmovae {t0:e}, {p:e}\n",
