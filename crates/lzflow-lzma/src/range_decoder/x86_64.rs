@@ -11,7 +11,13 @@
 //! the Rust alone (each measured against the other in one process). A
 //! literal after a match also loads the next bit's two candidate
 //! probabilities ahead, which Rust's register allocation could not keep:
-//! 5% less time again on data of small independent chunks. The
+//! 5% less time again on data of small independent chunks. That literal is
+//! bound by instruction throughput rather than latency (six extra ALU
+//! instructions a bit cost 3% on such data), so its bit is kept to 37
+//! instructions, using all 13 free registers: the code fix-up of a 0 bit
+//! adds back the bound instead of keeping the old code in a register, and
+//! the match byte has its own register instead of sharing the symbol's
+//! (43 instructions before, 4% more time). The
 //! Rust in `range_decoder.rs` is the safe twin: the `safe` feature, Miri
 //! and other targets use it, and so does the dry run (no adaptation).
 //!
@@ -231,64 +237,81 @@ pub(super) fn bittree<const N: usize>(
 /// One bit of a literal decoded against the match byte, with both
 /// candidate probabilities of the next bit loaded before this bit is known.
 ///
-/// `s` packs the symbol and the match byte: `sym + (match_byte << (9 + i))`
-/// at bit `i`, so doubling it (plus the bit) advances both, the symbol is
-/// its low byte, and the match bit of bit `i` is bit 16 (`(s >> 8) & off`)
-/// and that of bit `i + 1` is bit 15 (`(s >> 7) & ...`). `off` is 0x100
-/// while the decoded bits equal the match byte's, `m` the current match
-/// bit (0 or 0x100), and the probability index is `off + m + sym`.
+/// `mb` is the match byte shifted so that the current bit's match bit is
+/// its bit 8 (`mb & 0x100`); `off` is 0x100 while the decoded bits equal
+/// the match byte's and 0 after the first difference; `m = mb & off`; the
+/// probability index is `off + m + sym`. After bit `b`, `off` becomes `m`
+/// for `b = 1` and `off ^ m` for `b = 0`.
 macro_rules! matched_bit {
     (next) => {
         concat!(
-            // m; the next bit's candidates: bit 1 keeps `off = m`, bit 0
-            // keeps `off ^ m`; each adds its own next match bit.
-            "mov {m:e}, {s:e}\n",
-            "shr {m:e}, 8\n",
-            "and {m:e}, {off:e}\n",
-            "mov {t0:e}, {s:e}\n",
-            "shr {t0:e}, 7\n",
-            "movzx {t1:e}, {s:l}\n",
-            "add {t1:e}, {t1:e}\n",
-            "mov {q1:e}, {t0:e}\n",
+            matched_bit!(@index),
+            // The next bit's match bit; `off` as after a 0 bit.
+            "add {mb:e}, {mb:e}\n",
+            "xor {off:e}, {m:e}\n",
+            // Its two candidate indices (after a 0 bit, after a 1 bit)
+            // and their probabilities.
+            "mov {q0:e}, {mb:e}\n",
+            "and {q0:e}, {off:e}\n",
+            "add {q0:e}, {off:e}\n",
+            "lea {q0:e}, [{q0:r} + {s:r}*2]\n",
+            "mov {q1:e}, {mb:e}\n",
             "and {q1:e}, {m:e}\n",
             "add {q1:e}, {m:e}\n",
-            "lea {q1:e}, [{q1:r} + {t1:r} + 1]\n",
-            "xor {off:e}, {m:e}\n",
-            "and {t0:e}, {off:e}\n",
-            "add {t0:e}, {off:e}\n",
-            "add {t0:e}, {t1:e}\n",
-            "movzx {q0:e}, word ptr [{base} + {t0:r}*2]\n",
+            "lea {q1:e}, [{q1:r} + {s:r}*2 + 1]\n",
+            "movzx {q0:e}, word ptr [{base} + {q0:r}*2]\n",
             "movzx {q1:e}, word ptr [{base} + {q1:r}*2]\n",
             normalize!(),
-            split!("p"),
-            // The next probability and offset, by this bit.
+            matched_bit!(@split),
+            // The next probability and `off`, by this bit.
             "cmovae {q0:e}, {q1:e}\n",
             "cmovae {off:e}, {m:e}\n",
             matched_bit!(@tail),
-            // The next index: off + ((s >> 8) & off) + (s & 0xFF).
-            "mov {t0:e}, {s:e}\n",
-            "shr {t0:e}, 8\n",
-            "and {t0:e}, {off:e}\n",
-            "add {t0:e}, {off:e}\n",
-            "movzx {t1:e}, {s:l}\n",
-            "lea {idx:e}, [{t0:r} + {t1:r}]\n",
             "mov {p:e}, {q0:e}\n",
         )
     };
     (last) => {
-        concat!(normalize!(), split!("p"), matched_bit!(@tail))
+        concat!(
+            matched_bit!(@index),
+            normalize!(),
+            matched_bit!(@split),
+            matched_bit!(@tail)
+        )
     };
-    // Code fix-up, `s = 2s + bit`, and the adapted probability stored at
-    // the current index.
+    // This bit's match bit `m` and probability index.
+    (@index) => {
+        concat!(
+            "mov {m:e}, {mb:e}\n",
+            "and {m:e}, {off:e}\n",
+            "lea {idx:e}, [{m:r} + {off:r}]\n",
+            "add {idx:e}, {s:e}\n",
+        )
+    };
+    // As `split!`, but the code is not saved: a 0 bit (CF set) leaves the
+    // range equal to the bound, which the tail adds back to the code.
+    (@split) => {
+        concat!(
+            "mov {t0:e}, {range:e}\n",
+            "shr {range:e}, 11\n",
+            "imul {range:e}, {p:e}\n",
+            "sub {t0:e}, {range:e}\n",
+            "sub {code:e}, {range:e}\n",
+            "cmovae {range:e}, {t0:e}\n",
+        )
+    };
+    // The adapted probability (in `q1`), `sym = 2 sym + bit`, the code
+    // fix-up (`sbb` keeps CF), and the store at the current index.
     (@tail) => {
         concat!(
-            "lea {t0:e}, [{p:r} + {offset_0}]\n",
-            "cmovb {code:e}, {t1:e}\n",
-            "cmovae {t0:e}, {p:e}\n",
+            "lea {q1:e}, [{p:r} + {offset_0}]\n",
+            "cmovae {q1:e}, {p:e}\n",
+            "sbb {t0:e}, {t0:e}\n",
             "lea {s:e}, [{s:r} + {s:r}]\n",
             "sbb {s:e}, -1\n",
-            "shr {t0:e}, 5\n",
-            "sub {p:e}, {t0:e}\n",
+            "and {t0:e}, {range:e}\n",
+            "add {code:e}, {t0:e}\n",
+            "shr {q1:e}, 5\n",
+            "sub {p:e}, {q1:e}\n",
             "mov word ptr [{base} + {idx:r}*2], {p:x}\n",
         )
     };
@@ -304,10 +327,9 @@ pub(super) fn literal_matched(
 ) -> Option<u32> {
     let start = input(rc, 8)?;
     let mut ptr = start;
-    let match_byte = match_byte & 0xFF;
-    let mut s: u32 = 1 | match_byte << 9;
-    let idx = 0x100 + ((match_byte << 1) & 0x100) as usize + 1;
-    let p = u32::from(probs[idx]);
+    let mb = (match_byte & 0xFF) << 1;
+    let mut s: u32 = 1;
+    let p = u32::from(probs[0x100 + (mb & 0x100) as usize + 1]);
     // SAFETY: invariants 1-3 of the module: eight input bytes exist, and
     // every index is `off + m + sym` with `off` and `m` 0 or 0x100 and
     // `sym < 0x100`: below 0x300.
@@ -325,14 +347,14 @@ pub(super) fn literal_matched(
             code = inout(reg) rc.code,
             ptr = inout(reg) ptr,
             s = inout(reg) s,
+            mb = inout(reg) mb => _,
             off = inout(reg) 0x100u32 => _,
-            idx = inout(reg) idx => _,
             p = inout(reg) p => _,
+            idx = out(reg) _,
             m = out(reg) _,
             q0 = out(reg) _,
             q1 = out(reg) _,
             t0 = out(reg) _,
-            t1 = out(reg) _,
             base = in(reg) probs.as_mut_ptr(),
             offset_0 = const OFFSET_0,
             options(nostack),
