@@ -24,7 +24,8 @@
 //!   and `write` (`AsyncWrite`), named and constructed like
 //!   async-compression's (`new`, `with_quality`, `get_ref`, `get_mut`,
 //!   `get_pin_mut`, `into_inner`, `multiple_members`), so switching is a
-//!   change of import.
+//!   change of import. `tokio::fs::ReadAheadFile` (feature `tokio-fs`)
+//!   reads files for them ahead of the decoder on tokio's blocking pool.
 //! * [`stream`]: [`XzDecoderStream`](stream::XzDecoderStream), a
 //!   `Stream<Item = io::Result<Bytes>>` over a stream of compressed
 //!   `Bytes` (hyper, axum and reqwest bodies), and
@@ -61,15 +62,15 @@
 //! # Example
 //! Decoding an upload with limits in a tokio service:
 //! ```no_run
-//! # #[cfg(feature = "tokio")]
+//! # #[cfg(feature = "tokio-fs")]
 //! # async fn demo() -> std::io::Result<()> {
-//! use tokio::io::{AsyncReadExt, BufReader};
+//! use tokio::io::AsyncReadExt;
 //!
-//! let upload = tokio::fs::File::open("upload.xz").await?;
+//! let upload = lzflow::tokio::fs::ReadAheadFile::open("upload.xz").await?;
 //! let mut decoder = lzflow::tokio::bufread::XzDecoder::builder()
 //!     .memlimit(64 << 20)        // refuse dictionaries above 64 MiB
 //!     .output_limit(1 << 30)     // and bombs beyond 1 GiB
-//!     .build(BufReader::with_capacity(256 << 10, upload));
+//!     .build(upload);
 //! let mut body = Vec::new();
 //! decoder.read_to_end(&mut body).await?;
 //! # Ok(()) }

@@ -2,14 +2,14 @@
 //! checks the README still shows exactly this code, another runs it.
 
 // README example start
-use lzflow::tokio::bufread::XzDecoder;
-use tokio::io::{AsyncReadExt, BufReader};
+use lzflow::tokio::{bufread::XzDecoder, fs::ReadAheadFile};
+use tokio::io::AsyncReadExt;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let file = tokio::fs::File::open("fixtures/generated/xz/preset-6.xz").await?;
-    // Each fill of a tokio File is a trip to the blocking pool: fill big.
-    let reader = BufReader::with_capacity(256 << 10, file);
+    // Reads 256 KiB at a time on tokio's blocking pool, the next buffer
+    // while the decoder works on this one.
+    let reader = ReadAheadFile::open("fixtures/generated/xz/preset-6.xz").await?;
     let mut xz = XzDecoder::builder().memlimit(64 << 20).build(reader);
     let mut data = Vec::new();
     xz.read_to_end(&mut data).await?;

@@ -10,8 +10,13 @@
 //! `tokio::io::BufReader::with_capacity(256 << 10, file)`: with 64 KiB the
 //! hops still cost 5-8 %, with 256 KiB about 5 % (`lzflow-bench compare
 //! decode`, rows `lzflow tokio file` against `lzflow sync file`).
+//! [`fs::ReadAheadFile`] (feature `tokio-fs`) does better: it reads the next
+//! buffer while the decoder works on the current one, and opens a file and
+//! reads its first buffer in one hop.
 
 pub mod bufread;
+#[cfg(feature = "tokio-fs")]
+pub mod fs;
 mod mt;
 pub(crate) mod seek;
 pub mod write;

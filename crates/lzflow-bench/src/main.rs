@@ -156,6 +156,25 @@ fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
     })
 }
 
+/// lzflow's own file reader: open and the first 256 KiB in one hop to the
+/// blocking pool, then each next buffer read while the current one decodes.
+fn lzflow_tokio_read_ahead(w: &Workload) -> io::Result<usize> {
+    block_on(async {
+        let f = lzflow::tokio::fs::ReadAheadFile::open(file_of(w)).await?;
+        match w.kind {
+            Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
+            Kind::RawLzma2(dict) => {
+                drain_tokio(
+                    lzflow::tokio::bufread::Lzma2Decoder::builder()
+                        .dict_size(dict)
+                        .build(f),
+                )
+                .await
+            }
+        }
+    })
+}
+
 fn lzflow_futures(w: &Workload) -> io::Result<usize> {
     futures::executor::block_on(async {
         match w.kind {
@@ -259,6 +278,7 @@ const DECODERS: &[Contestant] = &[
     ("lzflow sync file", lzflow_sync_file),
     ("lzflow tokio", lzflow_tokio),
     ("lzflow tokio file", lzflow_tokio_file),
+    ("tokio ReadAheadFile", lzflow_tokio_read_ahead),
     ("lzflow futures-io", lzflow_futures),
     ("async-compression", async_compression_tokio),
     ("lzma-rust2", lzma_rust2),

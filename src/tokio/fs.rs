@@ -1,0 +1,288 @@
+//! Reading files on tokio with read-ahead (feature `tokio-fs`).
+//!
+//! A `tokio::fs::File` runs every read on tokio's blocking pool: one thread
+//! hop there and back per fill, each costing tens of microseconds on a busy
+//! machine, and nothing is read while the decoder works. [`ReadAheadFile`]
+//! reads large buffers instead, starts the next read as soon as the current
+//! buffer is handed out (so reading overlaps decoding), and knows the end of
+//! the file from a short fill instead of paying one more hop to see it.
+//! [`ReadAheadFile::open`] opens the file and reads its first buffer in one
+//! hop: a file smaller than the buffer costs one hop in all, where
+//! `File::open` and a `BufReader` over it cost three.
+
+use std::fs::File;
+use std::future::Future;
+use std::io::{self, Read};
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use ::tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+use ::tokio::runtime::Handle;
+use ::tokio::task::JoinHandle;
+use lzflow_core::{Lease, Pool};
+
+/// The buffer size of [`ReadAheadFile::open`] and friends: 256 KiB, where
+/// one blocking-pool hop costs well under a tenth of the time a decoder
+/// spends on the data it brings.
+pub const DEFAULT_CAPACITY: usize = 256 << 10;
+
+/// What one trip to the blocking pool brings back: the file and the buffer
+/// it owned while reading, how many bytes it filled and why it stopped.
+struct Fill {
+    file: File,
+    buf: Buffer,
+    len: usize,
+    end: FillEnd,
+}
+
+/// Why a fill stopped.
+enum FillEnd {
+    /// The buffer is full; the file may hold more.
+    Full,
+    /// The file ended (a read returned 0) before the buffer was full.
+    Eof,
+    /// A read failed after `len` bytes.
+    Failed(io::Error),
+}
+
+/// A read buffer, leased from lzflow's global [`Pool`]: a warm process
+/// neither allocates one nor faults its pages in again.
+type Buffer = Lease<u8>;
+
+/// No buffer yet; [`fill`] leases one.
+fn no_buffer() -> Buffer {
+    Lease::unpooled(Vec::new())
+}
+
+/// Fills `buf` (leased at `capacity` if smaller) from `file` until it is
+/// full or the file ends. Runs on the blocking pool.
+fn fill(mut file: File, mut buf: Buffer, capacity: usize) -> Fill {
+    if buf.len() < capacity {
+        // Old contents are never read: only `buf[..len]` is handed out.
+        buf = Pool::<u8>::global().lease_any(capacity);
+    }
+    let mut len = 0;
+    let end = loop {
+        if len == buf.len() {
+            break FillEnd::Full;
+        }
+        match file.read(&mut buf[len..]) {
+            Ok(0) => break FillEnd::Eof,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break FillEnd::Failed(e),
+        }
+    };
+    Fill {
+        file,
+        buf,
+        len,
+        end,
+    }
+}
+
+/// The read after the buffer being consumed.
+enum Next {
+    /// A fill is running on the blocking pool; it owns the file.
+    Running(JoinHandle<Fill>),
+    /// No fill started yet: there was no tokio runtime at construction.
+    Waiting(File, Buffer),
+    /// The file has ended.
+    Eof,
+    /// A read failed: the error is returned once the bytes before it are
+    /// consumed, then a plain error of the same kind on every later poll.
+    Failed(io::ErrorKind, Option<io::Error>),
+}
+
+/// An `AsyncBufRead` over a file that reads ahead on tokio's blocking pool,
+/// one large buffer at a time (see the [module docs](self)). Give it to any
+/// `lzflow::tokio::bufread` decoder:
+///
+/// ```no_run
+/// # async fn run() -> std::io::Result<()> {
+/// use lzflow::tokio::{bufread::XzDecoder, fs::ReadAheadFile};
+/// use tokio::io::AsyncReadExt;
+///
+/// let file = ReadAheadFile::open("upload.xz").await?;
+/// let mut data = Vec::new();
+/// XzDecoder::new(file).read_to_end(&mut data).await?;
+/// # Ok(()) }
+/// ```
+///
+/// It holds two buffers of its capacity while the file is longer than one,
+/// leased from lzflow's global buffer pool and returned to it on drop.
+/// Dropping it while a read is running lets that read finish on the pool,
+/// which then closes the file. Reads must be polled inside a tokio runtime
+/// (one with the blocking pool: any multi-thread or current-thread
+/// runtime); polled elsewhere they fail with an error, never a panic.
+pub struct ReadAheadFile {
+    /// The buffer being consumed: `buf[pos..len]` is unread.
+    buf: Buffer,
+    pos: usize,
+    len: usize,
+    capacity: usize,
+    next: Next,
+}
+
+impl std::fmt::Debug for ReadAheadFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadAheadFile")
+            .field("buffered", &(self.len - self.pos))
+            .field("capacity", &self.capacity)
+            .finish_non_exhaustive()
+    }
+}
+
+fn no_runtime() -> io::Error {
+    io::Error::other("lzflow ReadAheadFile: polled outside a tokio runtime")
+}
+
+impl ReadAheadFile {
+    /// Opens `path` and reads its first [`DEFAULT_CAPACITY`] bytes in one
+    /// trip to the blocking pool.
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<Self> {
+        Self::open_with_capacity(DEFAULT_CAPACITY, path).await
+    }
+
+    /// [`open`](Self::open) with buffers of `capacity` bytes (at least 1).
+    pub async fn open_with_capacity(capacity: usize, path: impl AsRef<Path>) -> io::Result<Self> {
+        let capacity = capacity.max(1);
+        let path = path.as_ref().to_owned();
+        let handle = Handle::try_current().map_err(|_| no_runtime())?;
+        let first = handle
+            .spawn_blocking(move || File::open(path).map(|file| fill(file, no_buffer(), capacity)));
+        let first = first.await.map_err(io::Error::other)??;
+        let mut reader = ReadAheadFile {
+            buf: no_buffer(),
+            pos: 0,
+            len: 0,
+            capacity,
+            next: Next::Eof,
+        };
+        reader.take_fill(first, Some(&handle));
+        Ok(reader)
+    }
+
+    /// Reads an open tokio file from its current position (waiting for
+    /// any operation still running on it first).
+    pub async fn new(file: ::tokio::fs::File) -> Self {
+        Self::from_std(file.into_std().await)
+    }
+
+    /// Reads `file` from its current position with [`DEFAULT_CAPACITY`]
+    /// buffers. The first read starts at once when called inside a tokio
+    /// runtime, else at the first poll.
+    pub fn from_std(file: File) -> Self {
+        Self::with_capacity(DEFAULT_CAPACITY, file)
+    }
+
+    /// [`from_std`](Self::from_std) with buffers of `capacity` bytes (at
+    /// least 1).
+    pub fn with_capacity(capacity: usize, file: File) -> Self {
+        let capacity = capacity.max(1);
+        let next = match Handle::try_current() {
+            Ok(h) => Next::Running(h.spawn_blocking(move || fill(file, no_buffer(), capacity))),
+            Err(_) => Next::Waiting(file, no_buffer()),
+        };
+        ReadAheadFile {
+            buf: no_buffer(),
+            pos: 0,
+            len: 0,
+            capacity,
+            next,
+        }
+    }
+
+    /// The size of each of its buffers.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Makes a finished fill the buffer being consumed and, unless the file
+    /// ended or failed, starts the next fill into the buffer just freed.
+    fn take_fill(&mut self, done: Fill, handle: Option<&Handle>) {
+        let spare = std::mem::replace(&mut self.buf, done.buf);
+        self.pos = 0;
+        self.len = done.len;
+        self.next = match done.end {
+            FillEnd::Full => {
+                let capacity = self.capacity;
+                let file = done.file;
+                match handle.cloned().or_else(|| Handle::try_current().ok()) {
+                    Some(h) => Next::Running(h.spawn_blocking(move || fill(file, spare, capacity))),
+                    None => Next::Waiting(file, spare),
+                }
+            }
+            FillEnd::Eof => Next::Eof,
+            FillEnd::Failed(e) => Next::Failed(e.kind(), Some(e)),
+        };
+    }
+}
+
+impl AsyncBufRead for ReadAheadFile {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        let this = self.get_mut();
+        while this.pos == this.len {
+            match &mut this.next {
+                Next::Running(task) => {
+                    let done = match Pin::new(task).poll(cx) {
+                        Poll::Pending => return Poll::Pending,
+                        Poll::Ready(done) => done,
+                    };
+                    match done {
+                        Ok(fill) => this.take_fill(fill, None),
+                        // The task panicked or the runtime is shutting
+                        // down: the file went with it.
+                        Err(e) => {
+                            this.next = Next::Failed(io::ErrorKind::Other, None);
+                            return Poll::Ready(Err(io::Error::other(e)));
+                        }
+                    }
+                }
+                Next::Waiting(..) => {
+                    let Ok(h) = Handle::try_current() else {
+                        return Poll::Ready(Err(no_runtime()));
+                    };
+                    let Next::Waiting(file, buf) = std::mem::replace(&mut this.next, Next::Eof)
+                    else {
+                        unreachable!("matched Waiting above")
+                    };
+                    let capacity = this.capacity;
+                    this.next = Next::Running(h.spawn_blocking(move || fill(file, buf, capacity)));
+                }
+                Next::Eof => break,
+                Next::Failed(kind, first) => {
+                    let e = first.take().unwrap_or_else(|| {
+                        io::Error::new(*kind, "lzflow ReadAheadFile: an earlier read failed")
+                    });
+                    return Poll::Ready(Err(e));
+                }
+            }
+        }
+        Poll::Ready(Ok(&this.buf[this.pos..this.len]))
+    }
+
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        let this = self.get_mut();
+        this.pos = (this.pos + amt).min(this.len);
+    }
+}
+
+impl AsyncRead for ReadAheadFile {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        out: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let available = match self.as_mut().poll_fill_buf(cx) {
+            Poll::Ready(Ok(b)) => b,
+            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+            Poll::Pending => return Poll::Pending,
+        };
+        let n = available.len().min(out.remaining());
+        out.put_slice(&available[..n]);
+        self.consume(n);
+        Poll::Ready(Ok(()))
+    }
+}
