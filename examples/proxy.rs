@@ -12,7 +12,8 @@
 
 use std::io;
 
-use tokio::io::{AsyncWriteExt, BufReader};
+use lzflow::tokio::fs::ReadAheadFile;
+use tokio::io::AsyncWriteExt;
 
 #[tokio::main]
 async fn main() -> io::Result<()> {
@@ -26,11 +27,12 @@ async fn main() -> io::Result<()> {
     });
     let output = args.next();
 
-    // Read side: a decoder that is an AsyncRead.
-    let file = tokio::fs::File::open(&input).await?;
+    // Read side: a decoder that is an AsyncRead, over a file read ahead on
+    // tokio's blocking pool (one trip there per 256 KiB, not per 8 KiB).
+    let file = ReadAheadFile::open(&input).await?;
     let mut decoder = lzflow::tokio::bufread::XzDecoder::builder()
         .memlimit(256 << 20)
-        .build(BufReader::new(file));
+        .build(file);
     let copied = match &output {
         Some(path) => {
             let mut out = tokio::fs::File::create(path).await?;
