@@ -118,41 +118,29 @@ fn lzflow_sync_file(w: &Workload) -> io::Result<usize> {
     }
 }
 
-fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
-    block_on(async {
-        match w.kind {
-            Kind::Xz => {
-                drain_tokio(lzflow::tokio::bufread::XzDecoder::new(&w.compressed[..])).await
-            }
-            Kind::RawLzma2(dict) => {
-                drain_tokio(
-                    lzflow::tokio::bufread::Lzma2Decoder::builder()
-                        .dict_size(dict)
-                        .build(&w.compressed[..]),
-                )
-                .await
-            }
+/// Decodes `w`, read from `r`, with lzflow's tokio face.
+async fn decode_tokio(w: &Workload, r: impl tokio::io::AsyncBufRead + Unpin) -> io::Result<usize> {
+    match w.kind {
+        Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(r)).await,
+        Kind::RawLzma2(dict) => {
+            drain_tokio(
+                lzflow::tokio::bufread::Lzma2Decoder::builder()
+                    .dict_size(dict)
+                    .build(r),
+            )
+            .await
         }
-    })
+    }
+}
+
+fn lzflow_tokio(w: &Workload) -> io::Result<usize> {
+    block_on(decode_tokio(w, &w.compressed[..]))
 }
 
 fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
     block_on(async {
-        let f = tokio::io::BufReader::with_capacity(
-            TOKIO_FILE_BUF,
-            tokio::fs::File::open(file_of(w)).await?,
-        );
-        match w.kind {
-            Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
-            Kind::RawLzma2(dict) => {
-                drain_tokio(
-                    lzflow::tokio::bufread::Lzma2Decoder::builder()
-                        .dict_size(dict)
-                        .build(f),
-                )
-                .await
-            }
-        }
+        let f = tokio::fs::File::open(file_of(w)).await?;
+        decode_tokio(w, tokio::io::BufReader::with_capacity(TOKIO_FILE_BUF, f)).await
     })
 }
 
@@ -161,17 +149,7 @@ fn lzflow_tokio_file(w: &Workload) -> io::Result<usize> {
 fn lzflow_tokio_read_ahead(w: &Workload) -> io::Result<usize> {
     block_on(async {
         let f = lzflow::tokio::fs::ReadAheadFile::open(file_of(w)).await?;
-        match w.kind {
-            Kind::Xz => drain_tokio(lzflow::tokio::bufread::XzDecoder::new(f)).await,
-            Kind::RawLzma2(dict) => {
-                drain_tokio(
-                    lzflow::tokio::bufread::Lzma2Decoder::builder()
-                        .dict_size(dict)
-                        .build(f),
-                )
-                .await
-            }
-        }
+        decode_tokio(w, f).await
     })
 }
 
