@@ -3,16 +3,16 @@
 //! implement `AsyncWrite`. Names and constructors follow
 //! async-compression's `tokio` module.
 //!
-//! Reading a `tokio::fs::File`: each read of one runs on tokio's blocking
-//! pool, one thread hop per fill of the `BufReader`. With the default 8 KiB
-//! buffer those hops cost a quarter more time than the decoding itself
-//! (measured on a 40 MiB text `.xz`); wrap the file in
-//! `tokio::io::BufReader::with_capacity(256 << 10, file)`: with 64 KiB the
-//! hops still cost 5-8 %, with 256 KiB about 5 % (`lzflow-bench compare
-//! decode`, rows `lzflow tokio file` against `lzflow sync file`).
-//! [`fs::ReadAheadFile`] (feature `tokio-fs`) does better: it reads the next
-//! buffer while the decoder works on the current one, and opens a file and
-//! reads its first buffer in one hop.
+//! Reading files: each read of a `tokio::fs::File` runs on tokio's blocking
+//! pool, one thread hop per fill of the `BufReader` over it. With the
+//! default 8 KiB buffer those hops cost a quarter more time than the
+//! decoding itself (measured on a 40 MiB text `.xz`); with 256 KiB, 3-6 %
+//! on 20-40 MiB files and 12-14 % on 250 KiB ones. [`fs::ReadAheadFile`]
+//! (feature `tokio-fs`) reads the next buffer while the decoder works on
+//! the current one, and opens a file and reads its first buffer in one hop:
+//! 0.99-1.02x the time of the std face over a file on the large files and
+//! 1.05-1.07x on the small ones (`lzflow-bench compare decode`, rows `lzflow
+//! tokio file` and `tokio ReadAheadFile` against `lzflow sync file`).
 
 pub mod bufread;
 #[cfg(feature = "tokio-fs")]
