@@ -182,3 +182,40 @@ fn outside_a_runtime_reads_fail_then_work_inside_one() {
     let e = futures::executor::block_on(ReadAheadFile::open(&file.0)).unwrap_err();
     assert!(e.to_string().contains("outside a tokio runtime"), "{e}");
 }
+
+#[tokio::test]
+async fn a_file_of_whole_buffers_ends_after_an_empty_fill() {
+    // The last fill is full, so one more (empty) fill is needed to see the
+    // end; the bytes before it and the end itself must both come through.
+    let data = seeded(3 * 4096, 5);
+    let file = TempFile::new("whole-buffers", &data);
+    let mut r = ReadAheadFile::open_with_capacity(4096, &file.0)
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    loop {
+        let n = {
+            let buf = r.fill_buf().await.unwrap();
+            got.extend_from_slice(buf);
+            buf.len()
+        };
+        if n == 0 {
+            break;
+        }
+        assert_eq!(n, 4096, "a fill hands out one whole buffer");
+        std::pin::Pin::new(&mut r).consume(n);
+    }
+    assert!(got == data);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn works_on_a_multi_thread_runtime_across_tasks() {
+    let data = seeded(1 << 20, 6);
+    let file = TempFile::new("multi-thread", &data);
+    let r = ReadAheadFile::open_with_capacity(64 << 10, &file.0)
+        .await
+        .unwrap();
+    // Read in another task, which may run on either worker.
+    let got = tokio::spawn(read_in(r, 10_000)).await.unwrap().unwrap();
+    assert!(got == data);
+}
