@@ -15,7 +15,7 @@ use std::future::Future;
 use std::io::{self, Read};
 use std::path::Path;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 use ::tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 use ::tokio::runtime::Handle;
@@ -82,11 +82,21 @@ fn fill(mut file: File, mut buf: Buffer, capacity: usize) -> Fill {
     }
 }
 
+/// Starts filling `buf` from `file` on the current runtime's blocking pool;
+/// without a runtime the fill waits (as [`Next::Waiting`]) for a poll inside
+/// one.
+fn start(file: File, buf: Buffer, capacity: usize) -> Next {
+    match Handle::try_current() {
+        Ok(h) => Next::Running(h.spawn_blocking(move || fill(file, buf, capacity))),
+        Err(_) => Next::Waiting(file, buf),
+    }
+}
+
 /// The read after the buffer being consumed.
 enum Next {
     /// A fill is running on the blocking pool; it owns the file.
     Running(JoinHandle<Fill>),
-    /// No fill started yet: there was no tokio runtime at construction.
+    /// No fill started yet: there was no tokio runtime when it was due.
     Waiting(File, Buffer),
     /// The file has ended.
     Eof,
@@ -160,7 +170,7 @@ impl ReadAheadFile {
             capacity,
             next: Next::Eof,
         };
-        reader.take_fill(first, Some(&handle));
+        reader.take_fill(first);
         Ok(reader)
     }
 
@@ -181,16 +191,12 @@ impl ReadAheadFile {
     /// least 1).
     pub fn with_capacity(capacity: usize, file: File) -> Self {
         let capacity = capacity.max(1);
-        let next = match Handle::try_current() {
-            Ok(h) => Next::Running(h.spawn_blocking(move || fill(file, no_buffer(), capacity))),
-            Err(_) => Next::Waiting(file, no_buffer()),
-        };
         ReadAheadFile {
             buf: no_buffer(),
             pos: 0,
             len: 0,
             capacity,
-            next,
+            next: start(file, no_buffer(), capacity),
         }
     }
 
@@ -201,19 +207,12 @@ impl ReadAheadFile {
 
     /// Makes a finished fill the buffer being consumed and, unless the file
     /// ended or failed, starts the next fill into the buffer just freed.
-    fn take_fill(&mut self, done: Fill, handle: Option<&Handle>) {
+    fn take_fill(&mut self, done: Fill) {
         let spare = std::mem::replace(&mut self.buf, done.buf);
         self.pos = 0;
         self.len = done.len;
         self.next = match done.end {
-            FillEnd::Full => {
-                let capacity = self.capacity;
-                let file = done.file;
-                match handle.cloned().or_else(|| Handle::try_current().ok()) {
-                    Some(h) => Next::Running(h.spawn_blocking(move || fill(file, spare, capacity))),
-                    None => Next::Waiting(file, spare),
-                }
-            }
+            FillEnd::Full => start(done.file, spare, self.capacity),
             FillEnd::Eof => Next::Eof,
             FillEnd::Failed(e) => Next::Failed(e.kind(), Some(e)),
         };
@@ -226,12 +225,8 @@ impl AsyncBufRead for ReadAheadFile {
         while this.pos == this.len {
             match &mut this.next {
                 Next::Running(task) => {
-                    let done = match Pin::new(task).poll(cx) {
-                        Poll::Pending => return Poll::Pending,
-                        Poll::Ready(done) => done,
-                    };
-                    match done {
-                        Ok(fill) => this.take_fill(fill, None),
+                    match ready!(Pin::new(task).poll(cx)) {
+                        Ok(fill) => this.take_fill(fill),
                         // The task panicked or the runtime is shutting
                         // down: the file went with it.
                         Err(e) => {
@@ -241,15 +236,14 @@ impl AsyncBufRead for ReadAheadFile {
                     }
                 }
                 Next::Waiting(..) => {
-                    let Ok(h) = Handle::try_current() else {
-                        return Poll::Ready(Err(no_runtime()));
-                    };
                     let Next::Waiting(file, buf) = std::mem::replace(&mut this.next, Next::Eof)
                     else {
                         unreachable!("matched Waiting above")
                     };
-                    let capacity = this.capacity;
-                    this.next = Next::Running(h.spawn_blocking(move || fill(file, buf, capacity)));
+                    this.next = start(file, buf, this.capacity);
+                    if matches!(this.next, Next::Waiting(..)) {
+                        return Poll::Ready(Err(no_runtime()));
+                    }
                 }
                 Next::Eof => break,
                 Next::Failed(kind, first) => {
@@ -275,11 +269,7 @@ impl AsyncRead for ReadAheadFile {
         cx: &mut Context<'_>,
         out: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let available = match self.as_mut().poll_fill_buf(cx) {
-            Poll::Ready(Ok(b)) => b,
-            Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-            Poll::Pending => return Poll::Pending,
-        };
+        let available = ready!(self.as_mut().poll_fill_buf(cx))?;
         let n = available.len().min(out.remaining());
         out.put_slice(&available[..n]);
         self.consume(n);
