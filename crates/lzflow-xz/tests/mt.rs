@@ -145,3 +145,50 @@ fn memory_limit_applies_to_each_worker() {
     assert_eq!(format!("{res:?}"), format!("{want_res:?}"));
     assert!(got.is_empty() && want.is_empty());
 }
+
+/// Blocks of 10,000 bytes alternating text (small when compressed) and
+/// random bytes (large), so that workers, which take the largest queued
+/// Block first, finish later Blocks before earlier ones.
+fn uneven_blocks() -> (Vec<u8>, Vec<u8>) {
+    let mut input = Vec::new();
+    for k in 0..12u64 {
+        let kind = if k % 3 == 0 { "random" } else { "text" };
+        input.extend_from_slice(&data(kind, 10_000, 100 + k));
+    }
+    let opts = XzEncoderOptions::preset(0)
+        .unwrap()
+        .with_block_size(Some(10_000));
+    let xz = encode_all(&mut XzEncoder::new(opts).unwrap(), &input, 1 << 20, 1 << 20).unwrap();
+    (input, xz)
+}
+
+#[test]
+fn blocks_finished_out_of_order_come_out_in_order_with_the_same_errors() {
+    let (input, xz) = uneven_blocks();
+    let info = lzflow_xz::info::read_info(std::io::Cursor::new(&xz)).unwrap();
+    let blocks = &info.streams[0].blocks;
+    assert_eq!(blocks.len(), 12);
+    // The sizes really are uneven: the random Blocks are the large ones.
+    assert!(blocks[0].total_size() > 2 * blocks[1].total_size());
+    for threads in [2, 3, 4] {
+        for split in [Split::Whole, Split::Random { seed: 6, max: 4000 }] {
+            let (out, res) = drive(&mut mt(threads, 1 << 20), &xz, split);
+            res.unwrap_or_else(|e| panic!("threads {threads} {split:?}: {e}"));
+            assert!(out == input, "threads {threads} {split:?}");
+        }
+    }
+    // A damaged small Block before large ones, and a damaged large one
+    // after small ones: the output up to it, then its error, as
+    // single-threaded.
+    let start = |i: usize| 12 + blocks[..i].iter().map(|b| b.total_size()).sum::<u64>() as usize;
+    for damaged in [1, 6] {
+        let mut bad = xz.clone();
+        bad[start(damaged) + 30] ^= 0x21;
+        assert!(single(&bad).1 != "None", "block {damaged} must fail");
+        for threads in [2, 4] {
+            for split in [Split::Whole, Split::Random { seed: 8, max: 3000 }] {
+                same_as_single(&bad, &mut mt(threads, 1 << 20), split, "damaged");
+            }
+        }
+    }
+}
