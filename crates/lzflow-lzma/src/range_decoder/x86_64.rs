@@ -4,23 +4,28 @@
 //! because the instructions between the compare and the moves that use its
 //! flags clobber them, so the compare is repeated (up to four times a bit).
 //! Here one `sub` yields both the decremented code and, in the carry flag,
-//! the inverted bit; every later step of the bit (range, code, next
-//! probability, adapted probability, symbol) is a flag-preserving
-//! `cmov`/`lea`/`sbb` on that flag: 20 instructions a bit. With all of
-//! this module, decoding takes 8% less time on text, 10% less on mixed
-//! binary data and 11% less on data of small independent chunks than with
-//! the Rust alone (each measured against the other in one process). A
-//! literal after a match also loads the next bit's two candidate
-//! probabilities ahead, which Rust's register allocation could not keep:
-//! 5% less time again on data of small independent chunks. That literal is
-//! bound by instruction throughput rather than latency (six extra ALU
-//! instructions a bit cost 3% on such data), so its bit is kept to 37
-//! instructions, using all 13 free registers: the code fix-up of a 0 bit
-//! adds back the bound instead of keeping the old code in a register, and
-//! the match byte has its own register instead of sharing the symbol's
-//! (43 instructions before, 4% more time). The
-//! Rust in `range_decoder.rs` is the safe twin: the `safe` feature, Miri
-//! and other targets use it, and so does the dry run (no adaptation).
+//! the inverted bit; the range and the next probability are `cmov`s on that
+//! flag, and one `sbb` turns it into a mask from which plain ALU
+//! instructions form the code fix-up, the next node and the adapted
+//! probability: 21 instructions a bit and the normalization check. The loop
+//! is bound by the ports that take shifts, `cmov` and `sbb` (ports 0 and 6
+//! on recent Intel cores: two extra rotates a bit cost 5% time), so one
+//! mask `sbb` replaces three of them (8 to 6 a bit: 2 to 8% less time on
+//! binary data, neutral on text). With all of this module, decoding takes
+//! 8% less time on text, 10% less on mixed binary data and 11% less on data
+//! of small independent chunks than with the Rust alone (each measured
+//! against the other in one process). A literal after a match also loads
+//! the next bit's two candidate probabilities ahead, which Rust's register
+//! allocation could not keep: 5% less time again on data of small
+//! independent chunks. That literal is bound by instruction throughput
+//! rather than latency (six extra ALU instructions a bit cost 3% on such
+//! data), so its bit is kept to 37 instructions, using all 13 free
+//! registers: the code fix-up of a 0 bit adds back the bound instead of
+//! keeping the old code in a register, and the match byte has its own
+//! register instead of sharing the symbol's (43 instructions before, 4%
+//! more time). The Rust in `range_decoder.rs` is the safe twin: the `safe`
+//! feature, Miri and other targets use it, and so does the dry run (no
+//! adaptation).
 //!
 //! # Invariants every block relies on
 //! 1. **Input.** Each bit shifts in at most one byte, so a call that
@@ -84,9 +89,9 @@ macro_rules! normalize {
 }
 
 /// Bound, code and range of one bit with probability `$p`; leaves the
-/// inverted bit in CF, the range minus the bound in `t0` and the old code
-/// in `t1`. With CF clear (bit 1) the range must become `t0`; with CF set
-/// (bit 0) the code must go back to `t1`.
+/// inverted bit in CF and the range minus the bound in `t0`, and has
+/// already picked the range. With CF set (bit 0) the code has gone below
+/// zero by the bound, which is then the range: the caller adds it back.
 macro_rules! split {
     ($p:literal) => {
         concat!(
@@ -96,7 +101,6 @@ macro_rules! split {
             reg!($p, "e"),
             "\n",
             "sub {t0:e}, {range:e}\n",
-            "mov {t1:e}, {code:e}\n",
             "sub {code:e}, {range:e}\n",
             "cmovae {range:e}, {t0:e}\n",
         )
@@ -113,7 +117,7 @@ macro_rules! tree_bit {
             normalize!(),
             split!($p),
             "movzx {t0:e}, word ptr [{base} + {m}*4 + 2]\n",
-            "lea {m}, [{m} + {m}]\n",
+            "lea {m}, [{m} + {m} + 1]\n",
             "cmovae ", reg!($n, "e"), ", {t0:e}\n",
             tree_bit!(@tail $p),
         )
@@ -122,22 +126,27 @@ macro_rules! tree_bit {
         concat!(
             normalize!(),
             split!($p),
-            "lea {m}, [{m} + {m}]\n",
+            "lea {m}, [{m} + {m} + 1]\n",
             tree_bit!(@tail $p),
         )
     };
-    // Code fix-up, `m = 2m + bit`, and the adapted probability stored at
-    // the old node (byte offset `2m`, which `m` held before the `sbb`).
+    // The bit as a mask (`t2`: all ones for a 0 bit), then with plain ALU
+    // operations: `m = 2m + 1 + mask`, the code fix-up (a 0 bit adds the
+    // bound, now the range, back) and the adapted probability, stored at
+    // the old node (byte offset `2m`, one below what `m` held before).
     (@tail $p:literal) => {
         concat!(
-            "lea {t0:e}, [", reg!($p, "r"), " + {offset_0}]\n",
-            "cmovb {code:e}, {t1:e}\n",
+            "sbb {t2}, {t2}\n",
             "mov {t1}, {m}\n",
-            "cmovae {t0:e}, ", reg!($p, "e"), "\n",
-            "sbb {m}, -1\n",
+            "add {m}, {t2}\n",
+            "mov {t0:e}, {offset_0}\n",
+            "and {t0:e}, {t2:e}\n",
+            "add {t0:e}, ", reg!($p, "e"), "\n",
+            "and {t2:e}, {range:e}\n",
+            "add {code:e}, {t2:e}\n",
             "shr {t0:e}, 5\n",
             "sub ", reg!($p, "e"), ", {t0:e}\n",
-            "mov word ptr [{base} + {t1}], ", reg!($p, "x"), "\n",
+            "mov word ptr [{base} + {t1} - 1], ", reg!($p, "x"), "\n",
         )
     };
 }
@@ -196,6 +205,7 @@ macro_rules! run_tree {
                 p1 = out(reg) _,
                 t0 = out(reg) _,
                 t1 = out(reg) _,
+                t2 = out(reg) _,
                 base = in(reg) $probs.as_mut_ptr(),
                 offset_0 = const OFFSET_0,
                 options(nostack),
@@ -263,7 +273,7 @@ macro_rules! matched_bit {
             "movzx {q0:e}, word ptr [{base} + {q0:r}*2]\n",
             "movzx {q1:e}, word ptr [{base} + {q1:r}*2]\n",
             normalize!(),
-            matched_bit!(@split),
+            split!("p"),
             // The next probability and `off`, by this bit.
             "cmovae {q0:e}, {q1:e}\n",
             "cmovae {off:e}, {m:e}\n",
@@ -275,7 +285,7 @@ macro_rules! matched_bit {
         concat!(
             matched_bit!(@index),
             normalize!(),
-            matched_bit!(@split),
+            split!("p"),
             matched_bit!(@tail)
         )
     };
@@ -286,18 +296,6 @@ macro_rules! matched_bit {
             "and {m:e}, {off:e}\n",
             "lea {idx:e}, [{m:r} + {off:r}]\n",
             "add {idx:e}, {s:e}\n",
-        )
-    };
-    // As `split!`, but the code is not saved: a 0 bit (CF set) leaves the
-    // range equal to the bound, which the tail adds back to the code.
-    (@split) => {
-        concat!(
-            "mov {t0:e}, {range:e}\n",
-            "shr {range:e}, 11\n",
-            "imul {range:e}, {p:e}\n",
-            "sub {t0:e}, {range:e}\n",
-            "sub {code:e}, {range:e}\n",
-            "cmovae {range:e}, {t0:e}\n",
         )
     };
     // The adapted probability (in `q1`), `sym = 2 sym + bit`, the code
