@@ -59,6 +59,29 @@ async fn read_in(mut r: ReadAheadFile, chunk: usize) -> io::Result<Vec<u8>> {
     }
 }
 
+/// A FIFO under the temporary directory, opened at both ends (its name
+/// already removed): a read of the read end blocks until the write end
+/// writes or closes.
+#[cfg(target_os = "linux")]
+fn fifo(tag: usize) -> (std::fs::File, std::fs::File) {
+    let path = std::env::temp_dir().join(format!(
+        "lzflow-read-ahead-{}-fifo-{tag}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    assert!(made.unwrap().success(), "mkfifo");
+    // Opening either end blocks until the other is opened.
+    let write_end = std::thread::spawn({
+        let path = path.clone();
+        move || std::fs::OpenOptions::new().write(true).open(path).unwrap()
+    });
+    let read_end = std::fs::File::open(&path).unwrap();
+    let write_end = write_end.join().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    (read_end, write_end)
+}
+
 #[tokio::test]
 async fn every_byte_in_order_for_any_buffer_and_read_size() {
     let data = seeded(300_007, 1);
@@ -122,13 +145,23 @@ async fn xz_fixtures_decode_through_it_like_the_reference() {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn dropped_read_futures_lose_nothing() {
     let data = seeded(200_000, 3);
-    let file = TempFile::new("dropped", &data);
-    let mut r = ReadAheadFile::open_with_capacity(8192, &file.0)
-        .await
-        .unwrap();
+    // The bytes come through a FIFO in pieces with pauses between, so
+    // reads are sure to find the fill waiting, however fast the pool is.
+    let (read_end, mut write_end) = fifo(0);
+    let writer = std::thread::spawn({
+        let data = data.clone();
+        move || {
+            for piece in data.chunks(29_000) {
+                write_end.write_all(piece).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    });
+    let mut r = ReadAheadFile::with_capacity(8192, read_end);
     let (mut got, mut buf, mut dropped) = (Vec::new(), [0u8; 3000], 0);
     loop {
         // One poll each: a read waiting for the blocking pool is dropped.
@@ -142,6 +175,7 @@ async fn dropped_read_futures_lose_nothing() {
             }
         }
     }
+    writer.join().unwrap();
     assert!(got == data);
     assert!(dropped > 0, "no read was pending: the test tested nothing");
 }
@@ -218,4 +252,75 @@ async fn works_on_a_multi_thread_runtime_across_tasks() {
     // Read in another task, which may run on either worker.
     let got = tokio::spawn(read_in(r, 10_000)).await.unwrap().unwrap();
     assert!(got == data);
+}
+
+/// A waker that counts its wake-ups.
+struct CountingWaker(std::sync::atomic::AtomicUsize);
+
+impl futures::task::ArcWake for CountingWaker {
+    fn wake_by_ref(this: &std::sync::Arc<Self>) {
+        this.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_on_a_fill_keeps_the_task_awake_for_spin_wait_only() {
+    use lzflow::tokio::fs::SPIN_WAIT;
+    use std::sync::{atomic::Ordering, Arc};
+    use std::task::{Context, Poll};
+    use std::time::{Duration, Instant};
+    use tokio::io::AsyncBufRead;
+
+    // Made first, so that it drops last, after the write ends: a failed
+    // assertion must not leave the runtime waiting on a fill forever.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let _in_runtime = rt.enter();
+    let counter = Arc::new(CountingWaker(0.into()));
+    let waker = futures::task::waker(counter.clone());
+    let mut cx = Context::from_waker(&waker);
+    let wakes = || counter.0.load(Ordering::SeqCst);
+
+    // Young fill: pending, and the task is asked to be polled again at
+    // once. Only a poll seen to come within SPIN_WAIT of the fill's start
+    // counts; a test thread descheduled for longer tries again.
+    let (mut r, mut writer) = (1..=50)
+        .find_map(|attempt| {
+            let (read_end, writer) = fifo(attempt);
+            counter.0.store(0, Ordering::SeqCst);
+            let t0 = Instant::now();
+            let mut r = ReadAheadFile::with_capacity(4, read_end);
+            assert!(std::pin::Pin::new(&mut r)
+                .poll_fill_buf(&mut cx)
+                .is_pending());
+            if t0.elapsed() >= SPIN_WAIT {
+                // Dropping the write end ends the fill.
+                return None;
+            }
+            assert_eq!(wakes(), 1, "a pending poll of a young fill wakes itself");
+            Some((r, writer))
+        })
+        .expect("a poll within SPIN_WAIT of the fill's start in 50 attempts");
+
+    // Old fill: pending, and the task sleeps until the fill ends.
+    std::thread::sleep(SPIN_WAIT * 2);
+    assert!(std::pin::Pin::new(&mut r)
+        .poll_fill_buf(&mut cx)
+        .is_pending());
+    assert_eq!(wakes(), 1, "past SPIN_WAIT a pending poll does not wake");
+
+    writer.write_all(b"lzma").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while wakes() < 2 {
+        assert!(Instant::now() < deadline, "the fill's end woke the task");
+        std::thread::yield_now();
+    }
+    match std::pin::Pin::new(&mut r).poll_fill_buf(&mut cx) {
+        Poll::Ready(Ok(buf)) => assert_eq!(buf, b"lzma"),
+        other => panic!("expected the written bytes, got {other:?}"),
+    }
+    // The next fill ends with the write end, so the runtime can shut down.
+    drop(writer);
 }
