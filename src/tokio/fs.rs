@@ -42,20 +42,34 @@ pub const DEFAULT_CAPACITY: usize = 256 << 10;
 /// one trip to the blocking pool plus a buffer read from the page cache.
 pub const SPIN_WAIT: Duration = Duration::from_micros(200);
 
-/// Polls a blocking-pool task that started at `started`; while it is
-/// younger than [`SPIN_WAIT`], a pending poll asks to be polled again.
-fn poll_task<T>(
-    task: &mut JoinHandle<T>,
+/// A task on the blocking pool and when it started. Awaited while younger
+/// than [`SPIN_WAIT`], a pending poll asks to be polled again.
+struct Trip<T> {
+    task: JoinHandle<T>,
     started: Instant,
-    cx: &mut Context<'_>,
-) -> Poll<Result<T, JoinError>> {
-    let poll = Pin::new(task).poll(cx);
-    if poll.is_pending() && started.elapsed() < SPIN_WAIT {
-        // The runtime polls this task again instead of parking its thread,
-        // so the task's end is seen without a thread wake-up.
-        cx.waker().wake_by_ref();
+}
+
+impl<T: Send + 'static> Trip<T> {
+    fn spawn(handle: &Handle, f: impl FnOnce() -> T + Send + 'static) -> Self {
+        Trip {
+            task: handle.spawn_blocking(f),
+            started: Instant::now(),
+        }
     }
-    poll
+}
+
+impl<T> Future for Trip<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let poll = Pin::new(&mut self.task).poll(cx);
+        if poll.is_pending() && self.started.elapsed() < SPIN_WAIT {
+            // The runtime polls this task again instead of parking its
+            // thread, so the task's end is seen without a thread wake-up.
+            cx.waker().wake_by_ref();
+        }
+        poll
+    }
 }
 
 /// What one trip to the blocking pool brings back: the file and the buffer
@@ -118,19 +132,15 @@ fn fill(mut file: File, mut buf: Buffer, capacity: usize) -> Fill {
 /// one.
 fn start(file: File, buf: Buffer, capacity: usize) -> Next {
     match Handle::try_current() {
-        Ok(h) => Next::Running(
-            h.spawn_blocking(move || fill(file, buf, capacity)),
-            Instant::now(),
-        ),
+        Ok(h) => Next::Running(Trip::spawn(&h, move || fill(file, buf, capacity))),
         Err(_) => Next::Waiting(file, buf),
     }
 }
 
 /// The read after the buffer being consumed.
 enum Next {
-    /// A fill is running on the blocking pool since the instant; it owns
-    /// the file.
-    Running(JoinHandle<Fill>, Instant),
+    /// A fill is running on the blocking pool; it owns the file.
+    Running(Trip<Fill>),
     /// No fill started yet: there was no tokio runtime when it was due.
     Waiting(File, Buffer),
     /// The file has ended.
@@ -195,12 +205,10 @@ impl ReadAheadFile {
         let capacity = capacity.max(1);
         let path = path.as_ref().to_owned();
         let handle = Handle::try_current().map_err(|_| no_runtime())?;
-        let mut first = handle
-            .spawn_blocking(move || File::open(path).map(|file| fill(file, no_buffer(), capacity)));
-        let started = Instant::now();
-        let first = std::future::poll_fn(|cx| poll_task(&mut first, started, cx))
-            .await
-            .map_err(io::Error::other)??;
+        let first = Trip::spawn(&handle, move || {
+            File::open(path).map(|file| fill(file, no_buffer(), capacity))
+        });
+        let first = first.await.map_err(io::Error::other)??;
         let mut reader = ReadAheadFile {
             buf: no_buffer(),
             pos: 0,
@@ -262,8 +270,8 @@ impl AsyncBufRead for ReadAheadFile {
         let this = self.get_mut();
         while this.pos == this.len {
             match &mut this.next {
-                Next::Running(task, started) => {
-                    match ready!(poll_task(task, *started, cx)) {
+                Next::Running(trip) => {
+                    match ready!(Pin::new(trip).poll(cx)) {
                         Ok(fill) => this.take_fill(fill),
                         // The task panicked or the runtime is shutting
                         // down: the file went with it.
