@@ -9,7 +9,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use faces_support::*;
@@ -320,17 +320,6 @@ async fn bufread_encoder_over_a_pending_reader_round_trips() {
         assert!(ref_decode_xz(&compressed) == payload);
     })
     .await
-}
-
-/// Counts wake-ups.
-struct CountingWaker(AtomicUsize);
-impl Wake for CountingWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
 }
 
 #[test]

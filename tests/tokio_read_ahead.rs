@@ -254,15 +254,6 @@ async fn works_on_a_multi_thread_runtime_across_tasks() {
     assert!(got == data);
 }
 
-/// A waker that counts its wake-ups.
-struct CountingWaker(std::sync::atomic::AtomicUsize);
-
-impl futures::task::ArcWake for CountingWaker {
-    fn wake_by_ref(this: &std::sync::Arc<Self>) {
-        this.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn waiting_on_a_fill_keeps_the_task_awake_for_spin_wait_only() {
@@ -279,7 +270,7 @@ fn waiting_on_a_fill_keeps_the_task_awake_for_spin_wait_only() {
         .unwrap();
     let _in_runtime = rt.enter();
     let counter = Arc::new(CountingWaker(0.into()));
-    let waker = futures::task::waker(counter.clone());
+    let waker = std::task::Waker::from(counter.clone());
     let mut cx = Context::from_waker(&waker);
     let wakes = || counter.0.load(Ordering::SeqCst);
 

@@ -507,3 +507,15 @@ pub fn sample_data(len: usize, seed: u64) -> Vec<u8> {
     out.truncate(len);
     out
 }
+
+/// A waker that counts its wake-ups.
+pub struct CountingWaker(pub std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for CountingWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref();
+    }
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
