@@ -80,7 +80,7 @@ impl JobQueue {
     /// taking Blocks in order, 0.58× the single-thread time; workers
     /// largest first, 0.55×; the calling thread also largest first once
     /// the due Block is taken, with `4 × threads` Blocks in flight instead
-    /// of 2 ×, 0.52× (the deeper queue gives it a choice).
+    /// of 2 ×, 0.53× (the deeper queue gives it a choice).
     fn take(&mut self, due_first: bool) -> Option<Job> {
         let due = self.first;
         let i = if due_first && self.jobs.front().is_some_and(|j| j.seq == due) {
