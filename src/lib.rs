@@ -113,6 +113,8 @@ pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFor
 pub use mt::{BuildMtEncoder, MtEncodeOptions, MtEncoderBuilder};
 
 pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};
+/// Extraction rules and options shared by every archive format.
+pub use lzflow_core::extract;
 pub use lzflow_filters::{FilterConfig, FilterError, FilterKind};
 pub use lzflow_lzma::{DecoderOptions, LzmaError, LzmaOptions, LzmaProps, MatchFinder, Mode};
 pub use lzflow_xz::{Check, XzError};

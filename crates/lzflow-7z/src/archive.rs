@@ -81,7 +81,8 @@ impl<R: Read + Seek> Archive<R> {
     /// Each folder is decoded once, front to back: entries of a solid block
     /// stream out of the same decoder pass. `f` may read all, part or none
     /// of the data; the rest is decoded and its CRC verified before the
-    /// next entry. An error from `f` stops the walk and is returned (a
+    /// next entry. All of an entry's bytes are delivered before a CRC
+    /// mismatch is reported (by the next read, or when `f` returns). An error from `f` stops the walk and is returned (a
     /// `SevenZError` that travelled through `io::Error` comes back typed).
     pub fn for_each_entry<F>(&mut self, mut f: F) -> Result<(), SevenZError>
     where
@@ -112,7 +113,7 @@ impl<R: Read + Seek> Archive<R> {
                 }
             };
             stream.skip_to(reader, entry.offset_in_folder)?;
-            let mut state = EntryState::new(entry, stream.dec.is_encrypted());
+            let mut state = EntryState::new(entry, stream.dec.is_encrypted()).deferring_check();
             let mut r = EntryRead {
                 reader: &mut *reader,
                 stream,
@@ -310,6 +311,12 @@ impl FolderStream {
 struct EntryState {
     check: EntryCheck,
     encrypted: bool,
+    /// Deliver the bytes of the read that completes the entry and report a
+    /// CRC mismatch by the next read (or `drain`): for the walk, whose
+    /// drain cannot be skipped, so a kept broken file has all its bytes.
+    defer_check: bool,
+    /// The mismatch found by a deferred check, not yet reported.
+    pending: Option<SevenZError>,
 }
 
 impl EntryState {
@@ -317,7 +324,14 @@ impl EntryState {
         EntryState {
             check: EntryCheck::new(entry),
             encrypted,
+            defer_check: false,
+            pending: None,
         }
+    }
+
+    fn deferring_check(mut self) -> Self {
+        self.defer_check = true;
+        self
     }
 
     fn left(&self) -> u64 {
@@ -330,6 +344,9 @@ impl EntryState {
         stream: Option<&mut FolderStream>,
         buf: &mut [u8],
     ) -> Result<usize, SevenZError> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
         let left = self.check.left();
         if left == 0 || buf.is_empty() {
             return Ok(0);
@@ -343,13 +360,17 @@ impl EntryState {
                 self.check.name()
             ))));
         }
-        self.check.update(&buf[..n]).map_err(|e| {
-            if self.encrypted {
+        if let Err(e) = self.check.update(&buf[..n]) {
+            let e = if self.encrypted {
                 SevenZError::WrongPassword
             } else {
                 e
+            };
+            if !self.defer_check {
+                return Err(e);
             }
-        })?;
+            self.pending = Some(e);
+        }
         Ok(n)
     }
 }
@@ -368,7 +389,10 @@ impl<R: Read + Seek> EntryRead<'_, R> {
             self.state
                 .read(self.reader, Some(self.stream), &mut scratch)?;
         }
-        Ok(())
+        match self.state.pending.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 

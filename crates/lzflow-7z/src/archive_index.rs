@@ -149,7 +149,7 @@ impl IndexBuilder {
             }
         }
         if sig.next_header_size > self.options.max_header_size {
-            return Err(SevenZError::Limit(LimitExceeded::Memory {
+            return Err(SevenZError::Limit(LimitExceeded::HeaderSize {
                 needed: sig.next_header_size,
                 limit: self.options.max_header_size,
             }));
@@ -205,7 +205,7 @@ impl IndexBuilder {
                 }
                 let total: u64 = streams.folders.iter().map(|f| f.unpack_size()).sum();
                 if total > self.options.max_header_size {
-                    return Err(SevenZError::Limit(LimitExceeded::Memory {
+                    return Err(SevenZError::Limit(LimitExceeded::HeaderSize {
                         needed: total,
                         limit: self.options.max_header_size,
                     }));

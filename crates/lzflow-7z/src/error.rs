@@ -3,6 +3,7 @@
 use std::fmt;
 use std::io;
 
+use lzflow_core::extract::ExtractError;
 use lzflow_core::{into_io_error, CoderError, Culprit, LimitExceeded};
 
 /// Everything that can go wrong reading a 7z archive.
@@ -46,11 +47,10 @@ pub enum SevenZError {
     Lzma(lzflow_lzma::LzmaError),
     /// A filter (BCJ, Delta) rejected its data or properties.
     Filter(lzflow_filters::FilterError),
-    /// Extraction refused a path that would escape the target directory.
-    UnsafePath {
-        /// The entry's stored path.
-        path: String,
-    },
+    /// Extraction could not write an entry (a path that would escape the
+    /// target, an existing file, a clash); the same error for every
+    /// container.
+    Extract(ExtractError),
     /// The caller asked for an entry index that does not exist.
     NoSuchEntry(usize),
     /// Reading or writing failed.
@@ -62,6 +62,16 @@ pub enum SevenZError {
     WriterUnusable(&'static str),
     /// An entry name the writer refuses (empty, or holding a NUL).
     InvalidEntryName(String),
+    /// A coder's data does not end at its declared size: it stops short,
+    /// goes on past it, or leaves packed bytes after its end (7-Zip's
+    /// "Data Error" and "There are some data after the end of the payload
+    /// data").
+    DataSize {
+        /// Where: `folder N`, or the archive header.
+        folder: String,
+        /// What is wrong.
+        what: &'static str,
+    },
 }
 
 impl SevenZError {
@@ -94,10 +104,8 @@ impl fmt::Display for SevenZError {
             }
             SevenZError::Lzma(e) => write!(f, "7z LZMA data: {e}"),
             SevenZError::Filter(e) => write!(f, "7z filter: {e}"),
-            SevenZError::UnsafePath { path } => write!(
-                f,
-                "refusing to extract {path:?}: it would be written outside the target directory"
-            ),
+            // Transparent: the extraction error says it all.
+            SevenZError::Extract(e) => e.fmt(f),
             SevenZError::NoSuchEntry(i) => write!(f, "no entry with index {i} in the 7z archive"),
             SevenZError::Io(e) => write!(f, "I/O error: {e}"),
             SevenZError::InvalidWriterOptions(what) => {
@@ -108,6 +116,9 @@ impl fmt::Display for SevenZError {
                 f,
                 "invalid entry name {name:?}: names must be non-empty and hold no NUL"
             ),
+            SevenZError::DataSize { folder, what } => {
+                write!(f, "{folder}: {what}: the data is corrupt")
+            }
         }
     }
 }
@@ -119,6 +130,7 @@ impl std::error::Error for SevenZError {
             SevenZError::Lzma(e) => Some(e),
             SevenZError::Filter(e) => Some(e),
             SevenZError::Io(e) => Some(e),
+            SevenZError::Extract(e) => e.source(),
             _ => None,
         }
     }
@@ -131,7 +143,8 @@ impl CoderError for SevenZError {
             | SevenZError::HeaderCrc
             | SevenZError::Corrupt(_)
             | SevenZError::DataCrc { .. }
-            | SevenZError::UnsafePath { .. } => Culprit::Corrupt,
+            | SevenZError::DataSize { .. } => Culprit::Corrupt,
+            SevenZError::Extract(e) => e.culprit(),
             SevenZError::Truncated => Culprit::Truncated,
             SevenZError::UnsupportedVersion { .. }
             | SevenZError::Unsupported { .. }
@@ -167,6 +180,12 @@ impl From<lzflow_filters::FilterError> for SevenZError {
     }
 }
 
+impl From<ExtractError> for SevenZError {
+    fn from(e: ExtractError) -> Self {
+        SevenZError::Extract(e)
+    }
+}
+
 impl From<io::Error> for SevenZError {
     /// Recovers a `SevenZError` that travelled through `io::Error` (from an
     /// entry reader); wraps any other I/O error.
@@ -191,6 +210,7 @@ impl From<SevenZError> for io::Error {
     fn from(e: SevenZError) -> Self {
         match e {
             SevenZError::Io(inner) => inner,
+            SevenZError::Extract(e) => io::Error::new(e.io_kind(), SevenZError::Extract(e)),
             other => into_io_error(other),
         }
     }

@@ -37,9 +37,10 @@ pub(crate) fn parse_files_info(
 ) -> Result<Vec<FileRecord>, SevenZError> {
     let n = r.count("file")?;
     if n > max_entries {
-        return Err(SevenZError::corrupt(format!(
-            "{n} entries exceed the configured maximum of {max_entries}"
-        )));
+        return Err(SevenZError::Limit(lzflow_core::LimitExceeded::Entries {
+            count: n as u64,
+            limit: max_entries as u64,
+        }));
     }
     let mut files = vec![FileRecord::default(); n];
     let mut empty_streams: Vec<usize> = Vec::new();

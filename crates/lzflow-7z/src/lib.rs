@@ -11,8 +11,10 @@
 //!   filters and Delta (lzflow-filters), BCJ2 (`bcj2`), AES-256 (`aes`),
 //!   Deflate and BZip2.
 //! * [`IndexBuilder`] / [`ArchiveIndex`]: opening without I/O.
-//! * [`Archive`]: the `Read + Seek` face; [`Archive::extract_to`] writes to
-//!   disk and refuses paths that escape the target.
+//! * [`Archive`]: the `Read + Seek` face; [`Archive::extract_to_with`]
+//!   writes to disk under [`ExtractOptions`] with the rules every lzflow
+//!   container shares (`lzflow_core::extract`; `extract.rs` maps 7z
+//!   entries onto it).
 //! * [`Writer`]: creating archives (`writer`, `file_table`,
 //!   `header_writer`, `aes_encoder`, `writer_options`): entries are
 //!   compressed into folders as they arrive (LZMA2, LZMA or Copy, optional
@@ -64,6 +66,7 @@ pub use entry::{
     filetime_to_system_time, Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use error::SevenZError;
+pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 pub use lzflow_core::Limits;
 pub use multi_volume::MultiVolume;
 pub use signature_header::SignatureHeader;

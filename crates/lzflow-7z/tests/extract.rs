@@ -1,5 +1,7 @@
 //! `extract_to`: contents, times and modes on disk; paths that would escape
-//! the target are refused before anything is written.
+//! the target are refused before anything is written; existing files, hard
+//! links, duplicates, clashes, failures and wrong passwords are handled by
+//! the rules of `lzflow_core::extract`.
 
 mod common;
 
@@ -7,7 +9,10 @@ use std::io::Cursor;
 use std::path::PathBuf;
 
 use common::{copy_archive, temp_dir};
-use lzflow_7z::{Archive, SevenZError};
+use lzflow_7z::{
+    Archive, EntryMeta, ExtractError, ExtractOptions, Overwrite, PathPolicy, SevenZError, Writer,
+    WriterOptions,
+};
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -94,7 +99,7 @@ fn escaping_entries_are_refused_and_nothing_is_written() {
         let mut a = Archive::open(Cursor::new(archive)).unwrap();
         assert_eq!(a.entries()[1].name, bad);
         match a.extract_to(&target) {
-            Err(SevenZError::UnsafePath { path }) => assert_eq!(path, bad),
+            Err(SevenZError::Extract(ExtractError::UnsafePath { path })) => assert_eq!(path, bad),
             other => panic!("{bad}: expected UnsafePath, got {other:?}"),
         }
         assert!(
@@ -116,14 +121,297 @@ fn symlinks_in_the_target_are_not_followed() {
     std::fs::create_dir_all(&outside).unwrap();
     std::os::unix::fs::symlink(&outside, target.join("link")).unwrap();
     std::os::unix::fs::symlink(outside.join("f"), target.join("file-link")).unwrap();
-    for name in ["link/evil.txt", "file-link"] {
-        let mut a = Archive::open(Cursor::new(copy_archive(&[(name, b"evil")]))).unwrap();
+    // A directory on the way that is a link: refused, whatever the policy.
+    for overwrite in [Overwrite::Never, Overwrite::Skip, Overwrite::Always] {
+        let mut a =
+            Archive::open(Cursor::new(copy_archive(&[("link/evil.txt", b"evil")]))).unwrap();
+        let options = ExtractOptions::default().with_overwrite(overwrite);
+        let err = a.extract_to_with(&target, &options).unwrap_err();
         assert!(
-            matches!(a.extract_to(&target), Err(SevenZError::UnsafePath { .. })),
-            "{name}"
+            matches!(err, SevenZError::Extract(ExtractError::UnsafePath { .. })),
+            "{overwrite:?}: {err:?}"
         );
     }
+    // A file whose name is a link: an existing file by default; replaced
+    // (the link itself, not what it points to) when overwriting.
+    let archive = copy_archive(&[("file-link", b"evil")]);
+    let mut a = Archive::open(Cursor::new(archive.clone())).unwrap();
+    let err = a.extract_to(&target).unwrap_err();
+    assert!(
+        matches!(&err, SevenZError::Extract(ExtractError::Exists { path }) if path.ends_with("file-link")),
+        "{err:?}"
+    );
+    let mut a = Archive::open(Cursor::new(archive)).unwrap();
+    let always = ExtractOptions::default().with_overwrite(Overwrite::Always);
+    a.extract_to_with(&target, &always).unwrap();
+    let meta = std::fs::symlink_metadata(target.join("file-link")).unwrap();
+    assert!(meta.is_file());
+    assert_eq!(std::fs::read(target.join("file-link")).unwrap(), b"evil");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+/// The process umask, as the kernel reports it.
+#[cfg(target_os = "linux")]
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line["Umask:".len()..].trim(), 8).unwrap()
+}
+
+/// Files in `dir` (names), sorted, to show nothing else was left there.
+fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+fn archive_with_modes(entries: &[(&str, u32)]) -> Vec<u8> {
+    let mut w = Writer::new(Cursor::new(Vec::new())).unwrap();
+    for (name, mode) in entries {
+        let meta = EntryMeta::default().with_unix_mode(*mode);
+        if mode & 0o170000 == 0o040000 {
+            w.add_dir(name, meta).unwrap();
+        } else {
+            w.add_file(name, &b"data"[..], meta).unwrap();
+        }
+    }
+    w.finish().unwrap().into_inner()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn special_bits_are_never_applied_and_the_umask_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let stored = [
+        ("setuid", 0o104755),
+        ("setgid", 0o102755),
+        ("sticky-dir", 0o041777),
+        ("world-writable", 0o100666),
+        ("all", 0o107777),
+        ("private", 0o100600),
+    ];
+    let out = temp_dir("extract-special-bits");
+    let mut a = Archive::open(Cursor::new(archive_with_modes(&stored))).unwrap();
+    assert_eq!(
+        a.entries()[0].unix_mode(),
+        Some(0o104755),
+        "stored faithfully"
+    );
+    a.extract_to(&out).unwrap();
+    let umask = umask();
+    for (name, mode) in stored {
+        let got = std::fs::metadata(out.join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777;
+        assert_eq!(
+            got,
+            mode & 0o777 & !umask,
+            "{name}: stored {mode:o}, umask {umask:o}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn existing_files_are_kept_unless_the_caller_chooses() {
+    let out = temp_dir("extract-existing");
+    std::fs::write(out.join("b.txt"), b"mine").unwrap();
+    let archive = copy_archive(&[("a.txt", b"new a"), ("b.txt", b"new b")]);
+    let open = || Archive::open(Cursor::new(archive.clone())).unwrap();
+    // Default: refused before anything is written, the error names the file.
+    let err = open().extract_to(&out).unwrap_err();
+    match &err {
+        SevenZError::Extract(ExtractError::Exists { path }) => assert_eq!(*path, out.join("b.txt")),
+        other => panic!("{other:?}"),
+    }
+    assert!(err.to_string().contains("b.txt"), "{err}");
+    assert_eq!(
+        std::io::Error::from(err).kind(),
+        std::io::ErrorKind::AlreadyExists
+    );
+    assert_eq!(listing(&out), ["b.txt"]);
+    // Skip: the existing file stays, the others are written.
+    let skip = ExtractOptions::default().with_overwrite(Overwrite::Skip);
+    open().extract_to_with(&out, &skip).unwrap();
+    assert_eq!(std::fs::read(out.join("a.txt")).unwrap(), b"new a");
+    assert_eq!(std::fs::read(out.join("b.txt")).unwrap(), b"mine");
+    // Always: replaced.
+    let always = ExtractOptions::default().with_overwrite(Overwrite::Always);
+    open().extract_to_with(&out, &always).unwrap();
+    assert_eq!(std::fs::read(out.join("b.txt")).unwrap(), b"new b");
+    assert_eq!(
+        listing(&out),
+        ["a.txt", "b.txt"],
+        "no temporary file is left"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hard_link_in_the_target_never_carries_a_write_outside() {
+    let out = temp_dir("extract-hardlink");
+    let target = out.join("target");
+    std::fs::create_dir_all(&target).unwrap();
+    let secret = out.join("secret");
+    std::fs::write(&secret, b"outside").unwrap();
+    std::fs::hard_link(&secret, target.join("f.txt")).unwrap();
+    let archive = copy_archive(&[("f.txt", b"from the archive")]);
+    let mut a = Archive::open(Cursor::new(archive.clone())).unwrap();
+    assert!(a.extract_to(&target).is_err());
+    let mut a = Archive::open(Cursor::new(archive)).unwrap();
+    let always = ExtractOptions::default().with_overwrite(Overwrite::Always);
+    a.extract_to_with(&target, &always).unwrap();
+    assert_eq!(
+        std::fs::read(target.join("f.txt")).unwrap(),
+        b"from the archive"
+    );
+    assert_eq!(std::fs::read(&secret).unwrap(), b"outside");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn duplicate_names_follow_the_overwrite_policy() {
+    let archive = copy_archive(&[("d/a.txt", b"first"), ("x", b"x"), ("d/a.txt", b"second")]);
+    let out = temp_dir("extract-duplicates");
+    let open = || Archive::open(Cursor::new(archive.clone())).unwrap();
+    let err = open().extract_to(&out).unwrap_err();
+    assert!(
+        matches!(&err, SevenZError::Extract(ExtractError::Duplicate { path }) if path.ends_with("d/a.txt")),
+        "{err:?}"
+    );
+    assert!(listing(&out).is_empty(), "nothing is written");
+    let skip = ExtractOptions::default().with_overwrite(Overwrite::Skip);
+    open().extract_to_with(&out, &skip).unwrap();
+    assert_eq!(std::fs::read(out.join("d/a.txt")).unwrap(), b"first");
+    let _ = std::fs::remove_dir_all(&out);
+    let always = ExtractOptions::default().with_overwrite(Overwrite::Always);
+    open().extract_to_with(&out, &always).unwrap();
+    assert_eq!(std::fs::read(out.join("d/a.txt")).unwrap(), b"second");
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn a_file_directory_clash_says_what_clashed() {
+    let out = temp_dir("extract-clash");
+    let mut a = Archive::open(Cursor::new(copy_archive(&[("a", b"file"), ("a/b", b"x")]))).unwrap();
+    let err = a.extract_to(&out).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "a is a file, but an entry needs a directory there",
+        "{err:?}"
+    );
+    assert!(listing(&out).is_empty());
+    std::fs::create_dir(out.join("c")).unwrap();
+    let mut a = Archive::open(Cursor::new(copy_archive(&[("c", b"file")]))).unwrap();
+    let always = ExtractOptions::default().with_overwrite(Overwrite::Always);
+    let err = a.extract_to_with(&out, &always).unwrap_err();
+    match err {
+        SevenZError::Extract(ExtractError::Clash {
+            path,
+            existing,
+            wanted,
+        }) => {
+            assert_eq!(path, out.join("c"));
+            assert_eq!((existing, wanted), ("a directory", "a file"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn a_failed_entry_leaves_no_file_and_earlier_entries_stay() {
+    let archive = copy_archive(&[("one", b"first"), ("two", b"second"), ("three", b"third")]);
+    let mut bad = archive;
+    // "second" starts at 32 + 5: damage it.
+    bad[32 + 6] ^= 0x01;
+    let out = temp_dir("extract-failed");
+    let mut a = Archive::open(Cursor::new(bad.clone())).unwrap();
+    let err = a.extract_to(&out).unwrap_err();
+    assert!(
+        matches!(&err, SevenZError::DataCrc { entry } if entry == "two"),
+        "{err:?}"
+    );
+    assert_eq!(listing(&out), ["one"], "no file for two, no temporary file");
+    assert_eq!(std::fs::read(out.join("one")).unwrap(), b"first");
+    let _ = std::fs::remove_dir_all(&out);
+    // keep_broken: the damaged data is kept under its name.
+    let mut a = Archive::open(Cursor::new(bad)).unwrap();
+    let keep = ExtractOptions::default().with_keep_broken(true);
+    assert!(a.extract_to_with(&out, &keep).is_err());
+    assert_eq!(listing(&out), ["one", "two"]);
+    assert_eq!(
+        std::fs::read(out.join("two")).unwrap(),
+        b"sdcond",
+        "every byte, damage included"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn a_wrong_password_leaves_nothing() {
+    let options = WriterOptions::default().with_password("right");
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    w.add_dir("dir", EntryMeta::default()).unwrap();
+    w.add_empty_file("dir/empty", EntryMeta::default()).unwrap();
+    w.add_file("dir/data.txt", &[7u8; 250_000][..], EntryMeta::default())
+        .unwrap();
+    w.add_file("z.txt", &b"more data"[..], EntryMeta::default())
+        .unwrap();
+    let archive = w.finish().unwrap().into_inner();
+    let out = temp_dir("extract-wrong-password");
+    let wrong = lzflow_7z::ArchiveOptions::default().with_password("wrong");
+    let mut a = Archive::open_with(Cursor::new(archive.clone()), wrong).unwrap();
+    let err = a.extract_to(&out).unwrap_err();
+    assert!(matches!(err, SevenZError::WrongPassword), "{err:?}");
+    assert!(listing(&out).is_empty(), "{:?}", listing(&out));
+    let right = lzflow_7z::ArchiveOptions::default().with_password("right");
+    let mut a = Archive::open_with(Cursor::new(archive), right).unwrap();
+    a.extract_to(&out).unwrap();
+    assert_eq!(listing(&out), ["dir", "z.txt"]);
+    assert_eq!(
+        std::fs::read(out.join("dir/data.txt")).unwrap().len(),
+        250_000
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn unnamed_entries_take_the_callers_default_name() {
+    let out = temp_dir("extract-unnamed");
+    let mut a = Archive::open(Cursor::new(copy_archive(&[("", b"hello")]))).unwrap();
+    let options = ExtractOptions::default().with_unnamed("archive");
+    a.extract_to_with(&out, &options).unwrap();
+    assert_eq!(std::fs::read(out.join("archive")).unwrap(), b"hello");
+    // Two unnamed entries are duplicates like any other.
+    let _ = std::fs::remove_dir_all(&out);
+    let mut a =
+        Archive::open(Cursor::new(copy_archive(&[("", b"hello"), ("", b"world")]))).unwrap();
+    let err = a.extract_to_with(&out, &options).unwrap_err();
+    assert!(
+        matches!(err, SevenZError::Extract(ExtractError::Duplicate { .. })),
+        "{err:?}"
+    );
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn unsafe_paths_can_be_skipped() {
+    let out = temp_dir("extract-skip-unsafe");
+    let target = out.join("t");
+    let archive = copy_archive(&[("../up.txt", b"evil"), ("fine.txt", b"ok")]);
+    let mut a = Archive::open(Cursor::new(archive)).unwrap();
+    let options = ExtractOptions::default().with_paths(PathPolicy::Skip);
+    a.extract_to_with(&target, &options).unwrap();
+    assert_eq!(listing(&target), ["fine.txt"]);
+    assert_eq!(listing(&out), ["t"]);
     let _ = std::fs::remove_dir_all(out);
 }
 

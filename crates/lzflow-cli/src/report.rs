@@ -25,10 +25,41 @@ pub fn describe(err: &io::Error) -> String {
         Some(inner) => chain(inner),
         None => plain(err),
     };
-    if err.kind() == io::ErrorKind::OutOfMemory {
-        text.push_str(" (raise it with --memlimit, e.g. --memlimit 1GiB, or --memlimit max)");
+    if let Some(hint) = limit_hint(err) {
+        text.push_str(hint);
     }
     text
+}
+
+const MEMLIMIT_HINT: &str = " (raise it with --memlimit, e.g. --memlimit 1GiB, or --memlimit max)";
+
+/// The option that raises the limit `err` hit: the one named by the typed
+/// limit in its chain, else `--memlimit` (the memory limit is the one
+/// every command has).
+fn limit_hint(err: &io::Error) -> Option<&'static str> {
+    if err.kind() != io::ErrorKind::OutOfMemory {
+        return None;
+    }
+    let mut source: Option<&(dyn Error + 'static)> = match err.get_ref() {
+        Some(inner) => Some(inner),
+        None => None,
+    };
+    while let Some(e) = source {
+        if let Some(limit) = e.downcast_ref::<lzflow::LimitExceeded>() {
+            return match limit {
+                lzflow::LimitExceeded::Memory { .. } => Some(MEMLIMIT_HINT),
+                lzflow::LimitExceeded::HeaderSize { .. } => {
+                    Some(" (raise it with --max-header-size, e.g. --max-header-size 1GiB)")
+                }
+                lzflow::LimitExceeded::Entries { .. } => {
+                    Some(" (raise it with --max-entries, e.g. --max-entries 10000000)")
+                }
+                _ => None,
+            };
+        }
+        source = e.source();
+    }
+    Some(MEMLIMIT_HINT)
 }
 
 /// A message and every source below it, skipping sources whose text the
@@ -93,6 +124,10 @@ mod tests {
         }
     }
 
+    fn into_io(e: lzflow::LimitExceeded) -> io::Error {
+        io::Error::new(io::ErrorKind::OutOfMemory, e)
+    }
+
     #[test]
     fn includes_causes_and_hints() {
         let inner = io::Error::other("distance beyond dictionary");
@@ -103,6 +138,21 @@ mod tests {
         );
         let e = io::Error::new(io::ErrorKind::OutOfMemory, "memory limit exceeded");
         assert!(describe(&e).starts_with("memory limit exceeded (raise it with --memlimit"));
+        let header = lzflow::LimitExceeded::HeaderSize {
+            needed: 100 << 20,
+            limit: 64 << 20,
+        };
+        assert_eq!(
+            describe(&into_io(header)),
+            "header size limit exceeded: the archive's header is 100 MiB (104857600 bytes), \
+             64 MiB (67108864 bytes) allowed (raise it with --max-header-size, e.g. --max-header-size 1GiB)"
+        );
+        let entries = lzflow::LimitExceeded::Entries { count: 9, limit: 8 };
+        assert!(describe(&into_io(entries)).ends_with(
+            "9 entries, 8 allowed (raise it with --max-entries, e.g. --max-entries 10000000)"
+        ));
+        let output = lzflow::LimitExceeded::Output { limit: 8 };
+        assert!(!describe(&into_io(output)).contains("raise"));
         let e = io::Error::from_raw_os_error(2);
         assert_eq!(describe(&e), "No such file or directory");
         let e = io::Error::from(io::ErrorKind::UnexpectedEof);

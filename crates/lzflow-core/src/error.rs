@@ -19,6 +19,8 @@ pub enum Culprit {
     Password,
     /// The caller used the API wrongly (e.g. bad options).
     Usage,
+    /// An output exists already and the caller chose not to replace it.
+    Exists,
     /// The underlying reader or writer failed.
     Io,
 }
@@ -33,6 +35,7 @@ impl Culprit {
             Culprit::Limit => io::ErrorKind::OutOfMemory,
             Culprit::Password => io::ErrorKind::PermissionDenied,
             Culprit::Usage => io::ErrorKind::InvalidInput,
+            Culprit::Exists => io::ErrorKind::AlreadyExists,
             Culprit::Io => io::ErrorKind::Other,
         }
     }
@@ -66,6 +69,21 @@ pub enum LimitExceeded {
         /// The configured limit.
         limit: u64,
     },
+    /// An archive's header (7z header, zip central directory) is larger
+    /// than the configured cap.
+    HeaderSize {
+        /// The header's size in bytes.
+        needed: u64,
+        /// The configured cap.
+        limit: u64,
+    },
+    /// An archive lists more entries than the configured cap.
+    Entries {
+        /// The number of entries the archive lists.
+        count: u64,
+        /// The configured cap.
+        limit: u64,
+    },
 }
 
 impl fmt::Display for LimitExceeded {
@@ -80,6 +98,16 @@ impl fmt::Display for LimitExceeded {
             LimitExceeded::Output { limit } => {
                 write!(f, "output limit of {} bytes exceeded", limit)
             }
+            LimitExceeded::HeaderSize { needed, limit } => write!(
+                f,
+                "header size limit exceeded: the archive's header is {}, {} allowed",
+                human(*needed),
+                human(*limit)
+            ),
+            LimitExceeded::Entries { count, limit } => write!(
+                f,
+                "entry count limit exceeded: the archive lists {count} entries, {limit} allowed"
+            ),
         }
     }
 }

@@ -19,6 +19,7 @@
 mod buf;
 mod coder;
 mod error;
+pub mod extract;
 #[cfg_attr(not(feature = "safe"), allow(unsafe_code))]
 mod huge_pages;
 mod limits;

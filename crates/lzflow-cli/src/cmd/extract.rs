@@ -10,7 +10,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use lzflow::sevenz::signature_header::SIGNATURE;
 use lzflow::sevenz::spool::spool;
 use lzflow::sevenz::{
-    Archive, ArchiveOptions, Entry, MultiVolume, SevenZError, SpoolOptions, Spooled,
+    Archive, ArchiveOptions, Entry, ExtractOptions, MultiVolume, Overwrite, SevenZError,
+    SpoolOptions, Spooled,
 };
 use lzflow::Limits;
 
@@ -37,28 +38,86 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Replace existing files (7-Zip's -aoa). By default an existing file
+    /// stops the extraction before anything is written.
+    #[arg(short = 'f', long, conflicts_with = "skip_existing")]
+    pub overwrite: bool,
+    /// Keep existing files and skip the entries that would replace them
+    /// (7-Zip's -aos).
+    #[arg(long)]
+    pub skip_existing: bool,
+    /// Keep the partial file of an entry whose data fails its check (by
+    /// default no file is left for it).
+    #[arg(long)]
+    pub keep_broken: bool,
+    #[command(flatten)]
+    pub limits: ArchiveLimits,
+}
+
+/// Header limits of 7z archives, shared by `x`, `t` and `l`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ArchiveLimits {
+    /// Refuse 7z archives whose header (decoded) is larger than SIZE.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64MiB")]
+    pub max_header_size: u64,
+    /// Refuse 7z archives that list more than N entries.
+    #[arg(long, value_name = "N", default_value_t = ArchiveOptions::default().max_entries)]
+    pub max_entries: usize,
+}
+
+impl ArchiveLimits {
+    /// Archive options with these limits, a memory limit and a password.
+    pub fn options(&self, memlimit: u64, password: Option<&str>) -> ArchiveOptions {
+        let mut options = ArchiveOptions::default()
+            .with_limits(Limits::NONE.with_memory(memlimit))
+            .with_max_header_size(self.max_header_size)
+            .with_max_entries(self.max_entries);
+        if let Some(pw) = password {
+            options = options.with_password(pw);
+        }
+        options
+    }
 }
 
 /// Runs `lzflow x`.
 pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
-    let result = open(
-        &args.archive,
-        args.password.as_deref(),
-        args.memlimit,
-        args.quiet,
-    )
-    .and_then(|archive| require_password(archive, args.password.is_some()))
-    .and_then(|mut archive| {
-        archive
-            .extract_to(&args.output)
-            .map_err(|e| explain(e, args.password.is_some()))
-    });
+    let overwrite = if args.overwrite {
+        Overwrite::Always
+    } else if args.skip_existing {
+        Overwrite::Skip
+    } else {
+        Overwrite::Never
+    };
+    let options = ExtractOptions::default()
+        .with_overwrite(overwrite)
+        .with_keep_broken(args.keep_broken)
+        .with_unnamed(unnamed_entry_name(&args.archive));
+    let password = args.password.as_deref();
+    let archive_options = args.limits.options(args.memlimit, password);
+    let result = open(&args.archive, archive_options, args.quiet)
+        .and_then(|archive| require_password(archive, password.is_some()))
+        .and_then(|mut archive| {
+            archive
+                .extract_to_with(&args.output, &options)
+                .map_err(|e| explain(e, password.is_some()))
+        });
     if let Err(e) = result {
         report::file_error(&args.archive, &e);
         status.fail();
     }
     status
+}
+
+/// The name 7-Zip gives an entry stored without one: the archive's file
+/// name without its extension (`data` for `data.7z`, `data.7z` for a split
+/// `data.7z.001`).
+pub fn unnamed_entry_name(archive: &str) -> String {
+    let path = Path::new(archive);
+    match path.file_stem().and_then(|s| s.to_str()) {
+        Some(stem) if archive != "-" && !stem.is_empty() => stem.to_string(),
+        _ => lzflow::extract::DEFAULT_UNNAMED.to_string(),
+    }
 }
 
 /// True when `path` starts with the 7z signature or names the first volume
@@ -78,8 +137,9 @@ pub fn is_7z(path: &str) -> bool {
 
 /// Lists the entries of a 7z archive: date, attributes, size, packed size
 /// and folder, method, `+` when encrypted, name.
-pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
-    let archive = open(path, password, u64::MAX, true)?;
+pub fn list(path: &str, options: ArchiveOptions) -> io::Result<()> {
+    let unnamed = unnamed_entry_name(path);
+    let archive = open(path, options, true)?;
     let index = archive.index();
     outln!(
         "{:<19} {:<16} {:>12} {:>12} {:>6} {:<20} {:<3} Name",
@@ -124,7 +184,11 @@ pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
             folder,
             method,
             enc,
-            entry.name
+            if entry.name.is_empty() {
+                &unnamed
+            } else {
+                &entry.name
+            }
         );
         if entry.is_dir {
             dirs += 1;
@@ -142,13 +206,9 @@ pub fn list(path: &str, password: Option<&str>) -> io::Result<()> {
 }
 
 /// Decodes every entry, verifying every CRC; returns (entries, bytes).
-pub fn test(
-    path: &str,
-    password: Option<&str>,
-    memlimit: u64,
-    quiet: bool,
-) -> io::Result<(usize, u64)> {
-    let mut archive = require_password(open(path, password, memlimit, quiet)?, password.is_some())?;
+pub fn test(path: &str, options: ArchiveOptions, quiet: bool) -> io::Result<(usize, u64)> {
+    let had_password = options.password.is_some();
+    let mut archive = require_password(open(path, options, quiet)?, had_password)?;
     let mut bytes = 0u64;
     let mut count = 0usize;
     archive
@@ -157,7 +217,7 @@ pub fn test(
             count += 1;
             Ok(())
         })
-        .map_err(|e| explain(e, password.is_some()))?;
+        .map_err(|e| explain(e, had_password))?;
     Ok((count, bytes))
 }
 
@@ -186,20 +246,32 @@ fn attributes(entry: &Entry) -> String {
     s
 }
 
-/// `drwxr-xr-x` from a mode.
+/// `drwxr-xr-x` from a mode, as `ls -l` shows it: setuid and setgid as
+/// `s` (`S` without execute), sticky as `t` (`T`), so a stored mode is
+/// shown in full even though extraction never applies those bits.
 fn unix_mode_string(mode: u32, is_dir: bool) -> String {
     let kind = match mode & 0o170000 {
         0o040000 => 'd',
         0o120000 => 'l',
+        0o010000 => 'p',
+        0o020000 => 'c',
+        0o060000 => 'b',
+        0o140000 => 's',
         0 if is_dir => 'd',
         _ => '-',
     };
     let mut s = String::from(kind);
-    for shift in [6, 3, 0] {
+    // (shift of the rwx triple, its special bit, letter for that bit)
+    for (shift, special, letter) in [(6, 0o4000, 's'), (3, 0o2000, 's'), (0, 0o1000, 't')] {
         let bits = (mode >> shift) & 7;
         s.push(if bits & 4 != 0 { 'r' } else { '-' });
         s.push(if bits & 2 != 0 { 'w' } else { '-' });
-        s.push(if bits & 1 != 0 { 'x' } else { '-' });
+        s.push(match (mode & special != 0, bits & 1 != 0) {
+            (true, true) => letter,
+            (true, false) => letter.to_ascii_uppercase(),
+            (false, true) => 'x',
+            (false, false) => '-',
+        });
     }
     s
 }
@@ -296,12 +368,7 @@ impl Drop for Counted {
 
 /// Opens `path` (a split archive when it ends in `.001`) with a progress
 /// bar when stderr is a terminal.
-fn open(
-    path: &str,
-    password: Option<&str>,
-    memlimit: u64,
-    quiet: bool,
-) -> io::Result<Archive<Counted>> {
+fn open(path: &str, options: ArchiveOptions, quiet: bool) -> io::Result<Archive<Counted>> {
     let p = Path::new(path);
     let (inner, len) = if path == "-" {
         // The header is at the end: copy the pipe first.
@@ -329,11 +396,8 @@ fn open(
         bar.set_message(path.to_string());
         bar
     });
-    let mut options = ArchiveOptions::default().with_limits(Limits::NONE.with_memory(memlimit));
-    if let Some(pw) = password {
-        options = options.with_password(pw);
-    }
-    Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, password.is_some()))
+    let had_password = options.password.is_some();
+    Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, had_password))
 }
 
 /// Refuses an archive with encrypted data when no password was given,
@@ -379,5 +443,12 @@ mod tests {
         assert_eq!(unix_mode_string(0o100644, false), "-rw-r--r--");
         assert_eq!(unix_mode_string(0o040755, true), "drwxr-xr-x");
         assert_eq!(unix_mode_string(0o120777, false), "lrwxrwxrwx");
+        assert_eq!(unix_mode_string(0o104755, false), "-rwsr-xr-x");
+        assert_eq!(unix_mode_string(0o102644, false), "-rw-r-Sr--");
+        assert_eq!(unix_mode_string(0o041777, true), "drwxrwxrwt");
+        assert_eq!(unix_mode_string(0o041776, true), "drwxrwxrwT");
+        assert_eq!(unnamed_entry_name("-"), "[no name]");
+        assert_eq!(unnamed_entry_name("dir/data.7z"), "data");
+        assert_eq!(unnamed_entry_name("data.7z.001"), "data.7z");
     }
 }

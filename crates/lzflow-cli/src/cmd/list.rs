@@ -23,6 +23,8 @@ pub struct Args {
     /// Password of a 7z archive with encrypted headers.
     #[arg(short, long, value_name = "PASSWORD")]
     pub password: Option<String>,
+    #[command(flatten)]
+    pub limits: super::extract::ArchiveLimits,
 }
 
 /// Totals over one file.
@@ -51,7 +53,8 @@ pub fn run(args: &Args) -> Status {
     let mut header_printed = false;
     for (i, file) in args.files.iter().enumerate() {
         if super::extract::is_7z(file) {
-            if let Err(e) = super::extract::list(file, args.password.as_deref()) {
+            let options = args.limits.options(u64::MAX, args.password.as_deref());
+            if let Err(e) = super::extract::list(file, options) {
                 report::file_error(file, &e);
                 status.fail();
             }

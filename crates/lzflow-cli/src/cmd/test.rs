@@ -21,6 +21,8 @@ pub struct Args {
     pub password: Option<String>,
     #[command(flatten)]
     pub decode: DecodeArgs,
+    #[command(flatten)]
+    pub limits: super::extract::ArchiveLimits,
 }
 
 /// Runs `lzflow t`.
@@ -35,8 +37,8 @@ pub fn run(args: &Args) -> Status {
         let name = if file == "-" { "(stdin)" } else { file };
         if super::extract::is_7z(file) {
             let pw = args.password.as_deref();
-            let (memlimit, quiet) = (args.decode.memlimit, args.decode.quiet);
-            match super::extract::test(file, pw, memlimit, quiet) {
+            let options = args.limits.options(args.decode.memlimit, pw);
+            match super::extract::test(file, options, args.decode.quiet) {
                 Ok((n, bytes)) if args.verbose => {
                     outln!("{name}: OK ({n} entries, {bytes} bytes)")
                 }

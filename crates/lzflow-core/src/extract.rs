@@ -1,0 +1,828 @@
+//! Writing archive entries to disk without harming the machine: the rules
+//! every container's extraction follows (7z today, zip next).
+//!
+//! * Paths stay below the target: absolute paths, drive letters, `..`,
+//!   backslash tricks and NULs are refused ([`safe_relative_path`]), and no
+//!   directory on the way may be a symbolic link.
+//! * Nothing is written through an existing file or link: each file is
+//!   written to a new temporary file in its directory (created with
+//!   `O_EXCL`, so not even a dangling link is followed) and then moved into
+//!   place. A hard link in the target can never carry a write outside it.
+//! * Existing files are kept unless the caller chose [`Overwrite::Always`];
+//!   with [`Overwrite::Never`] (the default) the clash is reported before
+//!   anything is written, duplicate names in the archive included.
+//! * Permission bits come from the archive without setuid, setgid and
+//!   sticky bits, and files are created with them so the process umask
+//!   applies, as for any file the user creates.
+//! * An entry whose data fails leaves no file of its name (unless
+//!   [`ExtractOptions::keep_broken`]); [`Extractor::rollback`] removes
+//!   everything an extraction created (used when the password is wrong).
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::{CoderError, Culprit};
+
+/// What extraction does when an output path already exists (on disk, or
+/// written earlier by the same extraction for a duplicate name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Overwrite {
+    /// Refuse: the extraction fails with [`ExtractError::Exists`] (or
+    /// [`ExtractError::Duplicate`]) before anything is written.
+    #[default]
+    Never,
+    /// Keep the existing file and skip the entry.
+    Skip,
+    /// Replace the existing file (never a directory) with the entry.
+    Always,
+}
+
+/// What extraction does with an entry whose path would leave the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum PathPolicy {
+    /// The extraction fails with [`ExtractError::UnsafePath`] before
+    /// anything is written.
+    #[default]
+    Refuse,
+    /// Such entries are skipped; the others are extracted.
+    Skip,
+}
+
+/// How an archive is extracted: one set of options for every container and
+/// for sync and async extraction alike.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ExtractOptions {
+    /// Existing files: refuse (default), skip or replace.
+    pub overwrite: Overwrite,
+    /// Keep the partial file of an entry whose data failed (under its own
+    /// name). Off by default: a failed entry leaves no file.
+    pub keep_broken: bool,
+    /// Apply the stored permission bits (never setuid, setgid or sticky;
+    /// the umask still applies). On by default.
+    pub preserve_permissions: bool,
+    /// Apply the stored modification times. On by default.
+    pub preserve_times: bool,
+    /// Entries whose path would leave the target: refuse (default) or skip.
+    pub paths: PathPolicy,
+    /// The name given to an entry stored without one (7z allows it); 7-Zip
+    /// uses the archive's file name without its extension, and so does
+    /// `lzflow x`. Defaults to [`DEFAULT_UNNAMED`].
+    pub unnamed: String,
+}
+
+/// The name of an entry stored without one when the caller gave none.
+pub const DEFAULT_UNNAMED: &str = "[no name]";
+
+impl Default for ExtractOptions {
+    fn default() -> Self {
+        ExtractOptions {
+            overwrite: Overwrite::Never,
+            keep_broken: false,
+            preserve_permissions: true,
+            preserve_times: true,
+            paths: PathPolicy::Refuse,
+            unnamed: DEFAULT_UNNAMED.to_string(),
+        }
+    }
+}
+
+impl ExtractOptions {
+    /// Sets the overwrite policy.
+    pub fn with_overwrite(mut self, overwrite: Overwrite) -> Self {
+        self.overwrite = overwrite;
+        self
+    }
+
+    /// Keeps (or not) the partial file of an entry whose data failed.
+    pub fn with_keep_broken(mut self, keep: bool) -> Self {
+        self.keep_broken = keep;
+        self
+    }
+
+    /// Applies (or not) the stored permission bits.
+    pub fn with_preserve_permissions(mut self, preserve: bool) -> Self {
+        self.preserve_permissions = preserve;
+        self
+    }
+
+    /// Applies (or not) the stored modification times.
+    pub fn with_preserve_times(mut self, preserve: bool) -> Self {
+        self.preserve_times = preserve;
+        self
+    }
+
+    /// Sets the policy for paths that would leave the target.
+    pub fn with_paths(mut self, paths: PathPolicy) -> Self {
+        self.paths = paths;
+        self
+    }
+
+    /// Sets the name of entries stored without one.
+    pub fn with_unnamed(mut self, name: impl Into<String>) -> Self {
+        self.unnamed = name.into();
+        self
+    }
+}
+
+/// Why an entry could not be written.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ExtractError {
+    /// The entry's path would be written outside the target directory.
+    UnsafePath {
+        /// The entry's stored path.
+        path: String,
+    },
+    /// A file to be written already exists and the policy is
+    /// [`Overwrite::Never`].
+    Exists {
+        /// The existing file.
+        path: PathBuf,
+    },
+    /// Two entries have the same path and the policy is
+    /// [`Overwrite::Never`].
+    Duplicate {
+        /// The entries' path below the target.
+        path: PathBuf,
+    },
+    /// A file and a directory want the same path.
+    Clash {
+        /// The path below the target (or on disk) both want.
+        path: PathBuf,
+        /// What is (or will be) there already: "a directory", "a file", "a
+        /// symbolic link".
+        existing: &'static str,
+        /// What the entry needs there: "a file" or "a directory".
+        wanted: &'static str,
+    },
+    /// Creating, writing or moving a file failed.
+    Io {
+        /// The path being written.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for ExtractError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExtractError::UnsafePath { path } => write!(
+                f,
+                "refusing to extract {path:?}: it would be written outside the target directory"
+            ),
+            ExtractError::Exists { path } => write!(
+                f,
+                "{} already exists (choose to overwrite or to skip existing files)",
+                path.display()
+            ),
+            ExtractError::Duplicate { path } => write!(
+                f,
+                "{} appears more than once in the archive (choose to overwrite or to skip existing files)",
+                path.display()
+            ),
+            ExtractError::Clash {
+                path,
+                existing,
+                wanted,
+            } => write!(
+                f,
+                "{} is {existing}, but an entry needs {wanted} there",
+                path.display()
+            ),
+            ExtractError::Io { path, .. } => write!(f, "cannot write {}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for ExtractError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ExtractError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl CoderError for ExtractError {
+    fn culprit(&self) -> Culprit {
+        match self {
+            ExtractError::UnsafePath { .. } => Culprit::Corrupt,
+            ExtractError::Exists { .. }
+            | ExtractError::Duplicate { .. }
+            | ExtractError::Clash { .. } => Culprit::Exists,
+            ExtractError::Io { .. } => Culprit::Io,
+        }
+    }
+}
+
+impl ExtractError {
+    fn io(path: &Path, source: io::Error) -> Self {
+        ExtractError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// The `io::ErrorKind` this error converts to: the system's own kind
+    /// for [`ExtractError::Io`], else the culprit's.
+    pub fn io_kind(&self) -> io::ErrorKind {
+        match self {
+            ExtractError::Io { source, .. } => source.kind(),
+            other => other.culprit().io_kind(),
+        }
+    }
+}
+
+impl From<ExtractError> for io::Error {
+    fn from(e: ExtractError) -> Self {
+        io::Error::new(e.io_kind(), e)
+    }
+}
+
+/// The entry's path below the target, or `None` when it is absolute,
+/// climbs with `..`, names a drive, holds a NUL or is empty. Both `/` and
+/// `\` count as separators so an archive made on either system is checked
+/// the same way.
+pub fn safe_relative_path(name: &str) -> Option<PathBuf> {
+    if name.starts_with('/') || name.starts_with('\\') || name.contains('\0') {
+        return None;
+    }
+    let mut out = PathBuf::new();
+    for (i, part) in name.split(['/', '\\']).enumerate() {
+        match part {
+            "" | "." => continue,
+            ".." => return None,
+            _ => {}
+        }
+        let b = part.as_bytes();
+        if i == 0 && b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+            return None;
+        }
+        // Whatever the platform makes of the component must stay a plain
+        // name (no prefix, root or parent).
+        let mut comps = Path::new(part).components();
+        match (comps.next(), comps.next()) {
+            (Some(Component::Normal(_)), None) => out.push(part),
+            _ => return None,
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+/// What an entry is, as extraction needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file (symbolic links are written as files holding the
+    /// target, never as links).
+    File,
+    /// A directory.
+    Directory,
+}
+
+/// The metadata extraction applies to an entry.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EntryAttrs {
+    /// Stored unix permission bits (the type bits are ignored).
+    pub mode: Option<u32>,
+    /// The entry is marked read-only (DOS attribute) and has no unix mode.
+    pub readonly: bool,
+    /// Stored modification time.
+    pub mtime: Option<SystemTime>,
+}
+
+impl EntryAttrs {
+    /// The permission bits to apply: the stored ones without setuid,
+    /// setgid and sticky (a stored mode of 0 carries none worth applying).
+    fn permissions(&self) -> Option<u32> {
+        match self.mode.map(|m| m & 0o777) {
+            Some(m) if m != 0 => Some(m),
+            _ if self.readonly => Some(0o444),
+            _ => None,
+        }
+    }
+}
+
+/// Where each entry goes: the result of [`Extractor::plan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Planned {
+    /// Write the entry at this path below the target.
+    Write(PathBuf),
+    /// Skip the entry (unsafe path under [`PathPolicy::Skip`], an existing
+    /// file or an earlier duplicate under [`Overwrite::Skip`]).
+    Skip,
+}
+
+/// Writes one archive's entries below a target directory under the rules
+/// in the module docs. Containers drive it: [`plan`](Self::plan) every
+/// path first, then [`create_file`](Self::create_file) /
+/// [`commit`](Self::commit) or [`make_dir`](Self::make_dir) per entry in
+/// archive order, then [`finish`](Self::finish).
+#[derive(Debug)]
+pub struct Extractor {
+    root: PathBuf,
+    options: ExtractOptions,
+    /// Files and directories this extraction created, in order, for
+    /// [`rollback`](Self::rollback).
+    created: Vec<(PathBuf, EntryKind)>,
+    /// The directories among them (only those get the archive's modes).
+    created_dirs: HashSet<PathBuf>,
+    /// Directory entries whose permissions and time are applied last.
+    dirs: Vec<(PathBuf, EntryAttrs)>,
+    temp_seq: u64,
+}
+
+/// A file being written under a temporary name; [`Extractor::commit`]
+/// moves it into place. Dropped without that, the temporary file is
+/// removed.
+#[derive(Debug)]
+pub struct OutputFile {
+    file: Option<File>,
+    temp: PathBuf,
+    target: PathBuf,
+    attrs: EntryAttrs,
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl OutputFile {
+    /// The path the file will have once committed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The open temporary file (for an async writer to take over).
+    pub fn file_mut(&mut self) -> Option<&mut File> {
+        self.file.as_mut()
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.temp);
+        }
+    }
+}
+
+impl Extractor {
+    /// An extractor writing below `root` (created if missing).
+    pub fn new(root: impl Into<PathBuf>, options: ExtractOptions) -> Result<Self, ExtractError> {
+        let root = root.into();
+        fs::create_dir_all(&root).map_err(|e| ExtractError::io(&root, e))?;
+        Ok(Extractor {
+            root,
+            options,
+            created: Vec::new(),
+            created_dirs: HashSet::new(),
+            dirs: Vec::new(),
+            temp_seq: 0,
+        })
+    }
+
+    /// The options in force.
+    pub fn options(&self) -> &ExtractOptions {
+        &self.options
+    }
+
+    /// Decides where every entry goes before anything is written: refuses
+    /// (or skips) unsafe paths, names unnamed entries, finds duplicate names
+    /// and file/directory clashes inside the archive, and, unless the
+    /// policy is [`Overwrite::Always`], files that exist already. With the
+    /// default options any of these fails the whole extraction here.
+    pub fn plan<'a>(
+        &self,
+        entries: impl IntoIterator<Item = (&'a str, EntryKind)>,
+    ) -> Result<Vec<Planned>, ExtractError> {
+        let mut plan = Vec::new();
+        // Every path the archive writes, with what it needs there; parents
+        // of files are directories.
+        let mut wanted: HashMap<PathBuf, EntryKind> = HashMap::new();
+        for (name, kind) in entries {
+            let name = if name.is_empty() {
+                self.options.unnamed.as_str()
+            } else {
+                name
+            };
+            let Some(rel) = safe_relative_path(name) else {
+                match self.options.paths {
+                    PathPolicy::Refuse => {
+                        return Err(ExtractError::UnsafePath {
+                            path: name.to_string(),
+                        })
+                    }
+                    PathPolicy::Skip => {
+                        plan.push(Planned::Skip);
+                        continue;
+                    }
+                }
+            };
+            for parent in rel.ancestors().skip(1) {
+                if parent.as_os_str().is_empty() {
+                    break;
+                }
+                match wanted.insert(parent.to_path_buf(), EntryKind::Directory) {
+                    Some(EntryKind::File) => return Err(clash(parent, EntryKind::File)),
+                    Some(EntryKind::Directory) => break,
+                    None => {}
+                }
+            }
+            let mut step = Planned::Write(rel.clone());
+            match (wanted.insert(rel.clone(), kind), kind) {
+                (None, _) | (Some(EntryKind::Directory), EntryKind::Directory) => {}
+                (Some(EntryKind::File), EntryKind::File) => match self.options.overwrite {
+                    Overwrite::Never => return Err(ExtractError::Duplicate { path: rel }),
+                    Overwrite::Skip => step = Planned::Skip,
+                    Overwrite::Always => {}
+                },
+                (Some(existing), _) => {
+                    return Err(clash(&rel, existing));
+                }
+            }
+            if let Ok(m) = fs::symlink_metadata(self.root.join(&rel)) {
+                let path = self.root.join(&rel);
+                let file_type = m.file_type();
+                match kind {
+                    EntryKind::File if file_type.is_dir() => {
+                        return Err(ExtractError::Clash {
+                            path,
+                            existing: "a directory",
+                            wanted: "a file",
+                        })
+                    }
+                    EntryKind::File => match self.options.overwrite {
+                        Overwrite::Never => return Err(ExtractError::Exists { path }),
+                        Overwrite::Skip => step = Planned::Skip,
+                        Overwrite::Always => {}
+                    },
+                    EntryKind::Directory if file_type.is_symlink() => {
+                        return Err(ExtractError::UnsafePath {
+                            path: name.to_string(),
+                        })
+                    }
+                    EntryKind::Directory if !file_type.is_dir() => {
+                        return Err(ExtractError::Clash {
+                            path,
+                            existing: "a file",
+                            wanted: "a directory",
+                        })
+                    }
+                    EntryKind::Directory => {}
+                }
+            }
+            plan.push(step);
+        }
+        Ok(plan)
+    }
+
+    /// Creates the directories from the root down to `rel`, refusing to go
+    /// through a symbolic link (which could point anywhere) or a file.
+    fn make_parents(
+        &mut self,
+        rel: &Path,
+        wanted_last: EntryKind,
+    ) -> Result<PathBuf, ExtractError> {
+        let mut at = self.root.clone();
+        let n = rel.components().count();
+        for (i, comp) in rel.components().enumerate() {
+            at.push(comp);
+            let last = i + 1 == n;
+            match fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(ExtractError::UnsafePath {
+                        path: rel.display().to_string(),
+                    })
+                }
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    let existing = "a file";
+                    let wanted = if last {
+                        wanted_last
+                    } else {
+                        EntryKind::Directory
+                    };
+                    return Err(ExtractError::Clash {
+                        path: at,
+                        existing,
+                        wanted: kind_name(wanted),
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    fs::create_dir(&at).map_err(|e| ExtractError::io(&at, e))?;
+                    self.created.push((at.clone(), EntryKind::Directory));
+                    self.created_dirs.insert(at.clone());
+                }
+                Err(e) => return Err(ExtractError::io(&at, e)),
+            }
+        }
+        Ok(at)
+    }
+
+    /// Creates the directory entry `rel` (and its parents); its permissions
+    /// and time are applied by [`finish`](Self::finish), after its
+    /// contents are written.
+    pub fn make_dir(&mut self, rel: &Path, attrs: EntryAttrs) -> Result<(), ExtractError> {
+        let at = self.make_parents(rel, EntryKind::Directory)?;
+        // Only directories this extraction created get the archive's
+        // permissions; an existing one is left as the user has it.
+        if self.created_dirs.contains(&at) {
+            self.dirs.push((at, attrs));
+        }
+        Ok(())
+    }
+
+    /// Starts writing the file entry `rel`: creates its parents and a new
+    /// temporary file beside it. `None` when the entry is skipped because
+    /// the file exists and the policy is [`Overwrite::Skip`].
+    pub fn create_file(
+        &mut self,
+        rel: &Path,
+        attrs: EntryAttrs,
+    ) -> Result<Option<OutputFile>, ExtractError> {
+        let parent = match rel.parent() {
+            Some(p) if !p.as_os_str().is_empty() => self.make_parents(p, EntryKind::Directory)?,
+            _ => self.root.clone(),
+        };
+        let target = parent.join(rel.file_name().unwrap_or_default());
+        match fs::symlink_metadata(&target) {
+            Ok(m) if m.is_dir() => {
+                return Err(ExtractError::Clash {
+                    path: target,
+                    existing: "a directory",
+                    wanted: "a file",
+                })
+            }
+            Ok(_) => match self.options.overwrite {
+                Overwrite::Never => return Err(ExtractError::Exists { path: target }),
+                Overwrite::Skip => return Ok(None),
+                Overwrite::Always => {}
+            },
+            Err(_) => {}
+        }
+        let mode = if self.options.preserve_permissions {
+            attrs.permissions()
+        } else {
+            None
+        };
+        loop {
+            self.temp_seq += 1;
+            let temp = parent.join(format!(
+                ".lzflow-{}-{}.partial",
+                std::process::id(),
+                self.temp_seq
+            ));
+            match create_new(&temp, mode) {
+                Ok(file) => {
+                    return Ok(Some(OutputFile {
+                        file: Some(file),
+                        temp,
+                        target,
+                        attrs,
+                    }))
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(ExtractError::io(&temp, e)),
+            }
+        }
+    }
+
+    /// Moves a completely written file into place, with its time and (off
+    /// unix) read-only flag. Under [`Overwrite::Never`] and
+    /// [`Overwrite::Skip`] a file that appeared meanwhile is not replaced.
+    pub fn commit(&mut self, mut out: OutputFile) -> Result<(), ExtractError> {
+        let file = out.file.take().expect("an output file is committed once");
+        let result = self.place(&file, &out);
+        if result.is_err() {
+            let _ = fs::remove_file(&out.temp);
+        }
+        result
+    }
+
+    /// Settles the file of an entry whose data failed: removed, or with
+    /// [`ExtractOptions::keep_broken`] moved into place like a good one.
+    pub fn discard(&mut self, out: OutputFile) -> Result<(), ExtractError> {
+        if self.options.keep_broken {
+            self.commit(out)
+        } else {
+            drop(out);
+            Ok(())
+        }
+    }
+
+    fn place(&mut self, file: &File, out: &OutputFile) -> Result<(), ExtractError> {
+        let io_err = |e| ExtractError::io(&out.target, e);
+        if self.options.preserve_times {
+            if let Some(t) = out.attrs.mtime {
+                file.set_modified(t).map_err(io_err)?;
+            }
+        }
+        #[cfg(not(unix))]
+        if self.options.preserve_permissions && out.attrs.permissions() == Some(0o444) {
+            let mut p = file.metadata().map_err(io_err)?.permissions();
+            p.set_readonly(true);
+            file.set_permissions(p).map_err(io_err)?;
+        }
+        if self.options.overwrite == Overwrite::Always {
+            // Replaces a file or a link itself, never what a link points to.
+            fs::rename(&out.temp, &out.target).map_err(io_err)?;
+        } else {
+            // A hard link fails when the name exists: no window in which a
+            // file that appeared meanwhile could be replaced.
+            match fs::hard_link(&out.temp, &out.target) {
+                Ok(()) => {
+                    let _ = fs::remove_file(&out.temp);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let _ = fs::remove_file(&out.temp);
+                    return match self.options.overwrite {
+                        Overwrite::Skip => Ok(()),
+                        _ => Err(ExtractError::Exists {
+                            path: out.target.clone(),
+                        }),
+                    };
+                }
+                // File systems without hard links: check, then rename.
+                Err(_) => {
+                    if fs::symlink_metadata(&out.target).is_ok() {
+                        let _ = fs::remove_file(&out.temp);
+                        return match self.options.overwrite {
+                            Overwrite::Skip => Ok(()),
+                            _ => Err(ExtractError::Exists {
+                                path: out.target.clone(),
+                            }),
+                        };
+                    }
+                    fs::rename(&out.temp, &out.target).map_err(io_err)?;
+                }
+            }
+        }
+        self.created.push((out.target.clone(), EntryKind::File));
+        Ok(())
+    }
+
+    /// Applies the directory entries' permissions and times, deepest first
+    /// so that writing into a directory does not undo its time and a
+    /// read-only directory does not block its children.
+    pub fn finish(mut self) -> Result<(), ExtractError> {
+        let dirs = std::mem::take(&mut self.dirs);
+        for (at, attrs) in dirs.iter().rev() {
+            if self.options.preserve_times {
+                if let (Some(t), Ok(f)) = (attrs.mtime, File::open(at)) {
+                    let _ = f.set_modified(t);
+                }
+            }
+            if self.options.preserve_permissions {
+                if let Some(mode) = attrs.permissions() {
+                    set_dir_permissions(at, mode).map_err(|e| ExtractError::io(at, e))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes every file and directory this extraction created (a
+    /// directory only when empty), newest first.
+    pub fn rollback(self) {
+        for (path, kind) in self.created.iter().rev() {
+            let _ = match kind {
+                EntryKind::File => fs::remove_file(path),
+                EntryKind::Directory => fs::remove_dir(path),
+            };
+        }
+    }
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::File => "a file",
+        EntryKind::Directory => "a directory",
+    }
+}
+
+/// The clash of an entry wanting `path` as something other than what an
+/// earlier entry made it.
+fn clash(path: &Path, existing: EntryKind) -> ExtractError {
+    ExtractError::Clash {
+        path: path.to_path_buf(),
+        existing: kind_name(existing),
+        wanted: match existing {
+            EntryKind::File => "a directory",
+            EntryKind::Directory => "a file",
+        },
+    }
+}
+
+/// A new file that did not exist under any form (not even a dangling link),
+/// created with `mode` so the umask applies.
+fn create_new(path: &Path, mode: Option<u32>) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode.unwrap_or(0o666));
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    options.open(path)
+}
+
+/// Gives a directory this extraction created the archive's permission
+/// bits, less what the umask took when it was created.
+#[cfg(unix)]
+fn set_dir_permissions(at: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    // Created with 0o777 & !umask: masking with the stored bits leaves
+    // exactly stored & !umask.
+    let current = fs::metadata(at)?.permissions().mode() & 0o777;
+    fs::set_permissions(at, fs::Permissions::from_mode(current & mode))
+}
+
+#[cfg(not(unix))]
+fn set_dir_permissions(at: &Path, mode: u32) -> io::Result<()> {
+    if mode & 0o222 == 0 {
+        let mut p = fs::metadata(at)?.permissions();
+        p.set_readonly(true);
+        fs::set_permissions(at, p)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_paths_are_refused() {
+        for bad in [
+            "/etc/passwd",
+            "\\x",
+            "../x",
+            "a/../../x",
+            "a\\..\\x",
+            "C:\\x",
+            "c:x",
+            "",
+            ".",
+            "a/\0b",
+        ] {
+            assert_eq!(safe_relative_path(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            safe_relative_path("a/./b\\c").unwrap(),
+            Path::new("a").join("b").join("c")
+        );
+        #[cfg(unix)]
+        assert_eq!(
+            safe_relative_path("d/x:y").unwrap(),
+            Path::new("d").join("x:y")
+        );
+    }
+
+    #[test]
+    fn permissions_drop_special_bits() {
+        let attrs = |mode, readonly| EntryAttrs {
+            mode,
+            readonly,
+            mtime: None,
+        };
+        assert_eq!(attrs(Some(0o104755), false).permissions(), Some(0o755));
+        assert_eq!(attrs(Some(0o107777), false).permissions(), Some(0o777));
+        assert_eq!(attrs(Some(0o100000), true).permissions(), Some(0o444));
+        assert_eq!(attrs(None, false).permissions(), None);
+    }
+
+    #[test]
+    fn errors_convert_to_their_io_kind_with_the_typed_source() {
+        let e = io::Error::from(ExtractError::Exists {
+            path: PathBuf::from("x"),
+        });
+        assert_eq!(e.kind(), io::ErrorKind::AlreadyExists);
+        assert!(e.get_ref().unwrap().is::<ExtractError>());
+        let e = io::Error::from(ExtractError::UnsafePath {
+            path: "../x".into(),
+        });
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    }
+}
