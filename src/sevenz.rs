@@ -43,10 +43,13 @@ pub use lzflow_7z::{
     SignatureHeader, SpoolOptions, Spooled, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use lzflow_7z::{multi_volume, signature_header, spool};
+pub use lzflow_7z::Extraction;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 mod async_core;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+mod async_extract;
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 mod async_spooled;
 #[cfg(feature = "futures-io")]

@@ -72,6 +72,31 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
         })
     }
 
+    /// Extracts every entry below `dir` (created if missing) with the
+    /// default [`ExtractOptions`](lzflow_7z::ExtractOptions): existing
+    /// files are refused before anything is written.
+    pub async fn extract_to(
+        &mut self,
+        dir: impl AsRef<std::path::Path>,
+    ) -> Result<(), SevenZError> {
+        self.extract_to_with(dir, &lzflow_7z::ExtractOptions::default())
+            .await
+    }
+
+    /// Extracts every entry below `dir` under `options`, with the same
+    /// rules and steps as the sync
+    /// [`Archive::extract_to_with`](lzflow_7z::Archive::extract_to_with)
+    /// (one [`Extraction`](lzflow_7z::Extraction)). The archive is read
+    /// asynchronously; files are written with `std::fs` calls from this
+    /// task, 64 KiB at a time.
+    pub async fn extract_to_with(
+        &mut self,
+        dir: impl AsRef<std::path::Path>,
+        options: &lzflow_7z::ExtractOptions,
+    ) -> Result<(), SevenZError> {
+        self.core.extract_to_with(dir.as_ref(), options).await
+    }
+
     /// Walks the entries in archive order, decoding each folder once;
     /// see [`AsyncEntries::next_entry`].
     pub fn entries_stream(&mut self) -> AsyncEntries<'_, R> {

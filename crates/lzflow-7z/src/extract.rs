@@ -3,11 +3,14 @@
 //! writing through existing files or links, existing files kept unless the
 //! caller chose otherwise, no setuid/setgid/sticky bits, the umask
 //! respected, and no file left for an entry whose data failed.
+//!
+//! [`Extraction`] is the one sequence of steps; the sync walk here and the
+//! async faces drive it with the entries in archive order.
 
 use std::io::{self, Read, Seek};
 use std::path::Path;
 
-use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, Planned};
+use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
 
 use crate::archive::Archive;
 use crate::entry::Entry;
@@ -31,6 +34,83 @@ fn attrs(entry: &Entry) -> EntryAttrs {
     }
 }
 
+/// One extraction of a 7z archive in progress: every path is checked
+/// before anything is written ([`Extractor::plan`]), then each entry, in
+/// archive order, is made a directory, skipped, or written to an
+/// [`OutputFile`] that is committed once its data (and CRC) is good.
+#[derive(Debug)]
+pub struct Extraction {
+    ex: Extractor,
+    steps: std::vec::IntoIter<Planned>,
+}
+
+impl Extraction {
+    /// Plans the extraction of `entries` (all of the archive's, in order)
+    /// below `dir`; fails, before writing anything, on unsafe paths,
+    /// duplicates, clashes and existing files as `options` say.
+    pub fn new(
+        dir: &Path,
+        options: &ExtractOptions,
+        entries: &[Entry],
+    ) -> Result<Self, SevenZError> {
+        let ex = Extractor::new(dir, options.clone())?;
+        let plan = ex.plan(
+            entries
+                .iter()
+                .filter(|e| !e.is_anti)
+                .map(|e| (e.name.as_str(), kind(e))),
+        )?;
+        Ok(Extraction {
+            ex,
+            steps: plan.into_iter(),
+        })
+    }
+
+    /// The next entry in archive order: creates it when it is a
+    /// directory, and gives the file to write its data into when it is a
+    /// file to extract (`None`: nothing to write, read nothing).
+    pub fn begin(&mut self, entry: &Entry) -> Result<Option<OutputFile>, SevenZError> {
+        if entry.is_anti {
+            return Ok(None);
+        }
+        let Some(Planned::Write(rel)) = self.steps.next() else {
+            return Ok(None);
+        };
+        if entry.is_dir {
+            self.ex.make_dir(&rel, attrs(entry))?;
+            return Ok(None);
+        }
+        Ok(self.ex.create_file(&rel, attrs(entry))?)
+    }
+
+    /// The entry's data was all read and its CRC verified: moves the file
+    /// into place.
+    pub fn commit(&mut self, out: OutputFile) -> Result<(), SevenZError> {
+        Ok(self.ex.commit(out)?)
+    }
+
+    /// The entry's data failed: its file is removed (or kept, with
+    /// `keep_broken`).
+    pub fn discard(&mut self, out: OutputFile) -> Result<(), SevenZError> {
+        Ok(self.ex.discard(out)?)
+    }
+
+    /// Ends the extraction with the walk's `result`: on success the
+    /// directories get their permissions and times; a wrong or missing
+    /// password removes everything this extraction wrote (it would all be
+    /// garbage or empty shells); any other error keeps what was completed.
+    pub fn finish(self, result: Result<(), SevenZError>) -> Result<(), SevenZError> {
+        match result {
+            Ok(()) => Ok(self.ex.finish()?),
+            Err(e @ (SevenZError::WrongPassword | SevenZError::PasswordRequired)) => {
+                self.ex.rollback();
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
 impl<R: Read + Seek> Archive<R> {
     /// Extracts every entry below `dir` (created if missing) with the
     /// default [`ExtractOptions`]: existing files are refused before
@@ -42,14 +122,14 @@ impl<R: Read + Seek> Archive<R> {
     /// Extracts every entry below `dir` (created if missing), decoding each
     /// folder once.
     ///
-    /// Every path is checked first ([`Extractor::plan`]): entries whose
-    /// path is absolute, contains `..` or names a drive, duplicates, and
-    /// existing files (unless the policy overwrites or skips them) fail the
-    /// extraction before anything is written. Directories on the way may
-    /// not be symbolic links. Each file is written under a temporary name
-    /// and moved into place once its CRC has been verified; an entry whose
-    /// data fails leaves no file (unless `keep_broken`), the entries before
-    /// it stay. A wrong password removes everything the extraction wrote.
+    /// Every path is checked first: entries whose path is absolute,
+    /// contains `..` or names a drive, duplicates, and existing files
+    /// (unless the policy overwrites or skips them) fail the extraction
+    /// before anything is written. Directories on the way may not be
+    /// symbolic links. Each file is written under a temporary name and
+    /// moved into place once its CRC has been verified; an entry whose data
+    /// fails leaves no file (unless `keep_broken`), the entries before it
+    /// stay. A wrong password removes everything the extraction wrote.
     /// Symbolic-link entries are written as regular files holding the link
     /// target (never as links). Anti-items are skipped.
     pub fn extract_to_with(
@@ -57,43 +137,19 @@ impl<R: Read + Seek> Archive<R> {
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), SevenZError> {
-        let mut ex = Extractor::new(dir.as_ref(), options.clone())?;
-        let plan = ex.plan(
-            self.entries()
-                .iter()
-                .filter(|e| !e.is_anti)
-                .map(|e| (e.name.as_str(), kind(e))),
-        )?;
-        let mut steps = plan.into_iter();
+        let mut x = Extraction::new(dir.as_ref(), options, self.entries())?;
         let result = self.for_each_entry(|entry, data| {
-            if entry.is_anti {
-                return Ok(());
-            }
-            let Some(Planned::Write(rel)) = steps.next() else {
-                return Ok(());
-            };
-            let extract_err = |e| io::Error::from(SevenZError::Extract(e));
-            if entry.is_dir {
-                return ex.make_dir(&rel, attrs(entry)).map_err(extract_err);
-            }
-            let Some(mut out) = ex.create_file(&rel, attrs(entry)).map_err(extract_err)? else {
+            let Some(mut out) = x.begin(entry)? else {
                 return Ok(());
             };
             match io::copy(data, &mut out) {
-                Ok(_) => ex.commit(out).map_err(extract_err),
+                Ok(_) => Ok(x.commit(out)?),
                 Err(e) => {
-                    ex.discard(out).map_err(extract_err)?;
+                    x.discard(out)?;
                     Err(e)
                 }
             }
         });
-        match result {
-            Ok(()) => Ok(ex.finish()?),
-            Err(e @ (SevenZError::WrongPassword | SevenZError::PasswordRequired)) => {
-                ex.rollback();
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
+        x.finish(result)
     }
 }

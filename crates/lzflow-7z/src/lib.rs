@@ -66,6 +66,7 @@ pub use entry::{
     filetime_to_system_time, Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use error::SevenZError;
+pub use extract::Extraction;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 pub use lzflow_core::Limits;
 pub use multi_volume::MultiVolume;

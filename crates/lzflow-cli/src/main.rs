@@ -91,18 +91,32 @@ fn main() -> ExitCode {
 
 /// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`
 /// (and `--extreme`): ten digit flags would clutter `--help`, and a digit
-/// glued to `e` is not something clap parses.
+/// glued to `e` is not something clap parses. Likewise 7-Zip's overwrite
+/// switches of `x`: `-aoa` is `--overwrite`, `-aos` `--skip-existing`.
 fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut in_compress = false;
+    let mut in_extract = false;
     let mut options_done = false;
     for (i, arg) in args.into_iter().enumerate() {
         let text = arg.to_str().unwrap_or("");
         if i == 1 {
             in_compress = text == "c" || text == "compress";
+            in_extract = text == "x" || text == "extract";
         }
         if text == "--" {
             options_done = true;
+        }
+        if in_extract && !options_done && i > 1 {
+            let long = match text {
+                "-aoa" => Some("--overwrite"),
+                "-aos" => Some("--skip-existing"),
+                _ => None,
+            };
+            if let Some(long) = long {
+                out.push(OsString::from(long));
+                continue;
+            }
         }
         let preset = text
             .strip_prefix('-')
@@ -154,6 +168,19 @@ mod tests {
             ["lzflow", "c", "--", "-1"]
         );
         assert_eq!(expand(&["lzflow", "d", "-1"]), ["lzflow", "d", "-1"]);
+        assert_eq!(
+            expand(&["lzflow", "x", "-aoa", "a.7z", "-aos", "--", "-aoa"]),
+            [
+                "lzflow",
+                "x",
+                "--overwrite",
+                "a.7z",
+                "--skip-existing",
+                "--",
+                "-aoa"
+            ]
+        );
+        assert_eq!(expand(&["lzflow", "c", "-aoa"]), ["lzflow", "c", "-aoa"]);
         assert_eq!(
             expand(&["lzflow", "c", "-T", "-12"]),
             ["lzflow", "c", "-T", "-12"]
