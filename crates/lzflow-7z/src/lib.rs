@@ -68,7 +68,7 @@ pub use entry::{
 pub use error::SevenZError;
 pub use extract::Extraction;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
-pub use lzflow_core::Limits;
+pub use lzflow_core::{LimitExceeded, Limits};
 pub use multi_volume::MultiVolume;
 pub use signature_header::SignatureHeader;
 pub use spool::{SpoolOptions, SpoolWriter, Spooled};
