@@ -8,6 +8,10 @@
 //! Errors are one enum per layer; each implements [`CoderError`], which sorts
 //! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
 //!
+//! [`extract`] holds the one set of rules every archive format's extraction
+//! follows ([`extract::ExtractOptions`], [`extract::Extractor`]): the only
+//! part of this crate that touches the file system.
+//!
 //! # Features
 //! * `safe`: no `unsafe` at all. By default, on Linux,
 //!   [`advise_huge_pages`] asks for transparent huge pages for an encoder's
