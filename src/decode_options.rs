@@ -13,9 +13,9 @@ use lzflow_lzma::{DecoderOptions, LzmaProps};
 pub struct DecodeOptions {
     /// Limits, batch size and pools of the LZMA layer.
     pub lzma: DecoderOptions,
-    /// XZ: decode concatenated streams and stream padding (like `xz`;
-    /// default `true`). When `false` decoding stops after the first stream
-    /// and the bytes after it stay in the reader.
+    /// XZ and lzip: decode concatenated streams (members) and stream
+    /// padding (like `xz`; default `true`). When `false` decoding stops
+    /// after the first stream and the bytes after it stay in the reader.
     pub multi_stream: bool,
     /// XZ: verify each block's check (default `true`).
     pub verify_check: bool,
@@ -86,6 +86,14 @@ impl DecoderFormat for lzflow_xz::MtXzDecoder {
 impl DecoderFormat for lzflow_lzma::AloneDecoder {
     fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
         Ok(lzflow_lzma::AloneDecoder::new(&opts.lzma))
+    }
+}
+
+impl DecoderFormat for lzflow_lzip::LzipDecoder {
+    fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
+        // `multi_stream: false` stops after the first member, as it stops
+        // .xz after the first stream.
+        Ok(lzflow_lzip::LzipDecoder::new(&opts.lzma).single_member(!opts.multi_stream))
     }
 }
 

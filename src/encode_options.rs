@@ -51,7 +51,8 @@ pub struct EncodeOptions {
     pub check: Check,
     /// XZ: filters applied before LZMA2 (BCJ, Delta), first applied first.
     pub filters: Vec<FilterConfig>,
-    /// XZ: uncompressed bytes per block (`None`: the encoder's default).
+    /// XZ: uncompressed bytes per block; lzip: per member (`None`: the
+    /// encoder's default, one member for lzip).
     pub block_size: Option<u64>,
     /// Raw LZMA1: end the stream with an end marker (default `true`; the
     /// decoder then needs no size).
@@ -111,6 +112,24 @@ impl EncoderFormat for lzflow_xz::XzEncoder {
 impl EncoderFormat for lzflow_lzma::AloneEncoder {
     fn from_options(opts: &EncodeOptions) -> io::Result<Self> {
         Ok(lzflow_lzma::AloneEncoder::new(&opts.lzma_options()?)?)
+    }
+}
+
+impl EncoderFormat for lzflow_lzip::LzipEncoder {
+    /// lzip's own levels (`lzip -0..-9`) unless explicit LZMA settings are
+    /// given; `block_size` is the data size of each member.
+    fn from_options(opts: &EncodeOptions) -> io::Result<Self> {
+        let mut lzip = lzflow_lzip::LzipOptions::preset(opts.preset)?;
+        if opts.lzma.is_some() || opts.extreme {
+            lzip.lzma = opts.lzma_options()?;
+        }
+        if let Some(dict) = opts.dict_size {
+            lzip.lzma.dict_size = dict;
+        }
+        if let Some(size) = opts.block_size {
+            lzip = lzip.with_member_size(size);
+        }
+        Ok(lzflow_lzip::LzipEncoder::new(&lzip)?)
     }
 }
 

@@ -117,4 +117,5 @@ pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits
 pub use lzflow_core::extract;
 pub use lzflow_filters::{FilterConfig, FilterError, FilterKind};
 pub use lzflow_lzma::{DecoderOptions, LzmaError, LzmaOptions, LzmaProps, MatchFinder, Mode};
+pub use lzflow_lzip::LzipError;
 pub use lzflow_xz::{Check, XzError};

@@ -294,8 +294,12 @@ where
 
 /// Compresses a stream of chunks into `.xz`.
 pub type XzEncoderStream<S> = EncoderStream<S, lzflow_xz::XzEncoder>;
+/// Compresses a stream of chunks into `.lz` (lzip).
+pub type LzipEncoderStream<S> = EncoderStream<S, lzflow_lzip::LzipEncoder>;
 
 /// Decodes a stream of `.xz` chunks.
 pub type XzDecoderStream<S> = DecoderStream<S, lzflow_xz::XzDecoder>;
 /// Decodes a stream of `.lzma` (LZMA-alone) chunks.
 pub type LzmaDecoderStream<S> = DecoderStream<S, lzflow_lzma::AloneDecoder>;
+/// Decodes a stream of `.lz` (lzip) chunks.
+pub type LzipDecoderStream<S> = DecoderStream<S, lzflow_lzip::LzipDecoder>;

@@ -343,6 +343,8 @@ pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
 pub type MtXzDecoder<W> = Decoder<W, lzflow_xz::MtXzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream written to it.
 pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
+/// Decodes a `.lz` (lzip) file: every member, checked against its trailer.
+pub type LzipDecoder<W> = Decoder<W, lzflow_lzip::LzipDecoder>;
 /// Decodes a raw LZMA2 stream written to it; set its dictionary size with
 /// [`DecoderBuilder::dict_size`].
 pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
@@ -353,6 +355,8 @@ pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;
 pub type XzEncoder<W> = Encoder<W, lzflow_xz::XzEncoder>;
 /// Compresses into a `.lzma` (LZMA-alone) file.
 pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
+/// Compresses into a `.lz` (lzip) file.
+pub type LzipEncoder<W> = Encoder<W, lzflow_lzip::LzipEncoder>;
 /// Compresses into a raw LZMA2 stream (no container).
 pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).

@@ -285,6 +285,8 @@ impl<W, E: EncoderFormat> BuildEncoder for Encoder<W, E> {
 pub type XzDecoder<W> = Decoder<W, lzflow_xz::XzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream written to it.
 pub type LzmaDecoder<W> = Decoder<W, lzflow_lzma::AloneDecoder>;
+/// Decodes a `.lz` (lzip) file: every member, checked against its trailer.
+pub type LzipDecoder<W> = Decoder<W, lzflow_lzip::LzipDecoder>;
 /// Decodes a raw LZMA2 stream written to it.
 pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
 /// Decodes a raw LZMA1 stream written to it.
@@ -294,6 +296,8 @@ pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;
 pub type XzEncoder<W> = Encoder<W, lzflow_xz::XzEncoder>;
 /// Compresses into a `.lzma` (LZMA-alone) stream.
 pub type LzmaEncoder<W> = Encoder<W, lzflow_lzma::AloneEncoder>;
+/// Compresses into a `.lz` (lzip) file.
+pub type LzipEncoder<W> = Encoder<W, lzflow_lzip::LzipEncoder>;
 /// Compresses into a raw LZMA2 stream (no container).
 pub type Lzma2Encoder<W> = Encoder<W, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).

@@ -242,6 +242,8 @@ impl<R, E: EncoderFormat> BuildEncoder for Encoder<R, E> {
 pub type XzDecoder<R> = Decoder<R, lzflow_xz::XzDecoder>;
 /// Decodes a `.lzma` (LZMA-alone) stream.
 pub type LzmaDecoder<R> = Decoder<R, lzflow_lzma::AloneDecoder>;
+/// Decodes a `.lz` (lzip) file: every member, checked against its trailer.
+pub type LzipDecoder<R> = Decoder<R, lzflow_lzip::LzipDecoder>;
 /// Decodes a raw LZMA2 stream; set its dictionary size with
 /// [`DecoderBuilder::dict_size`].
 pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
@@ -252,6 +254,8 @@ pub type RawLzmaDecoder<R> = Decoder<R, lzflow_lzma::LzmaDecoder>;
 pub type XzEncoder<R> = Encoder<R, lzflow_xz::XzEncoder>;
 /// Compresses into a `.lzma` (LZMA-alone) stream.
 pub type LzmaEncoder<R> = Encoder<R, lzflow_lzma::AloneEncoder>;
+/// Compresses into a `.lz` (lzip) file.
+pub type LzipEncoder<R> = Encoder<R, lzflow_lzip::LzipEncoder>;
 /// Compresses into a raw LZMA2 stream (no container).
 pub type Lzma2Encoder<R> = Encoder<R, lzflow_lzma::Lzma2Encoder>;
 /// Compresses into a raw LZMA1 stream (no header).
