@@ -35,13 +35,13 @@ pub fn sniff<'a>(
             (None, Detected::Unknown) if head.is_empty() => {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
-                    "file is empty: not a .xz or .lzma file",
+                    "file is empty: not a .xz, .lzma or .lz file",
                 ))
             }
             (None, Detected::Unknown) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
-                    "file format not recognized (not .xz or .lzma; use --format to force one)",
+                    "file format not recognized (not .xz, .lzma or .lz; use --format to force one)",
                 ))
             }
         };
@@ -79,6 +79,14 @@ pub fn decode(
             let mut decoder = lzflow::bufread::LzmaDecoder::builder()
                 .memlimit(opts.memlimit)
                 .build(input);
+            Ok((io::copy(&mut decoder, sink)?, None))
+        }
+        Format::Lzip => {
+            let mut builder = lzflow::bufread::LzipDecoder::builder().memlimit(opts.memlimit);
+            if opts.single_stream {
+                builder = builder.single_stream();
+            }
+            let mut decoder = builder.build(input);
             Ok((io::copy(&mut decoder, sink)?, None))
         }
     }
@@ -135,6 +143,16 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
         }
         Format::Lzma => {
             let mut builder = lzflow::write::LzmaEncoder::builder().preset(opts.preset);
+            if opts.extreme {
+                builder = builder.extreme();
+            }
+            let mut enc = builder.build(output);
+            io::copy(input, &mut enc)?;
+            enc.finish()
+        }
+        // lzip's own levels (-0..-9 mean `lzip -0..-9`).
+        Format::Lzip => {
+            let mut builder = lzflow::write::LzipEncoder::builder().preset(opts.preset);
             if opts.extreme {
                 builder = builder.extreme();
             }

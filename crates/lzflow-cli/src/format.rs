@@ -1,4 +1,4 @@
-//! Telling .xz, .lzma and .7z apart by their first bytes.
+//! Telling .xz, .lzma, .lz and .7z apart by their first bytes.
 
 use std::fmt;
 
@@ -9,6 +9,8 @@ pub enum Format {
     Xz,
     /// LZMA-alone (.lzma): a 13-byte header and LZMA1 data.
     Lzma,
+    /// lzip (.lz): members of LZMA1 data with a CRC32 trailer.
+    Lzip,
 }
 
 impl fmt::Display for Format {
@@ -16,6 +18,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::Xz => "xz",
             Format::Lzma => "lzma",
+            Format::Lzip => "lz",
         })
     }
 }
@@ -51,6 +54,9 @@ pub fn detect(head: &[u8]) -> Detected {
     if head.starts_with(&SEVEN_Z_MAGIC) {
         return Detected::SevenZ;
     }
+    if head.starts_with(&lzflow_lzip::MAGIC) {
+        return Detected::Known(Format::Lzip);
+    }
     if looks_like_lzma_alone(head) {
         return Detected::Known(Format::Lzma);
     }
@@ -81,6 +87,7 @@ pub fn strip_suffix(name: &str, format: Format) -> Option<String> {
     let pairs: &[(&str, &str)] = match format {
         Format::Xz => &[(".xz", ""), (".txz", ".tar")],
         Format::Lzma => &[(".lzma", ""), (".tlz", ".tar")],
+        Format::Lzip => &[(".lz", "")],
     };
     for (suffix, replacement) in pairs {
         if let Some(stem) = name.strip_suffix(suffix) {
@@ -105,6 +112,11 @@ mod tests {
         assert_eq!(
             detect(&[b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4]),
             Detected::SevenZ
+        );
+        assert_eq!(detect(b"LZIP"), Detected::Known(Format::Lzip));
+        assert_eq!(
+            strip_suffix("a.tar.lz", Format::Lzip).as_deref(),
+            Some("a.tar")
         );
         // lc=3 lp=0 pb=2, 8 MiB dictionary, unknown size: what xz --format=lzma writes.
         let alone = [

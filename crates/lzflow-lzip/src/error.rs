@@ -39,6 +39,9 @@ pub enum LzipError {
     },
     /// The input ended inside a member.
     Truncated,
+    /// Listing from the end found no member ending at this offset: the
+    /// file is damaged there (decoding it tells where).
+    NoMemberEndsAt(u64),
     /// The LZMA stream is corrupt, or a limit was hit.
     Lzma(LzmaError),
 }
@@ -67,6 +70,10 @@ impl fmt::Display for LzipError {
                 "lzip member size mismatch: the trailer says {stored} bytes, the member has {actual}"
             ),
             LzipError::Truncated => f.write_str("lzip file is truncated"),
+            LzipError::NoMemberEndsAt(end) => write!(
+                f,
+                "no lzip member ends at byte {end}: the file is damaged"
+            ),
             // Transparent: the LZMA layer says what is wrong.
             LzipError::Lzma(e) => e.fmt(f),
         }
@@ -89,7 +96,8 @@ impl CoderError for LzipError {
             | LzipError::InvalidDictSize(_)
             | LzipError::CrcMismatch { .. }
             | LzipError::DataSizeMismatch { .. }
-            | LzipError::MemberSizeMismatch { .. } => Culprit::Corrupt,
+            | LzipError::MemberSizeMismatch { .. }
+            | LzipError::NoMemberEndsAt(_) => Culprit::Corrupt,
             LzipError::UnsupportedVersion(_) => Culprit::Unsupported,
             LzipError::Truncated => Culprit::Truncated,
             LzipError::Lzma(e) => e.culprit(),

@@ -9,6 +9,8 @@
 //! # Organization
 //! * `member_header`: the 6-byte header and the coded dictionary size.
 //! * `member_trailer`: the trailer and its checks.
+//! * [`list_members`]: the members of a seekable file, read from its end
+//!   without decoding (as `lzip -l` does).
 //! * [`LzipDecoder`]: every member of a file, then stops at trailing data
 //!   exactly where xz-utils does.
 //! * [`LzipEncoder`]: members as lzip writes them, optionally cut every
@@ -21,9 +23,11 @@ mod decoder;
 mod encoder;
 mod error;
 mod member_header;
+mod member_list;
 mod member_trailer;
 
 pub use decoder::LzipDecoder;
 pub use encoder::{LzipEncoder, LzipOptions};
 pub use error::LzipError;
 pub use member_header::{dict_size_from_byte, dict_size_to_byte, MAGIC};
+pub use member_list::{list_members, MemberInfo, MemberList};

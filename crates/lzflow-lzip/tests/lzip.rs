@@ -345,3 +345,58 @@ fn lzip_reads_what_we_write_and_we_read_what_it_writes() {
     assert!(ok, "{err}");
     assert_eq!(decode(&theirs).0, data);
 }
+
+#[test]
+fn members_are_listed_from_the_end_past_trailing_data() {
+    use lzflow_lzip::list_members;
+    use std::io::Cursor;
+    let data = text(250_000, 3);
+    let options = LzipOptions::preset(1).unwrap().with_member_size(100_000);
+    let mut file = encode(&data, &options);
+    let list = list_members(&mut Cursor::new(&file)).unwrap();
+    let sizes: Vec<u64> = list.members.iter().map(|m| m.data_size).collect();
+    assert_eq!(sizes, [100_000, 100_000, 50_000]);
+    assert_eq!(list.members[0].offset, 0);
+    assert_eq!(
+        list.members.iter().map(|m| m.member_size).sum::<u64>(),
+        file.len() as u64
+    );
+    assert_eq!(list.members[2].dict_size, 1 << 20);
+    assert_eq!((list.trailing, list.data_size()), (0, 250_000));
+    assert_eq!(
+        list.members[1].crc32,
+        crc32fast::hash(&data[100_000..200_000])
+    );
+    file.extend_from_slice(b"trailing junk");
+    let list = list_members(&mut Cursor::new(&file)).unwrap();
+    assert_eq!((list.members.len(), list.trailing), (3, 13));
+    // A version-0 file cannot be listed backwards; damage is reported.
+    let v0 = xz_utils("good-1-v0.lz");
+    let err = list_members(&mut Cursor::new(&v0)).unwrap_err();
+    assert_eq!(
+        err.get_ref().unwrap().downcast_ref::<LzipError>(),
+        Some(&LzipError::UnsupportedVersion(0))
+    );
+    // Damage in the last member makes it trailing data (the search cannot
+    // tell them apart, nor can lzip's); damage before it is reported.
+    let mut bad = encode(&data, &options);
+    let n = bad.len();
+    bad[n - 1] ^= 0x01; // the last member size's top byte
+    let list = list_members(&mut Cursor::new(&bad)).unwrap();
+    assert_eq!(list.members.len(), 2);
+    assert_eq!(
+        list.trailing,
+        list_members(&mut Cursor::new(&file)).unwrap().members[2].member_size
+    );
+    let mut bad = encode(&data, &options);
+    let second = list_members(&mut Cursor::new(&bad)).unwrap().members[1].offset as usize;
+    bad[second] = b'X';
+    let err = list_members(&mut Cursor::new(&bad)).unwrap_err();
+    assert!(
+        matches!(
+            err.get_ref().unwrap().downcast_ref::<LzipError>(),
+            Some(LzipError::NoMemberEndsAt(_))
+        ),
+        "{err}"
+    );
+}

@@ -140,8 +140,11 @@ impl Args {
             f.distance = distance;
             filters.push(f);
         }
-        if self.format == Format::Lzma && (!filters.is_empty() || self.check != CheckArg::Crc64) {
-            return Err(".lzma supports neither filters nor --check; use --format xz".into());
+        if self.format != Format::Xz && (!filters.is_empty() || self.check != CheckArg::Crc64) {
+            return Err(format!(
+                ".{} supports neither filters nor --check; use --format xz",
+                self.format
+            ));
         }
         let threads = match self.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),

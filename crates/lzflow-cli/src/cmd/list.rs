@@ -1,5 +1,6 @@
 //! `lzflow l`: streams, blocks, checks and sizes of .xz files, laid out like
-//! `xz -l` / `xz -lv`. Reads only the stream footers and indexes.
+//! `xz -l` / `xz -lv`, reading only the stream footers and indexes; the
+//! members of .lz files, read from their trailers as `lzip -l` does.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -52,6 +53,13 @@ pub fn run(args: &Args) -> Status {
     let mut listed = 0usize;
     let mut header_printed = false;
     for (i, file) in args.files.iter().enumerate() {
+        if is_lzip(file) {
+            if let Err(e) = list_lzip(file, args.verbose) {
+                report::file_error(file, &e);
+                status.fail();
+            }
+            continue;
+        }
         if super::extract::is_7z(file) {
             let options = args.limits.options(u64::MAX, args.password.as_deref());
             if let Err(e) = super::extract::list(file, options) {
@@ -95,6 +103,57 @@ pub fn run(args: &Args) -> Status {
         print_row(&totals, &format!("{listed} files"));
     }
     status
+}
+
+/// True when `file` starts with the lzip ID string.
+fn is_lzip(file: &str) -> bool {
+    let mut head = [0u8; 4];
+    file != "-"
+        && File::open(file)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| head == lzflow_lzip::MAGIC)
+}
+
+/// Lists the members of an .lz file: a summary row, and with `-v` one row
+/// per member.
+fn list_lzip(file: &str, verbose: bool) -> io::Result<()> {
+    let mut f = File::open(file)?;
+    let size = f.metadata()?.len();
+    let list = lzflow_lzip::list_members(&mut f)?;
+    let data = list.data_size();
+    outln!("Members   Compressed Uncompressed  Ratio  Check   Filename");
+    outln!(
+        "{:>7} {:>12} {:>12} {:>6}  {:<7} {}",
+        list.members.len(),
+        human(size),
+        human(data),
+        ratio(size, data),
+        "CRC32",
+        file
+    );
+    if verbose {
+        outln!("  Members:");
+        outln!("    Member      CompOffset    UncompOffset        CompSize      UncompSize  Ratio  Dictionary     CRC32");
+        let mut uncomp_off = 0u64;
+        for (n, m) in list.members.iter().enumerate() {
+            outln!(
+                "    {:>6} {:>15} {:>15} {:>15} {:>15} {:>6}  {:>10}  {:08x}",
+                n + 1,
+                m.offset,
+                uncomp_off,
+                m.member_size,
+                m.data_size,
+                ratio(m.member_size, m.data_size),
+                human(u64::from(m.dict_size)),
+                m.crc32
+            );
+            uncomp_off += m.data_size;
+        }
+        if list.trailing > 0 {
+            outln!("  Trailing data:     {} B", list.trailing);
+        }
+    }
+    Ok(())
 }
 
 fn load(file: &str) -> io::Result<(XzInfo, u64)> {

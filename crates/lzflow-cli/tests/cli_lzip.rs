@@ -1,0 +1,137 @@
+//! `lzflow c -F lzip`, `d`, `t` and `l` on .lz files, checked against
+//! `lzip` and xz-utils' .lz test files.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lzflow"))
+}
+
+fn xz_utils(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/xz-utils/files")
+        .join(name)
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lzflow-cli-lzip-{}-{tag}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn sample() -> Vec<u8> {
+    (0..200_000u32)
+        .flat_map(|i| format!("line {} of {}\n", i % 977, i % 13).into_bytes())
+        .take(300_000)
+        .collect()
+}
+
+#[test]
+fn compress_to_lz_then_decompress_by_magic() {
+    let dir = scratch("roundtrip");
+    let input = dir.join("data.txt");
+    let data = sample();
+    fs::write(&input, &data).unwrap();
+    let out = bin()
+        .args(["c", "-F", "lzip", "-1"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lz = dir.join("data.txt.lz");
+    assert_eq!(&fs::read(&lz).unwrap()[..5], b"LZIP\x01");
+    if Command::new("lzip").arg("--version").output().is_ok() {
+        let t = Command::new("lzip").arg("-t").arg(&lz).output().unwrap();
+        assert!(t.status.success(), "lzip -t: {}", stderr(&t));
+    } else {
+        eprintln!("SKIPPED: lzip is not installed; lzip -t not run");
+    }
+    fs::remove_file(&input).unwrap();
+    let out = bin().arg("d").arg(&lz).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        fs::read(&input).unwrap(),
+        data,
+        ".lz stripped, content back"
+    );
+    let out = bin()
+        .args(["c", "-F", "lzip", "--x86"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains(".lz supports neither filters"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = fs::remove_dir_all(dir);
+}
+
+#[test]
+fn test_and_list_xz_utils_lz_files() {
+    let out = bin()
+        .args(["t", "-v"])
+        .arg(xz_utils("good-2-v1-v1.lz"))
+        .arg(xz_utils("good-1-v1-trailing-2.lz"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).matches("OK (13 bytes)").count(), 2);
+    for (name, message) in [
+        ("bad-1-v1-crc32.lz", "lzip CRC32 mismatch"),
+        ("bad-1-v1-member-size.lz", "lzip member size mismatch"),
+        ("bad-1-v1-dict-1.lz", "invalid lzip dictionary size"),
+        ("unsupported-1-v234.lz", "unsupported lzip member version"),
+    ] {
+        let out = bin().arg("t").arg(xz_utils(name)).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert!(stderr(&out).contains(message), "{name}: {}", stderr(&out));
+    }
+    let out = bin()
+        .args(["l", "-v"])
+        .arg(xz_utils("good-2-v1-v1.lz"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let summary = text.lines().nth(1).unwrap();
+    assert!(summary.trim_start().starts_with("2 "), "{text}");
+    assert!(summary.contains("13 B"), "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains("  4096 B  ")).count(),
+        2,
+        "{text}"
+    );
+}
+
+#[test]
+fn single_stream_stops_after_the_first_member() {
+    let dir = scratch("single");
+    let out = bin()
+        .args(["d", "-c", "--single-stream"])
+        .arg(xz_utils("good-2-v1-v1.lz"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let all = bin()
+        .args(["d", "-c"])
+        .arg(xz_utils("good-2-v1-v1.lz"))
+        .output()
+        .unwrap();
+    assert_eq!(all.stdout, b"Hello\nWorld!\n");
+    assert!(!out.stdout.is_empty() && out.stdout.len() < all.stdout.len());
+    assert!(all.stdout.starts_with(&out.stdout));
+    let _ = fs::remove_dir_all(dir);
+}
