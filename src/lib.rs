@@ -100,6 +100,7 @@ pub mod bufread;
 #[cfg(feature = "futures-io")]
 pub mod futures;
 pub mod read;
+pub mod seekable;
 pub mod sevenz;
 pub mod sevenz_writer;
 pub mod stream;

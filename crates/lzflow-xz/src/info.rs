@@ -7,7 +7,9 @@ use std::io::{Read, Seek, SeekFrom};
 use lzflow_core::InBuf;
 
 use crate::index::{IndexDecoder, IndexEvent};
-use crate::stream_flags::{decode_footer, decode_header, HEADER_MAGIC, STREAM_HEADER_SIZE};
+use crate::stream_flags::{
+    decode_footer, decode_header, StreamFlags, HEADER_MAGIC, STREAM_HEADER_SIZE,
+};
 use crate::{Check, XzError};
 
 /// Everything [`read_info`] learned about a file.
@@ -81,189 +83,346 @@ impl BlockInfo {
 ///
 /// Memory is bounded by the Index sizes actually read (a Record takes at
 /// least two bytes of file). Errors are [`XzError`] variants as for
-/// decoding, plus [`XzError::Io`] when the reader fails.
+/// decoding, plus [`XzError::Io`] when the reader fails. This drives a
+/// [`LayoutReader`] with blocking reads.
 pub fn read_info<R: Read + Seek>(mut r: R) -> Result<XzInfo, XzError> {
-    let mut pos = r.seek(SeekFrom::End(0))?;
-    if pos == 0 {
-        return Err(XzError::Truncated {
-            during: "stream header",
-        });
+    let len = r.seek(SeekFrom::End(0))?;
+    let mut layout = LayoutReader::new(len);
+    let mut buf = Vec::new();
+    while let Some((at, n)) = layout.request() {
+        buf.resize(n, 0);
+        r.seek(SeekFrom::Start(at))?;
+        r.read_exact(&mut buf)?;
+        layout.feed(&buf)?;
     }
-    let mut streams = Vec::new();
-    while pos > 0 {
-        let padding = skip_padding_backwards(&mut r, pos)?;
-        pos -= padding;
+    layout.finish()
+}
+
+/// Bytes asked for at a time while skipping Stream Padding or reading an
+/// Index.
+const READ_STEP: u64 = 8192;
+
+/// Where a [`LayoutReader`] stands.
+#[derive(Debug)]
+enum Step {
+    /// Counting the zero bytes that end the file (or the previous stream)
+    /// before `pos`; `end` is where the padding ends.
+    Padding {
+        end: u64,
+        pos: u64,
+    },
+    /// Reading the Stream Footer that ends at `end`.
+    Footer {
+        end: u64,
+        padding: u64,
+    },
+    /// Reading the Index at `start`, `size` bytes, `done` of them so far.
+    Index {
+        start: u64,
+        size: u64,
+        done: u64,
+        dec: IndexDecoder,
+        blocks: Vec<BlockInfo>,
+        flags: StreamFlags,
+        end: u64,
+        padding: u64,
+    },
+    /// Reading the Stream Header at `start`.
+    Header {
+        start: u64,
+        flags: StreamFlags,
+        blocks: Vec<BlockInfo>,
+        padding: u64,
+        size: u64,
+        uncompressed: u64,
+    },
+    /// Looking at the file's first bytes to tell "not XZ at all" from
+    /// `otherwise`.
+    Magic {
+        otherwise: XzError,
+    },
+    Done,
+}
+
+/// The layout of an `.xz` file read from its end, without I/O of its own:
+/// it asks for byte ranges ([`request`](Self::request)) and is handed them
+/// ([`feed`](Self::feed)), so blocking and async readers drive the same
+/// code. [`read_info`] is the blocking driver.
+#[derive(Debug)]
+pub struct LayoutReader {
+    len: u64,
+    step: Step,
+    streams: Vec<StreamInfo>,
+}
+
+impl LayoutReader {
+    /// A reader of a file of `len` bytes.
+    pub fn new(len: u64) -> Self {
+        let step = if len == 0 {
+            Step::Magic {
+                otherwise: XzError::Truncated {
+                    during: "stream header",
+                },
+            }
+        } else {
+            Step::Padding { end: len, pos: len }
+        };
+        LayoutReader {
+            len,
+            step,
+            streams: Vec::new(),
+        }
+    }
+
+    /// The bytes wanted next: offset and length. `None` once the layout is
+    /// complete ([`finish`](Self::finish)).
+    pub fn request(&self) -> Option<(u64, usize)> {
+        let header = STREAM_HEADER_SIZE;
+        Some(match &self.step {
+            Step::Padding { pos, .. } => {
+                let n = (*pos).min(READ_STEP);
+                (pos - n, n as usize)
+            }
+            Step::Footer { end, .. } => (end - header as u64, header),
+            Step::Index {
+                start, size, done, ..
+            } => (start + done, (size - done).min(READ_STEP) as usize),
+            Step::Header { start, .. } => (*start, header),
+            Step::Magic { .. } => (0, self.len.min(HEADER_MAGIC.len() as u64) as usize),
+            Step::Done => return None,
+        })
+    }
+
+    /// Takes the bytes of the last [`request`](Self::request).
+    pub fn feed(&mut self, data: &[u8]) -> Result<(), XzError> {
+        let step = std::mem::replace(&mut self.step, Step::Done);
+        self.step = match step {
+            Step::Padding { end, pos } => self.padding(end, pos, data)?,
+            Step::Footer { end, padding } => self.footer(end, padding, data)?,
+            Step::Index {
+                start,
+                size,
+                done,
+                dec,
+                blocks,
+                flags,
+                end,
+                padding,
+            } => {
+                let next = Step::Index {
+                    start,
+                    size,
+                    done,
+                    dec,
+                    blocks,
+                    flags,
+                    end,
+                    padding,
+                };
+                index(next, data)?
+            }
+            Step::Header {
+                start,
+                flags,
+                blocks,
+                padding,
+                size,
+                uncompressed,
+            } => {
+                if data[..HEADER_MAGIC.len()] != HEADER_MAGIC {
+                    return Err(if start == 0 {
+                        XzError::NotXz
+                    } else {
+                        XzError::IndexInvalid {
+                            reason: "the Index does not lead back to a Stream Header",
+                        }
+                    });
+                }
+                let header_flags = decode_header(data.try_into().expect("a header"))?;
+                if header_flags != flags {
+                    return Err(XzError::StreamFlagsMismatch {
+                        header_check: header_flags.check_id,
+                        footer_check: flags.check_id,
+                    });
+                }
+                self.streams.push(StreamInfo {
+                    check: flags.check().unwrap_or(Check::None),
+                    check_id: flags.check_id,
+                    blocks,
+                    padding,
+                    compressed_size: size,
+                    uncompressed_size: uncompressed,
+                });
+                if start == 0 {
+                    Step::Done
+                } else {
+                    Step::Padding {
+                        end: start,
+                        pos: start,
+                    }
+                }
+            }
+            Step::Magic { otherwise } => {
+                let n = data.len();
+                // An empty file is a truncated one, not a foreign one.
+                return Err(
+                    if self.len > 0 && (n == 0 || data[..n] != HEADER_MAGIC[..n]) {
+                        XzError::NotXz
+                    } else {
+                        otherwise
+                    },
+                );
+            }
+            Step::Done => Step::Done,
+        };
+        Ok(())
+    }
+
+    /// The layout, once [`request`](Self::request) says nothing more is
+    /// needed.
+    pub fn finish(mut self) -> Result<XzInfo, XzError> {
+        if !matches!(self.step, Step::Done) {
+            return Err(XzError::Truncated {
+                during: "stream footer",
+            });
+        }
+        self.streams.reverse();
+        Ok(XzInfo {
+            streams: self.streams,
+        })
+    }
+
+    /// Counts zero bytes back from `pos` in whole 4-byte groups, as the
+    /// format requires.
+    fn padding(&self, end: u64, pos: u64, data: &[u8]) -> Result<Step, XzError> {
+        if end % 4 != 0 {
+            // Streams and padding are all multiples of four bytes.
+            return Err(XzError::StreamPadding { len: end % 4 });
+        }
+        let zeros = data.iter().rev().take_while(|&&b| b == 0).count();
+        let whole = (zeros - zeros % 4) as u64;
+        let pos = pos - whole;
+        if whole == data.len() as u64 && pos > 0 {
+            return Ok(Step::Padding { end, pos });
+        }
+        let padding = end - pos;
         if pos < 2 * STREAM_HEADER_SIZE as u64 {
             // Zero bytes or garbage before the first stream, or a file too
             // small to be XZ.
-            return Err(if pos == 0 || !streams.is_empty() {
-                XzError::NotXz
-            } else {
-                too_small(&mut r)?
+            if pos == 0 || !self.streams.is_empty() {
+                return Err(XzError::NotXz);
+            }
+            return Ok(Step::Magic {
+                otherwise: XzError::Truncated {
+                    during: "stream footer",
+                },
             });
         }
-        let footer = read_array(&mut r, pos - STREAM_HEADER_SIZE as u64)?;
-        let (flags, index_size) = decode_footer(&footer).map_err(|e| {
+        Ok(Step::Footer { end: pos, padding })
+    }
+
+    fn footer(&self, end: u64, padding: u64, data: &[u8]) -> Result<Step, XzError> {
+        let footer: &[u8; STREAM_HEADER_SIZE] = data.try_into().expect("a footer");
+        let (flags, index_size) = match decode_footer(footer) {
+            Ok(v) => v,
             // A file that is not XZ at all fails here first.
-            match (&e, streams.is_empty() && padding == 0) {
-                (XzError::StreamFooterMagic, true) => not_xz(&mut r).unwrap_or(e),
-                _ => e,
+            Err(e @ XzError::StreamFooterMagic) if self.streams.is_empty() && padding == 0 => {
+                return Ok(Step::Magic { otherwise: e })
             }
-        })?;
-        let footer_start = pos - STREAM_HEADER_SIZE as u64;
+            Err(e) => return Err(e),
+        };
+        let footer_start = end - STREAM_HEADER_SIZE as u64;
         if index_size > footer_start - STREAM_HEADER_SIZE as u64 {
             return Err(XzError::IndexInvalid {
                 reason: "the Backward Size points before the start of the stream",
             });
         }
-        let index_start = footer_start - index_size;
-        let (blocks, blocks_size, uncompressed_size) = read_index(&mut r, index_start, index_size)?;
-        let stream_size = (STREAM_HEADER_SIZE as u64 * 2)
-            .checked_add(blocks_size)
-            .and_then(|s| s.checked_add(index_size))
-            .filter(|&s| s <= pos)
-            .ok_or(XzError::IndexInvalid {
-                reason: "the Index lists more Block data than the file holds",
-            })?;
-        let start = pos - stream_size;
-        let header = read_array(&mut r, start)?;
-        if header[..HEADER_MAGIC.len()] != HEADER_MAGIC {
-            return Err(if start == 0 {
-                XzError::NotXz
-            } else {
-                XzError::IndexInvalid {
-                    reason: "the Index does not lead back to a Stream Header",
-                }
-            });
-        }
-        let header_flags = decode_header(&header)?;
-        if header_flags != flags {
-            return Err(XzError::StreamFlagsMismatch {
-                header_check: header_flags.check_id,
-                footer_check: flags.check_id,
-            });
-        }
-        streams.push(StreamInfo {
-            check: flags.check().unwrap_or(Check::None),
-            check_id: flags.check_id,
-            blocks,
+        Ok(Step::Index {
+            start: footer_start - index_size,
+            size: index_size,
+            done: 0,
+            dec: IndexDecoder::default(),
+            blocks: Vec::new(),
+            flags,
+            end,
             padding,
-            compressed_size: stream_size,
-            uncompressed_size,
-        });
-        pos = start;
+        })
     }
-    streams.reverse();
-    Ok(XzInfo { streams })
 }
 
-fn read_array<R: Read + Seek>(r: &mut R, at: u64) -> Result<[u8; STREAM_HEADER_SIZE], XzError> {
-    let mut buf = [0; STREAM_HEADER_SIZE];
-    r.seek(SeekFrom::Start(at))?;
-    r.read_exact(&mut buf)?;
-    Ok(buf)
-}
-
-/// The error for a file too small to hold a stream.
-fn too_small<R: Read + Seek>(r: &mut R) -> Result<XzError, XzError> {
-    Ok(not_xz(r).unwrap_or(XzError::Truncated {
-        during: "stream footer",
-    }))
-}
-
-/// `Some(NotXz)` when the file does not start with the magic bytes.
-fn not_xz<R: Read + Seek>(r: &mut R) -> Option<XzError> {
-    let mut magic = [0; HEADER_MAGIC.len()];
-    r.seek(SeekFrom::Start(0)).ok()?;
-    let n = read_up_to(r, &mut magic).ok()?;
-    (magic[..n] != HEADER_MAGIC[..n] || n == 0).then_some(XzError::NotXz)
-}
-
-fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
-/// Counts the zero bytes that end the file before `end`, in whole 4-byte
-/// groups as the format requires.
-fn skip_padding_backwards<R: Read + Seek>(r: &mut R, end: u64) -> Result<u64, XzError> {
-    if end % 4 != 0 {
-        // Streams and padding are all multiples of four bytes.
-        return Err(XzError::StreamPadding { len: end % 4 });
-    }
-    let mut buf = [0u8; 4096];
-    let mut pos = end;
-    while pos > 0 {
-        let n = (pos.min(buf.len() as u64)) as usize;
-        r.seek(SeekFrom::Start(pos - n as u64))?;
-        r.read_exact(&mut buf[..n])?;
-        let zeros = buf[..n].iter().rev().take_while(|&&b| b == 0).count();
-        let whole = zeros - zeros % 4;
-        pos -= whole as u64;
-        if whole < n {
-            break;
-        }
-    }
-    Ok(end - pos)
-}
-
-/// Parses the Index at `start`, which must be exactly `size` bytes.
-fn read_index<R: Read + Seek>(
-    r: &mut R,
-    start: u64,
-    size: u64,
-) -> Result<(Vec<BlockInfo>, u64, u64), XzError> {
-    r.seek(SeekFrom::Start(start))?;
-    let mut reader = r.take(size);
-    let mut buf = [0u8; 8192];
-    let mut first = true;
-    let mut dec = IndexDecoder::default();
-    let mut blocks = Vec::new();
-    loop {
-        let n = read_up_to(&mut reader, &mut buf)?;
-        if n == 0 {
-            return Err(XzError::BackwardSizeMismatch {
-                footer: size,
-                index: size + 1,
+/// Takes the next piece of an Index (`data`, at `done` bytes into it).
+fn index(step: Step, data: &[u8]) -> Result<Step, XzError> {
+    let Step::Index {
+        start,
+        size,
+        done,
+        mut dec,
+        mut blocks,
+        flags,
+        end,
+        padding,
+    } = step
+    else {
+        unreachable!("called in the Index step")
+    };
+    let mut chunk = data;
+    if done == 0 {
+        if chunk.first() != Some(&0) {
+            return Err(XzError::IndexInvalid {
+                reason: "the Backward Size does not point to an Index",
             });
         }
-        let mut chunk = &buf[..n];
-        if first {
-            if chunk[0] != 0 {
-                return Err(XzError::IndexInvalid {
-                    reason: "the Backward Size does not point to an Index",
+        chunk = &chunk[1..];
+    }
+    let mut input = InBuf::new(chunk);
+    loop {
+        match dec.decode(&mut input)? {
+            IndexEvent::NeedInput => break,
+            IndexEvent::Count(_) => {}
+            IndexEvent::Record(rec) => blocks.push(BlockInfo {
+                unpadded_size: rec.unpadded_size,
+                uncompressed_size: rec.uncompressed_size,
+            }),
+            IndexEvent::End => {
+                if dec.size() != size {
+                    return Err(XzError::BackwardSizeMismatch {
+                        footer: size,
+                        index: dec.size(),
+                    });
+                }
+                let stream_size = (STREAM_HEADER_SIZE as u64 * 2)
+                    .checked_add(dec.blocks_size())
+                    .and_then(|s| s.checked_add(size))
+                    .filter(|&s| s <= end)
+                    .ok_or(XzError::IndexInvalid {
+                        reason: "the Index lists more Block data than the file holds",
+                    })?;
+                return Ok(Step::Header {
+                    start: end - stream_size,
+                    flags,
+                    blocks,
+                    padding,
+                    size: stream_size,
+                    uncompressed: dec.uncompressed_size(),
                 });
             }
-            chunk = &chunk[1..];
-            first = false;
-        }
-        let mut input = InBuf::new(chunk);
-        loop {
-            match dec.decode(&mut input)? {
-                IndexEvent::NeedInput => break,
-                IndexEvent::Count(_) => {}
-                IndexEvent::Record(rec) => blocks.push(BlockInfo {
-                    unpadded_size: rec.unpadded_size,
-                    uncompressed_size: rec.uncompressed_size,
-                }),
-                IndexEvent::End => {
-                    if dec.size() != size {
-                        return Err(XzError::BackwardSizeMismatch {
-                            footer: size,
-                            index: dec.size(),
-                        });
-                    }
-                    return Ok((blocks, dec.blocks_size(), dec.uncompressed_size()));
-                }
-            }
         }
     }
+    let done = done + data.len() as u64;
+    if done == size {
+        return Err(XzError::BackwardSizeMismatch {
+            footer: size,
+            index: size + 1,
+        });
+    }
+    Ok(Step::Index {
+        start,
+        size,
+        done,
+        dec,
+        blocks,
+        flags,
+        end,
+        padding,
+    })
 }

@@ -18,7 +18,10 @@
 //! * `mt_encoder` — [`MtXzEncoder`], Blocks compressed on worker threads,
 //!   output identical to [`XzEncoder`]'s;
 //! * [`info`] — reading the Index from the end of a seekable file, as
-//!   `xz --list` does, without decoding any data.
+//!   `xz --list` does, without decoding any data ([`info::LayoutReader`]
+//!   asks for byte ranges; [`info::read_info`] reads them);
+//! * `seekable` — [`BlockMap`] and [`SeekableXzDecoder`]: random access,
+//!   decoding from the Block that holds an offset.
 //!
 //! ```no_run
 //! use lzflow_core::{Decode, InBuf, OutBuf, Progress};
@@ -51,6 +54,7 @@ mod index;
 pub mod info;
 mod mt_decoder;
 mod mt_encoder;
+mod seekable;
 mod stream_decoder;
 mod stream_flags;
 pub mod vli;
@@ -58,6 +62,7 @@ pub mod vli;
 pub use check::{size_of_id as check_size_of_id, Check};
 pub use decoder::{XzDecoder, XzDecoderOptions};
 pub use encoder::{XzEncoder, XzEncoderOptions};
+pub use seekable::{BlockMap, SeekableXzDecoder};
 pub use error::XzError;
 pub use mt_decoder::{MtXzDecoder, MtXzDecoderOptions};
 pub use mt_encoder::{MtXzEncoder, MtXzEncoderOptions};
