@@ -8,6 +8,13 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     if t.eq_ignore_ascii_case("max") || t == "0" {
         return Ok(u64::MAX);
     }
+    parse_bytes(t)
+}
+
+/// A byte count or offset with an optional binary suffix (`4096`, `64KiB`,
+/// `1G`); unlike [`parse_size`], 0 means zero.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(digits_end);
     if digits.is_empty() {

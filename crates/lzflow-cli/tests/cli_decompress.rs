@@ -366,3 +366,67 @@ fn identical_to_xz_dc_on_the_generated_corpus() {
     }
     assert!(compared >= 43, "compared {compared} files");
 }
+
+#[test]
+fn offset_and_length_print_a_slice_of_a_multi_block_file() {
+    let dir = std::env::temp_dir().join(format!("lzflow-cli-slice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let data: Vec<u8> = (0..2_500_000u32)
+        .flat_map(|i| format!("{} ", i % 10_007).into_bytes())
+        .take(2_500_000)
+        .collect();
+    let input = dir.join("data");
+    std::fs::write(&input, &data).unwrap();
+    // -T2 cuts Blocks of three dictionaries (768 KiB at -0).
+    let out = Command::new(env!("CARGO_BIN_EXE_lzflow"))
+        .args(["c", "-0", "-T2"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let xz = dir.join("data.xz");
+    for (offset, length) in [(0u64, 10u64), (1_000_000, 5_000), (2_499_990, 100)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lzflow"))
+            .args([
+                "d",
+                "--offset",
+                &offset.to_string(),
+                "--length",
+                &length.to_string(),
+            ])
+            .arg(&xz)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let end = (offset + length).min(data.len() as u64) as usize;
+        assert_eq!(out.stdout, data[offset as usize..end], "{offset}+{length}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_lzflow"))
+        .args(["d", "--offset", "2400000", "-o"])
+        .arg(dir.join("tail"))
+        .arg(&xz)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(dir.join("tail")).unwrap(), data[2_400_000..]);
+    let out = Command::new(env!("CARGO_BIN_EXE_lzflow"))
+        .args(["d", "--length", "5"])
+        .arg(&xz)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "--length needs --offset");
+    let _ = std::fs::remove_dir_all(dir);
+}

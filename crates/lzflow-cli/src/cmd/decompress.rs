@@ -8,6 +8,7 @@ use super::{decode_into, DecodeArgs, Status};
 use crate::format::strip_suffix;
 use crate::output::{Input, Sink};
 use crate::report;
+use crate::size::parse_bytes;
 
 /// Options of `lzflow d`.
 #[derive(Debug, clap::Args)]
@@ -30,6 +31,14 @@ pub struct Args {
     /// Overwrite existing output files.
     #[arg(short, long)]
     pub force: bool,
+    /// Random access (.xz files): write only the decoded bytes from offset
+    /// N on (to standard output unless -o), decoding from the Block that
+    /// holds N. Needs a seekable file.
+    #[arg(long, value_name = "N", value_parser = parse_bytes)]
+    pub offset: Option<u64>,
+    /// With --offset: at most M bytes (default: to the end).
+    #[arg(long, value_name = "M", value_parser = parse_bytes, requires = "offset")]
+    pub length: Option<u64>,
     #[command(flatten)]
     pub decode: DecodeArgs,
 }
@@ -45,6 +54,18 @@ pub fn run(args: &Args) -> Status {
     if args.output.is_some() && files.len() > 1 {
         report::error("-o works with a single input file only");
         status.fail();
+        return status;
+    }
+    if let Some(offset) = args.offset {
+        if files.len() != 1 || files[0] == "-" {
+            report::error("--offset needs exactly one seekable .xz file");
+            status.fail();
+            return status;
+        }
+        if let Err(e) = slice(&files[0], offset, args) {
+            report::file_error(&files[0], &e);
+            status.fail();
+        }
         return status;
     }
     for file in &files {
@@ -114,6 +135,31 @@ fn decompress_one(file: &str, args: &Args) -> io::Result<Option<String>> {
         }
     }
     Ok(decoded.warning)
+}
+
+/// `--offset N [--length M]`: the slice, decoded from the Block that holds
+/// N, to standard output or `-o OUT`.
+fn slice(file: &str, offset: u64, args: &Args) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let opts = lzflow_xz::XzDecoderOptions::default().with_lzma(
+        lzflow_lzma::DecoderOptions::default()
+            .with_limits(lzflow::Limits::NONE.with_memory(args.decode.memlimit)),
+    );
+    let source = io::BufReader::new(fs::File::open(file)?);
+    let mut xz = lzflow::seekable::SeekableXzReader::open_with(source, opts)?;
+    xz.seek(SeekFrom::Start(offset))?;
+    let mut part = xz.take(args.length.unwrap_or(u64::MAX));
+    match &args.output {
+        Some(out) => {
+            let mut sink = Sink::create(out, args.force)?;
+            io::copy(&mut part, &mut sink)?;
+            sink.commit(None)
+        }
+        None => {
+            io::copy(&mut part, &mut io::stdout().lock())?;
+            Ok(())
+        }
+    }
 }
 
 /// With -f the output is unlinked first, so writing onto the input would
