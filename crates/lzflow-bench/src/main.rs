@@ -7,6 +7,7 @@
 mod child;
 mod encode;
 mod measure;
+mod seek;
 mod sevenz;
 mod sevenz_write;
 mod workloads;
@@ -491,7 +492,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-write] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-write|seek] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -508,7 +509,7 @@ fn main() -> io::Result<()> {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
-            "decode" | "encode" | "7z" | "7z-write" => mode = a.clone(),
+            "decode" | "encode" | "7z" | "7z-write" | "seek" => mode = a.clone(),
             other => {
                 eprintln!("{USAGE}");
                 return Err(io::Error::new(
@@ -525,6 +526,7 @@ fn main() -> io::Result<()> {
         "decode" => compare_decode(rounds, only.as_deref()),
         "encode" => encode::compare_encode(rounds, only.as_deref()),
         "7z" => sevenz::compare_7z(rounds),
+        "seek" => seek::compare_seek(rounds),
         _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),
     }
 }
