@@ -3,38 +3,12 @@
 //! Block; and reads from its middle. Its own test binary: it counts the
 //! process's allocations.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Cursor, Read, Seek, SeekFrom, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counter is the only addition.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: the caller's contract is passed on as it is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
 
 fn vli(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -95,9 +69,10 @@ fn crc32(data: &[u8]) -> u32 {
 fn a_million_blocks_open_without_an_allocation_per_block() {
     const N: usize = 1_000_000;
     let file = many_blocks(N);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let region = Region::new(GLOBAL);
     let mut xz = lzflow::seekable::SeekableXzReader::open(Cursor::new(&file[..])).unwrap();
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let stats = region.change();
+    let allocations = stats.allocations + stats.reallocations;
     assert_eq!((xz.len(), xz.block_count()), (N as u64, N));
     assert!(
         allocations < 200,
