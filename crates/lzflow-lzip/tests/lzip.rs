@@ -400,3 +400,58 @@ fn members_are_listed_from_the_end_past_trailing_data() {
         "{err}"
     );
 }
+
+#[test]
+fn truncations_and_bit_flips_give_data_or_a_typed_error_however_split() {
+    let data = text(20_000, 5);
+    let options = LzipOptions::preset(1).unwrap().with_member_size(8_000);
+    let file = encode(&data, &options);
+    let limits = lzflow_core::Limits::NONE
+        .with_memory(64 << 20)
+        .with_output(1 << 20);
+    let opts = DecoderOptions::default().with_limits(limits);
+    let check = |bytes: &[u8], what: &str| {
+        let whole = decode_with(LzipDecoder::new(&opts), bytes, 0, 1 << 16);
+        let sliced = decode_with(LzipDecoder::new(&opts), bytes, 3, 7);
+        assert_eq!(whole.1, sliced.1, "{what}: error depends on the split");
+        assert!(whole.0 == sliced.0, "{what}: output depends on the split");
+        assert!(
+            whole.0.len() <= data.len() + 8_000,
+            "{what}: too much output"
+        );
+        whole
+    };
+    for cut in 0..file.len() {
+        let (out, result, _) = check(&file[..cut], "truncation");
+        assert!(data.starts_with(&out), "cut {cut}: output is a prefix");
+        // A cut between members (or inside the next ID string, which
+        // counts as trailing data) leaves a valid file of fewer members.
+        if result.is_ok() {
+            assert!(
+                !out.is_empty() && out.len() % 8_000 == 0,
+                "cut {cut} accepted with {} bytes",
+                out.len()
+            );
+        }
+    }
+    let mut x = 12345u64;
+    for i in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut bad = file.clone();
+        let at = (x as usize) % bad.len();
+        bad[at] ^= 1 << (x >> 61);
+        let (out, result, _) = check(&bad, &format!("flip {i} at {at}"));
+        if result.is_ok() {
+            // Accepted: either the flip hit nothing the format checks and
+            // the data is right, or it broke a later member's ID string,
+            // which then counts as trailing data after whole members.
+            assert!(
+                out == data || (data.starts_with(&out) && out.len() % 8_000 == 0),
+                "flip {i} at {at} decoded to other data ({} bytes)",
+                out.len()
+            );
+        }
+    }
+}
