@@ -27,6 +27,7 @@ pub mod extract;
 #[cfg_attr(not(feature = "safe"), allow(unsafe_code))]
 mod huge_pages;
 mod limits;
+pub mod parallel;
 mod pool;
 mod ready;
 

@@ -66,6 +66,20 @@ impl LzipOptions {
         self
     }
 
+    /// The member size for multi-threaded encoding when none was set:
+    /// twice the dictionary, as plzip cuts its input (at least 64 KiB).
+    pub fn parallel_member_size(&self) -> u64 {
+        if self.member_size != u64::MAX {
+            return self.member_size;
+        }
+        (2 * u64::from(self.coded().0.dict_size)).max(64 << 10)
+    }
+
+    /// Checks the options without allocating an encoder.
+    pub fn validate(&self) -> Result<(), LzipError> {
+        Ok(self.coded().0.validate(false)?)
+    }
+
     /// The LZMA options the encoder really uses: lzip's fixed lc/lp/pb and
     /// the dictionary as the header codes it; with the header's DS byte.
     fn coded(&self) -> (LzmaOptions, u8) {
@@ -142,6 +156,13 @@ impl LzipEncoder {
     /// Members started so far.
     pub fn members(&self) -> u64 {
         self.members
+    }
+
+    /// Starts a new file, keeping allocations.
+    pub fn reset(&mut self) {
+        self.inner.reset();
+        self.phase = Phase::Fresh;
+        self.members = 0;
     }
 
     fn start_member(&mut self) {

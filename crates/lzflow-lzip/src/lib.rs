@@ -16,6 +16,9 @@
 //! * [`LzipEncoder`]: members as lzip writes them, optionally cut every
 //!   `member_size` bytes of data ([`LzipOptions`], presets of `lzip
 //!   -0..-9`).
+//! * [`MtLzipEncoder`]: members compressed on several threads, as plzip
+//!   does (`lzflow_core::parallel` does the threading), the same bytes as
+//!   [`LzipEncoder`] with the same member size.
 //! * [`LzipError`]: the layer's errors, by culprit.
 #![forbid(unsafe_code)]
 
@@ -25,9 +28,11 @@ mod error;
 mod member_header;
 mod member_list;
 mod member_trailer;
+mod mt_encoder;
 
 pub use decoder::LzipDecoder;
 pub use encoder::{LzipEncoder, LzipOptions};
 pub use error::LzipError;
 pub use member_header::{dict_size_from_byte, dict_size_to_byte, MAGIC};
 pub use member_list::{list_members, MemberInfo, MemberList};
+pub use mt_encoder::MtLzipEncoder;

@@ -455,3 +455,47 @@ fn truncations_and_bit_flips_give_data_or_a_typed_error_however_split() {
         }
     }
 }
+
+#[test]
+fn multi_threaded_members_are_the_single_threaded_bytes_whatever_the_threads() {
+    use lzflow_lzip::MtLzipEncoder;
+    let data = text(700_000, 21);
+    let options = LzipOptions::preset(0).unwrap();
+    let piece = options.parallel_member_size();
+    assert_eq!(piece, 128 << 10, "twice lzip -0's 64 KiB dictionary");
+    let single = encode(&data, &options.with_member_size(piece));
+    for threads in [1, 2, 3] {
+        let mut enc = MtLzipEncoder::new(&options, threads).unwrap();
+        let mut out = Vec::new();
+        encode_to_end(&mut enc, &data, &mut out, &mut [0u8; 1000]).unwrap();
+        assert!(out == single, "{threads} threads: other bytes");
+        assert_eq!(enc.members(), 6);
+    }
+    // Non-blocking: calls that would wait return without progress; the
+    // caller waits on the readiness handle (here: spins) and calls again.
+    let mut enc = MtLzipEncoder::new(&options, 2).unwrap();
+    enc.set_nonblocking(true);
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut input = InBuf::new(&data);
+    while !input.is_empty() {
+        let mut o = OutBuf::new(&mut buf);
+        enc.encode(&mut input, &mut o).unwrap();
+        out.extend_from_slice(o.written());
+    }
+    loop {
+        let mut o = OutBuf::new(&mut buf);
+        let p = enc.finish(&mut o).unwrap();
+        out.extend_from_slice(o.written());
+        if p == Progress::StreamEnd {
+            break;
+        }
+        std::thread::yield_now();
+    }
+    assert!(out == single, "non-blocking: other bytes");
+    // An empty input is one empty member either way.
+    let mut enc = MtLzipEncoder::new(&options, 2).unwrap();
+    let mut out = Vec::new();
+    encode_to_end(&mut enc, b"", &mut out, &mut buf).unwrap();
+    assert_eq!(out, encode(b"", &options));
+}
