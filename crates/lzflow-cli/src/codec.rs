@@ -150,6 +150,18 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             io::copy(input, &mut enc)?;
             enc.finish()
         }
+        // Members of twice the dictionary on several threads, as plzip
+        // writes them (the same bytes whatever the thread count).
+        Format::Lzip if opts.threads > 1 => {
+            let mut lzip = lzflow_lzip::LzipOptions::preset(opts.preset)?;
+            if opts.extreme {
+                lzip.lzma = lzflow_lzma::LzmaOptions::preset_extreme(opts.preset)?;
+            }
+            let coder = lzflow_lzip::MtLzipEncoder::new(&lzip, opts.threads as usize)?;
+            let mut enc = lzflow::write::Encoder::with_coder(output, coder);
+            io::copy(input, &mut enc)?;
+            enc.finish()
+        }
         // lzip's own levels (-0..-9 mean `lzip -0..-9`).
         Format::Lzip => {
             let mut builder = lzflow::write::LzipEncoder::builder().preset(opts.preset);

@@ -135,3 +135,46 @@ fn single_stream_stops_after_the_first_member() {
     assert!(all.stdout.starts_with(&out.stdout));
     let _ = fs::remove_dir_all(dir);
 }
+
+#[test]
+fn threads_write_plzip_members_the_same_whatever_their_number() {
+    let dir = scratch("threads");
+    let input = dir.join("big.txt");
+    let data: Vec<u8> = sample().repeat(3);
+    fs::write(&input, &data).unwrap();
+    let mut outputs = Vec::new();
+    for threads in ["2", "3"] {
+        let out = bin()
+            .args(["c", "-F", "lzip", "-0", "-c", "-T", threads])
+            .arg(&input)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        outputs.push(out.stdout);
+    }
+    assert!(outputs[0] == outputs[1], "-T2 and -T3 differ");
+    let lz = dir.join("big.txt.lz");
+    fs::write(&lz, &outputs[0]).unwrap();
+    let listed = bin().arg("l").arg(&lz).output().unwrap();
+    let members: usize = stdout(&listed)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(
+        members,
+        data.len().div_ceil(128 << 10),
+        "members of 128 KiB at -0"
+    );
+    if Command::new("lzip").arg("--version").output().is_ok() {
+        let t = Command::new("lzip").arg("-t").arg(&lz).output().unwrap();
+        assert!(t.status.success(), "lzip -t: {}", stderr(&t));
+    }
+    let back = bin().args(["d", "-c"]).arg(&lz).output().unwrap();
+    assert!(back.stdout == data);
+    let _ = fs::remove_dir_all(dir);
+}
