@@ -4,7 +4,7 @@
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
 use crate::lzma_decoder::{need_input, LzmaCore, Stop};
-use crate::range_decoder::RangeDecoder;
+use crate::range_decoder::{RangeDecoder, INIT_BYTES};
 use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
@@ -61,6 +61,11 @@ pub struct Lzma2Decoder {
     limits: Limits,
     batch: usize,
     pool: Pool<u8>,
+    /// Input that ends between chunks ends the stream (no end byte needed).
+    end_byte_optional: bool,
+    /// A truncated chunk's last symbol took a stand-in byte: nothing more
+    /// can be decoded (see `LzmaCore::decode_tail`).
+    tail_exhausted: bool,
 }
 
 impl Lzma2Decoder {
@@ -85,6 +90,8 @@ impl Lzma2Decoder {
             limits: opts.limits,
             batch: opts.batch(),
             pool: opts.pool.clone(),
+            end_byte_optional: false,
+            tail_exhausted: false,
         })
     }
 
@@ -125,6 +132,14 @@ impl Lzma2Decoder {
         self.window.set_hint(size);
     }
 
+    /// Lets the stream end without its end byte (0x00) where a chunk ends:
+    /// input that runs out between chunks is then the stream's end. 7-Zip
+    /// accepts this inside a 7z folder, whose size is stored elsewhere; xz
+    /// does not, so it is off by default. Kept across [`reset`](Self::reset).
+    pub fn set_end_byte_optional(&mut self, optional: bool) {
+        self.end_byte_optional = optional;
+    }
+
     /// The dictionary size this decoder was set up for.
     pub fn dict_size(&self) -> u32 {
         self.dict_size
@@ -147,6 +162,10 @@ impl Lzma2Decoder {
                 Phase::Failed(ref e) => return Err(e.clone()),
                 Phase::Control => {
                     let Some(control) = input.take_byte() else {
+                        if self.end_byte_optional && input.is_last() {
+                            self.phase = Phase::End;
+                            continue;
+                        }
                         return need_input(input);
                     };
                     self.control(control)?;
@@ -216,7 +235,18 @@ impl Lzma2Decoder {
                             started,
                         };
                         if packed_left > 0 {
-                            return need_input(input);
+                            if !input.is_last() {
+                                return Ok(Progress::NeedInput);
+                            }
+                            // The input ends inside this chunk: deliver
+                            // every byte its buffered part determines, then
+                            // report the truncation.
+                            let n = self.budget(budget, unpacked_left)?;
+                            if n == 0 {
+                                return Ok(Progress::OutputFull);
+                            }
+                            budget -= self.truncated_run(output, n, started)?;
+                            continue;
                         }
                     }
                     let n = self.budget(budget, unpacked_left)?;
@@ -308,6 +338,69 @@ impl Lzma2Decoder {
             started: true,
         };
         Ok(k)
+    }
+
+    /// Decodes up to `n` bytes from the buffered start of a chunk whose
+    /// input ended early: every symbol the bytes hold is delivered, then
+    /// the first that needs a missing byte ends it with
+    /// [`LzmaError::Truncated`] (what xz delivers before its "unexpected end
+    /// of input").
+    fn truncated_run(
+        &mut self,
+        output: &mut OutBuf<'_>,
+        n: usize,
+        started: bool,
+    ) -> Result<usize, LzmaError> {
+        let Phase::Lzma {
+            unpacked_left,
+            packed_left,
+            ..
+        } = self.phase
+        else {
+            unreachable!("only called for LZMA chunks")
+        };
+        let chunk = self.chunk.as_ref().expect("a truncated chunk is buffered");
+        let mut data = &chunk[self.chunk_pos..];
+        let (range, code) = if started {
+            (self.range, self.code)
+        } else {
+            let init: [u8; INIT_BYTES] = match data.get(..INIT_BYTES) {
+                Some(b) => b.try_into().expect("five bytes"),
+                None => return Err(LzmaError::Truncated),
+            };
+            data = &data[INIT_BYTES..];
+            self.chunk_pos += INIT_BYTES;
+            RangeDecoder::init_state(init).ok_or(LzmaError::BadRangeCoderInit)?
+        };
+        let start = self.window.pos;
+        let (stop, range, code, used, exhausted) = self.core.decode_tail(
+            range,
+            code,
+            data,
+            &mut self.window,
+            start + n,
+            self.tail_exhausted,
+        );
+        self.tail_exhausted = exhausted;
+        let produced = self.window.since(start);
+        output.push(produced);
+        let k = produced.len();
+        self.produced += k as u64;
+        self.range = range;
+        self.code = code;
+        self.chunk_pos += used;
+        self.phase = Phase::Lzma {
+            unpacked_left: unpacked_left - k,
+            packed_left,
+            started: true,
+        };
+        match stop? {
+            // Output room ran out first: go on next call.
+            Stop::Limit if k < unpacked_left => Ok(k),
+            Stop::EndMarker => Err(LzmaError::UnexpectedEndMarker),
+            // No further symbol can be decoded from what arrived.
+            _ => Err(LzmaError::Truncated),
+        }
     }
 
     /// Checks that a finished LZMA chunk used exactly its compressed bytes

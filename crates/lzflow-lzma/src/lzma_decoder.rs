@@ -261,6 +261,70 @@ impl LzmaCore {
         rc.pos <= rc.buf.len()
     }
 
+    /// Decodes what xz would from `data`, the last bytes of a stream that
+    /// ends early, resuming at `range`/`code`: every symbol whose bits the
+    /// bytes hold, up to `out_limit`. xz normalizes the range before a bit
+    /// while this decoder does so after a symbol, so a symbol may take one
+    /// byte more here than xz needs for it: that byte is given as a
+    /// stand-in (its value only matters to the next symbol, which then is
+    /// not decoded). Returns the stop (`Limit` when output room ran out
+    /// first; `Input` when no further symbol can be decoded), the range
+    /// state, the bytes of `data` used, and whether the stand-in was taken
+    /// (then only an unfinished match may still be copied: pass
+    /// `exhausted` next time).
+    pub fn decode_tail(
+        &mut self,
+        range: u32,
+        code: u32,
+        data: &[u8],
+        win: &mut Window,
+        out_limit: usize,
+        exhausted: bool,
+    ) -> (Result<Stop, LzmaError>, u32, u32, usize, bool) {
+        let mut padded = Vec::with_capacity(data.len() + 1);
+        padded.extend_from_slice(data);
+        padded.push(0);
+        let mut rc = RangeDecoder::resume(range, code, &padded);
+        let stop = loop {
+            if self.pending > 0 {
+                match self.run(&mut rc, win, out_limit, 0, usize::MAX, 0) {
+                    Ok(Stop::Input) => {}
+                    other => break other,
+                }
+            }
+            if win.pos >= out_limit {
+                break Ok(Stop::Limit);
+            }
+            // A stand-in byte was taken: xz needs the real one next.
+            if exhausted || rc.pos > data.len() {
+                break Ok(Stop::Input);
+            }
+            let probe = RangeDecoder { buf: data, ..rc };
+            if !self.fits_lazily(&probe, win) {
+                break Ok(Stop::Input);
+            }
+            match self.run(&mut rc, win, out_limit, usize::MAX, usize::MAX, 1) {
+                Ok(Stop::Input) => {}
+                other => break other,
+            }
+        };
+        let taken = exhausted || rc.pos > data.len();
+        (stop, rc.range, rc.code, rc.pos.min(data.len()), taken)
+    }
+
+    /// [`fits`](Self::fits) without the normalization after the symbol:
+    /// true when the bytes hold every bit of the next symbol, which is when
+    /// xz (normalizing before each bit) delivers it.
+    fn fits_lazily(&mut self, rc: &RangeDecoder<'_>, win: &Window) -> bool {
+        let mut rc = *rc;
+        let mut state = self.state;
+        let mut reps = self.reps;
+        let ctx = SymbolCtx::new(self, win, win.pos);
+        let mut probs = Probs::new(&mut self.probs);
+        let _ = Self::symbol::<false>(&mut probs, &mut rc, &mut state, &mut reps, &ctx);
+        rc.pos <= rc.buf.len()
+    }
+
     /// Decodes into `win` until `win.pos` reaches `out_limit`, `rc.pos`
     /// passes `in_limit` (checked before each symbol), `max_symbols` symbols
     /// are done, or an end marker appears. A symbol that read past
@@ -654,6 +718,9 @@ pub struct LzmaDecoder {
     tail_len: usize,
     size: Option<u64>,
     produced: u64,
+    /// Input ended inside a symbol that took a stand-in byte (see
+    /// [`LzmaCore::decode_tail`]): nothing more can be decoded.
+    tail_exhausted: bool,
     limits: Limits,
     batch: usize,
 }
@@ -684,6 +751,7 @@ impl LzmaDecoder {
             tail_len: 0,
             size: uncompressed_size,
             produced: 0,
+            tail_exhausted: false,
             limits: opts.limits,
             batch: opts.batch(),
         })
@@ -810,6 +878,22 @@ impl LzmaDecoder {
         input: &mut InBuf<'_>,
         out_limit: usize,
     ) -> (Result<Stop, LzmaError>, bool) {
+        if self.tail_exhausted {
+            // The input ended inside a symbol: only an unfinished match may
+            // still be copied, then the truncation is reported.
+            let (stop, ..) = self.core.decode_tail(
+                self.range,
+                self.code,
+                &[],
+                &mut self.window,
+                out_limit,
+                true,
+            );
+            return match stop {
+                Ok(Stop::Limit) => (Ok(Stop::Limit), false),
+                other => (other, true),
+            };
+        }
         if self.tail_len == 0 && input.len() >= SYMBOL_MARGIN {
             let data = input.remaining();
             let mut rc = RangeDecoder::resume(self.range, self.code, data);
@@ -868,6 +952,27 @@ impl LzmaDecoder {
                 break Ok(Stop::Input);
             }
             if !self.core.fits(&rc, &self.window) {
+                if input.is_last() {
+                    // No more input will come: deliver the symbols xz
+                    // would before reporting the truncation.
+                    let (stop, range, code, used, exhausted) = self.core.decode_tail(
+                        rc.range,
+                        rc.code,
+                        &scratch[rc.pos..n],
+                        &mut self.window,
+                        out_limit,
+                        self.tail_exhausted,
+                    );
+                    self.tail_exhausted = exhausted;
+                    rc.range = range;
+                    rc.code = code;
+                    rc.pos += used;
+                    match stop {
+                        Ok(Stop::Limit) => break Ok(Stop::Limit),
+                        Ok(Stop::Input) => {}
+                        other => break other,
+                    }
+                }
                 starved = true;
                 break Ok(Stop::Input);
             }

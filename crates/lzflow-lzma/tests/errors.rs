@@ -370,3 +370,30 @@ fn need_input_then_stream_end_across_calls() {
     );
     assert_eq!(out.written(), b"hi");
 }
+
+#[test]
+fn lzma2_end_byte_optional_only_between_chunks() {
+    let data = text_like(30_000, 23);
+    let comp = lzma2(&data, &opts(6, 1 << 20, 3, 0, 2));
+    assert_eq!(comp.last(), Some(&0x00), "the end byte");
+    let body = &comp[..comp.len() - 1];
+    // By default (xz) the end byte is required.
+    assert_eq!(lzma2_outcome(body).1, Err(LzmaError::Truncated));
+    // Optional (7z folders): input ending between chunks ends the stream,
+    // however it arrives; inside a chunk it is still truncated.
+    let optional = |d: &[u8], bytewise: bool| {
+        let mut dec = Lzma2Decoder::new(1 << 20, &DecoderOptions::default()).unwrap();
+        dec.set_end_byte_optional(true);
+        if bytewise {
+            drive_bytewise_in(&mut dec, d)
+        } else {
+            drive_whole(&mut dec, d)
+        }
+    };
+    for bytewise in [false, true] {
+        assert_eq!(optional(body, bytewise), (data.clone(), Ok(body.len())));
+        assert_eq!(optional(&comp, bytewise), (data.clone(), Ok(comp.len())));
+        let cut = optional(&body[..body.len() - 1], bytewise);
+        assert_eq!(cut.1, Err(LzmaError::Truncated), "bytewise {bytewise}");
+    }
+}
