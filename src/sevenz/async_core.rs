@@ -143,7 +143,11 @@ fn poll_entry_read<S: PollSource>(
     cx: &mut Context<'_>,
     buf: &mut [u8],
 ) -> Poll<Result<usize, SevenZError>> {
-    if check.left() == 0 || buf.is_empty() {
+    if check.left() == 0 {
+        // An entry of zero bytes has its stored CRC checked here.
+        return Poll::Ready(check.finish().map(|()| 0));
+    }
+    if buf.is_empty() {
         return Poll::Ready(Ok(0));
     }
     let want = buf
@@ -335,7 +339,10 @@ impl<S: PollSource> CoreEntries<'_, S> {
             }
             self.scratch = scratch;
         }
-        self.check = None;
+        if let Some(mut check) = self.check.take() {
+            // The CRC of an entry of zero bytes.
+            check.finish()?;
+        }
         let Some(entry) = self.index.entries().get(self.next).cloned() else {
             if let Some((_, mut pump)) = self.current.take() {
                 pump.finish(self.src).await?;

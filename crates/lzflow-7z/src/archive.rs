@@ -348,7 +348,12 @@ impl EntryState {
             return Err(e);
         }
         let left = self.check.left();
-        if left == 0 || buf.is_empty() {
+        if left == 0 {
+            // An entry of zero bytes has its stored CRC checked here.
+            self.check.finish()?;
+            return Ok(0);
+        }
+        if buf.is_empty() {
             return Ok(0);
         }
         let Some(stream) = stream else { return Ok(0) };
@@ -391,7 +396,7 @@ impl<R: Read + Seek> EntryRead<'_, R> {
         }
         match self.state.pending.take() {
             Some(e) => Err(e),
-            None => Ok(()),
+            None => self.state.check.finish(),
         }
     }
 }

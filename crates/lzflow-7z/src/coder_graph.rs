@@ -6,6 +6,10 @@
 //! (the std or async face) reads those bytes into [`FolderDecoder::pack_space`]
 //! and calls [`FolderDecoder::pack_filled`]. Every coder output is capped at
 //! its declared unpack size, so a hostile stream cannot produce more.
+//!
+//! Like 7-Zip, a coder that knows where its data ends (Copy, LZMA, LZMA2,
+//! Deflate, BZip2) must end exactly at its declared size and use up its
+//! input; filters (BCJ, Delta, AES, BCJ2) stop at their size.
 
 use lzflow_core::{CoderError, Culprit, Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
@@ -146,6 +150,15 @@ struct Node {
     inputs: Vec<Slot>,
     out_size: u64,
     produced: u64,
+    /// The coder's data must end at `out_size` and use all its input.
+    exact: bool,
+    /// Ending before `out_size` is an error: for the folder's own output,
+    /// and for LZMA and LZMA2 (7-Zip's decoders check their size). Another
+    /// coder that feeds a coder may end early, as in 7-Zip: its consumer
+    /// checks what it gets.
+    must_fill: bool,
+    /// The end checks passed.
+    finished: bool,
 }
 
 fn view(s: &Slot) -> InBuf<'_> {
@@ -156,11 +169,19 @@ fn stalled() -> SevenZError {
     SevenZError::corrupt("a coder stopped making progress")
 }
 
+/// A [`SevenZError::DataSize`]; [`FolderDecoder::read`] names the folder.
+fn data_size(what: &'static str) -> SevenZError {
+    SevenZError::DataSize {
+        folder: String::new(),
+        what,
+    }
+}
+
 impl Node {
     fn pull(&mut self, out: &mut [u8]) -> Result<Pull, SevenZError> {
         let left = self.out_size - self.produced;
         if left == 0 {
-            return Ok(Pull::End);
+            return self.finish();
         }
         let want = out.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let out = &mut out[..want];
@@ -179,9 +200,10 @@ impl Node {
                     let (used, made) = (input.pos(), output.pos());
                     buf.start += used;
                     if made == 0 && progress == Progress::StreamEnd {
-                        return Err(SevenZError::corrupt(format!(
-                            "a coder's stream ended {left} bytes before its declared size"
-                        )));
+                        if !self.must_fill {
+                            return Ok(Pull::End);
+                        }
+                        return Err(data_size("the coded data ends before its declared size"));
                     }
                     if used == 0 && made == 0 {
                         stalls += 1;
@@ -228,6 +250,62 @@ impl Node {
                 return Err(stalled());
             }
         }
+    }
+
+    /// At the declared size, an exact coder is driven to its end: a byte
+    /// more of output, or input left after its end, is a data error.
+    /// `Need(k)` while it waits for packed stream `k`.
+    fn finish(&mut self) -> Result<Pull, SevenZError> {
+        if self.finished || !self.exact {
+            return Ok(Pull::End);
+        }
+        let Kind::Single(dec) = &mut self.kind else {
+            return Ok(Pull::End);
+        };
+        let slot = &mut self.inputs[0];
+        loop {
+            if let Some(k) = slot.refill()? {
+                return Ok(Pull::Need(k));
+            }
+            let buf = &mut slot.buf;
+            let mut input = InBuf::new(&buf.data[buf.start..buf.end]).with_last(buf.eof);
+            let mut probe = [0u8; 1];
+            let mut output = OutBuf::new(&mut probe);
+            let progress = dec.decode(&mut input, &mut output)?;
+            let used = input.pos();
+            buf.start += used;
+            if output.pos() > 0 {
+                return Err(data_size("the coded data goes on past its declared size"));
+            }
+            match progress {
+                Progress::StreamEnd => break,
+                _ if used == 0 && buf.is_empty() && buf.eof => return Err(stalled()),
+                _ if used == 0 && !buf.is_empty() => return Err(stalled()),
+                _ => {}
+            }
+        }
+        // Nothing may follow the end: not in the buffer, not in the packed
+        // stream, not from the coder feeding this one.
+        loop {
+            if !slot.buf.is_empty() {
+                return Err(data_size("packed bytes follow the end of the coded data"));
+            }
+            if slot.buf.eof {
+                break;
+            }
+            match &slot.source {
+                Source::Pack(_) => {
+                    return Err(data_size("packed bytes follow the end of the coded data"))
+                }
+                Source::Coder(_) => {
+                    if let Some(k) = slot.refill()? {
+                        return Ok(Pull::Need(k));
+                    }
+                }
+            }
+        }
+        self.finished = true;
+        Ok(Pull::End)
     }
 
     fn pack_slot(&mut self, k: usize) -> Option<&mut StreamBuf> {
@@ -307,7 +385,13 @@ impl FolderDecoder {
             builder.in_base.push(at);
             at += c.num_in_streams;
         }
-        let root = builder.node(main)?;
+        let root = builder.node(main, true)?;
+        // As 7-Zip requires, every coder feeds the output.
+        if builder.visited.contains(&false) {
+            return Err(SevenZError::corrupt(
+                "a coder of the folder is not connected to its output",
+            ));
+        }
         Ok(FolderDecoder {
             root,
             pack_offsets: pack_offsets.to_vec(),
@@ -366,8 +450,11 @@ impl FolderDecoder {
                 }
                 Ok(FolderStep::End)
             }
-            Err(e) => {
+            Err(mut e) => {
                 self.failed = true;
+                if let SevenZError::DataSize { folder, .. } = &mut e {
+                    folder.clone_from(&self.label);
+                }
                 Err(self.classify_error(e))
             }
         }
@@ -452,8 +539,8 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// The node producing coder output `out` (one output per coder, so the
-    /// output index is the coder index).
-    fn node(&mut self, out: usize) -> Result<Node, SevenZError> {
+    /// output index is the coder index); `root` for the folder's output.
+    fn node(&mut self, out: usize, root: bool) -> Result<Node, SevenZError> {
         let coder = self
             .folder
             .coders
@@ -477,7 +564,7 @@ impl Builder<'_> {
                 .find(|b| b.in_index == in_index)
                 .map(|b| b.out_index);
             let slot = if let Some(src) = bound {
-                let child = self.node(src)?;
+                let child = self.node(src, false)?;
                 Slot {
                     buf: StreamBuf::new(child.out_size),
                     source: Source::Coder(Box::new(child)),
@@ -508,6 +595,9 @@ impl Builder<'_> {
             inputs.push(slot);
         }
         let kind = make_coder(coder, out_size, self.keys, self.settings)?;
+        let method = coder.method.as_slice();
+        let exact = matches!(method, m::COPY | m::LZMA | m::LZMA2 | m::DEFLATE | m::BZIP2);
+        let must_fill = root || matches!(method, m::LZMA | m::LZMA2);
         let want_inputs = if matches!(kind, Kind::Bcj2(_)) { 4 } else { 1 };
         if inputs.len() != want_inputs {
             return Err(SevenZError::corrupt(format!(
@@ -521,6 +611,9 @@ impl Builder<'_> {
             inputs,
             out_size,
             produced: 0,
+            exact,
+            must_fill,
+            finished: false,
         })
     }
 }
@@ -602,6 +695,9 @@ fn make_coder(
             let dict = declared_dict(coder)?.unwrap_or(0);
             let mut dec = Lzma2Decoder::new(window_size(dict, out_size), &opts)?;
             dec.set_uncompressed_size(Some(out_size));
+            // The folder gives the size: 7-Zip accepts a stream that stops
+            // between chunks without the end byte.
+            dec.set_end_byte_optional(true);
             single(Box::new(Mapped(dec)))
         }
         m::BCJ2 => Ok(Kind::Bcj2(Box::new(Bcj2Decoder::new()))),

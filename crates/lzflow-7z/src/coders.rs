@@ -173,12 +173,16 @@ impl Decode for DeflateDecoder {
 /// BZip2; concatenated streams (as parallel encoders write) continue.
 pub(crate) struct Bzip2Decoder {
     inner: bzip2::Decompress,
+    /// A stream ended and the next has taken no input: the data may end
+    /// here.
+    between: bool,
 }
 
 impl Bzip2Decoder {
     pub(crate) fn new() -> Self {
         Bzip2Decoder {
             inner: bzip2::Decompress::new(false),
+            between: false,
         }
     }
 }
@@ -190,6 +194,14 @@ impl Decode for Bzip2Decoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, SevenZError> {
+        if self.between && input.is_empty() {
+            return Ok(if input.is_last() {
+                Progress::StreamEnd
+            } else {
+                Progress::NeedInput
+            });
+        }
+        self.between = false;
         let (in0, out0) = (self.inner.total_in(), self.inner.total_out());
         let status = self
             .inner
@@ -201,14 +213,14 @@ impl Decode for Bzip2Decoder {
         output.advance(made);
         match status {
             bzip2::Status::StreamEnd => {
-                if input.is_empty() && input.is_last() {
-                    return Ok(Progress::StreamEnd);
-                }
                 self.inner = bzip2::Decompress::new(false);
-                Ok(if input.is_empty() {
-                    Progress::NeedInput
-                } else {
+                self.between = true;
+                Ok(if !input.is_empty() {
                     Progress::OutputFull
+                } else if input.is_last() {
+                    Progress::StreamEnd
+                } else {
+                    Progress::NeedInput
                 })
             }
             _ if output.is_full() => Ok(Progress::OutputFull),

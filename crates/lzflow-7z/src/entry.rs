@@ -132,15 +132,23 @@ impl EntryCheck {
         let n = (data.len() as u64).min(self.left);
         self.hasher.update(&data[..n as usize]);
         self.left -= n;
-        if self.left == 0 {
-            let got = std::mem::take(&mut self.hasher).finalize();
-            if self.crc.is_some_and(|want| want != got) {
-                self.crc = None;
-                return Err(SevenZError::DataCrc {
-                    entry: self.name.clone(),
-                });
-            }
-            self.crc = None;
+        self.finish()
+    }
+
+    /// Verifies the CRC once no data is left, so an entry of zero bytes is
+    /// checked too (its stored CRC must be that of no data, 0). Does
+    /// nothing before the end or after the first check.
+    pub fn finish(&mut self) -> Result<(), SevenZError> {
+        if self.left > 0 {
+            return Ok(());
+        }
+        let Some(want) = self.crc.take() else {
+            return Ok(());
+        };
+        if std::mem::take(&mut self.hasher).finalize() != want {
+            return Err(SevenZError::DataCrc {
+                entry: self.name.clone(),
+            });
         }
         Ok(())
     }
