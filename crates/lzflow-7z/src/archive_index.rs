@@ -114,6 +114,9 @@ pub struct IndexBuilder {
     keys: Arc<KeyCache>,
     encrypted_header: bool,
     depth: u32,
+    /// Where the header starts (after the signature header): every packed
+    /// stream must end before it, as 7-Zip requires.
+    header_offset: u64,
 }
 
 impl IndexBuilder {
@@ -130,6 +133,7 @@ impl IndexBuilder {
             keys,
             encrypted_header: false,
             depth: 0,
+            header_offset: u64::MAX,
         }
     }
 
@@ -172,6 +176,7 @@ impl IndexBuilder {
         {
             return Err(SevenZError::HeaderCrc);
         }
+        self.header_offset = sig.next_header_offset;
         self.parse(bytes)
     }
 
@@ -196,12 +201,27 @@ impl IndexBuilder {
     }
 
     fn parse(&mut self, bytes: &[u8]) -> Result<HeaderStep, SevenZError> {
-        match parse_header_block(bytes, self.options.max_entries, self.options.max_name_len)? {
+        let block = parse_header_block(bytes, self.options.max_entries, self.options.max_name_len)?;
+        let pack = match &block {
+            HeaderBlock::Plain(h) => &h.main.pack,
+            HeaderBlock::Encoded(streams) => &streams.pack,
+        };
+        let end = pack
+            .sizes
+            .iter()
+            .try_fold(pack.pack_pos, |at, &s| at.checked_add(s));
+        if end.is_none_or(|end| end > self.header_offset) {
+            return Err(SevenZError::corrupt(
+                "a packed stream reaches into the header",
+            ));
+        }
+        match block {
             HeaderBlock::Plain(h) => Ok(HeaderStep::Index(Box::new(self.index(h)?))),
             HeaderBlock::Encoded(streams) => {
+                // 7-Zip requires the decoded header to be a plain one.
                 self.depth += 1;
-                if self.depth > 4 {
-                    return Err(SevenZError::corrupt("header is encoded too many times"));
+                if self.depth > 1 {
+                    return Err(SevenZError::corrupt("the decoded header is encoded again"));
                 }
                 let total: u64 = streams.folders.iter().map(|f| f.unpack_size()).sum();
                 if total > self.options.max_header_size {

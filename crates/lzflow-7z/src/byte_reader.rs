@@ -69,6 +69,35 @@ impl<'a> ByteReader<'a> {
         Ok(value)
     }
 
+    /// A property ID. IDs are NUMBERs (7-Zip reads them so); one above
+    /// 0xFF names no property and reads as 0xFF, unknown as well.
+    pub(crate) fn id(&mut self) -> Result<u8, SevenZError> {
+        Ok(u8::try_from(self.number()?).unwrap_or(0xFF))
+    }
+
+    /// Skips a property of unknown meaning: its size, then that many
+    /// bytes.
+    pub(crate) fn skip_data(&mut self) -> Result<(), SevenZError> {
+        let n = self.number()?;
+        self.bytes(n).map(drop)
+    }
+
+    /// Reads up to the property `id`, skipping unknown ones on the way as
+    /// 7-Zip does; `kEnd` first is an error.
+    pub(crate) fn wait_id(&mut self, id: u8, what: &str) -> Result<(), SevenZError> {
+        loop {
+            match self.id()? {
+                got if got == id => return Ok(()),
+                crate::property_id::END => {
+                    return Err(SevenZError::corrupt(format!(
+                        "{what} (0x{id:02x}) is missing"
+                    )))
+                }
+                _ => self.skip_data()?,
+            }
+        }
+    }
+
     /// A count of items that each take at least one header byte, so it can
     /// never exceed what is left: this bounds every allocation by the
     /// header's size.
@@ -115,17 +144,6 @@ impl<'a> ByteReader<'a> {
             .into_iter()
             .map(|d| if d { self.u32_le().map(Some) } else { Ok(None) })
             .collect()
-    }
-
-    /// Expects the given property ID.
-    pub(crate) fn expect(&mut self, id: u8, what: &str) -> Result<(), SevenZError> {
-        let got = self.byte()?;
-        if got != id {
-            return Err(SevenZError::corrupt(format!(
-                "expected {what} (0x{id:02x}), found 0x{got:02x}"
-            )));
-        }
-        Ok(())
     }
 }
 

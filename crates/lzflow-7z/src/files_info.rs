@@ -45,7 +45,7 @@ pub(crate) fn parse_files_info(
     let mut files = vec![FileRecord::default(); n];
     let mut empty_streams: Vec<usize> = Vec::new();
     loop {
-        let prop = r.byte()?;
+        let prop = r.id()?;
         if prop == id::END {
             break;
         }
@@ -57,8 +57,10 @@ pub(crate) fn parse_files_info(
                 empty_streams.clear();
                 for (i, (f, b)) in files.iter_mut().zip(bits).enumerate() {
                     f.empty_stream = b;
-                    // An empty stream is a directory unless kEmptyFile says so.
+                    // An empty stream is a directory unless kEmptyFile
+                    // says so, and no anti-item unless kAnti does.
                     f.empty_file = false;
+                    f.anti = false;
                     if b {
                         empty_streams.push(i);
                     }
@@ -110,24 +112,34 @@ pub(crate) fn parse_files_info(
                     }
                 }
             }
-            // Padding, comments and properties from newer writers carry
-            // nothing a reader needs.
-            id::DUMMY | id::COMMENT => {}
-            _ => {}
+            // Padding: 7-Zip reports a header error unless it is all zero.
+            id::DUMMY => {
+                if p.bytes(p.remaining() as u64)?.iter().any(|&b| b != 0) {
+                    return Err(SevenZError::corrupt("kDummy padding is not zero"));
+                }
+            }
+            // A comment (kComment), or a property from a newer writer:
+            // nothing a reader needs (7-Zip skips these with a warning).
+            _ => continue,
+        }
+        if p.remaining() != 0 {
+            return Err(SevenZError::corrupt(format!(
+                "{} bytes left over in file property 0x{prop:02x}",
+                p.remaining()
+            )));
         }
     }
     Ok(files)
 }
 
-/// Splits NUL-terminated UTF-16LE names, one per file.
+/// Splits NUL-terminated UTF-16LE names, one per file; bytes after the
+/// last name (an extra name, or a NUL inside one) are an error, as in
+/// 7-Zip. Unpaired surrogates become U+FFFD.
 fn parse_names(
     raw: &[u8],
     files: &mut [FileRecord],
     max_name_len: usize,
 ) -> Result<(), SevenZError> {
-    if raw.len() % 2 != 0 {
-        return Err(SevenZError::corrupt("file names have an odd byte length"));
-    }
     let mut units = raw
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]));
@@ -147,8 +159,12 @@ fn parse_names(
                 }
             }
         }
-        f.name = String::from_utf16(&name)
-            .map_err(|_| SevenZError::corrupt("a file name is not valid UTF-16"))?;
+        f.name = String::from_utf16_lossy(&name);
+    }
+    if units.next().is_some() || raw.len() % 2 != 0 {
+        return Err(SevenZError::corrupt(
+            "bytes follow the last file name (a NUL inside a name?)",
+        ));
     }
     Ok(())
 }

@@ -5,9 +5,19 @@ use crate::byte_reader::ByteReader;
 use crate::property_id as id;
 use crate::SevenZError;
 
-/// Most streams a folder may have in total (7-Zip uses at most 4 coders of
-/// at most 4 inputs).
-const MAX_FOLDER_STREAMS: u64 = 64;
+/// Most coders in a folder, and most coder inputs in all (7-Zip's limits;
+/// its own folders have at most 4 coders of at most 4 inputs).
+const MAX_CODERS: u64 = 64;
+const MAX_IN_STREAMS: u64 = 64;
+
+/// Marks `index` used; `None` when it is out of range or was already used.
+fn take_unused(used: &mut [bool], index: u64) -> Option<usize> {
+    let slot = used.get_mut(usize::try_from(index).ok()?)?;
+    if std::mem::replace(slot, true) {
+        return None;
+    }
+    Some(index as usize)
+}
 
 /// One coder of a folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,27 +58,41 @@ pub struct Folder {
 }
 
 impl Folder {
-    /// Parses one folder record (coders, bind pairs, packed streams).
+    /// Parses one folder record (coders, bind pairs, packed streams) with
+    /// 7-Zip's checks: every coder has one output and no input or output
+    /// is bound twice, so one coder output is left over as the folder's.
     pub(crate) fn parse(r: &mut ByteReader<'_>) -> Result<Self, SevenZError> {
-        let num_coders = r.small(MAX_FOLDER_STREAMS, "number of coders")?;
+        let num_coders = r.small(MAX_CODERS, "number of coders")?;
         if num_coders == 0 {
             return Err(SevenZError::corrupt("folder without coders"));
         }
         let mut coders = Vec::with_capacity(num_coders);
-        let (mut total_in, mut total_out) = (0usize, 0usize);
+        let mut total_in = 0usize;
         for _ in 0..num_coders {
             let flags = r.byte()?;
             if flags & 0x80 != 0 {
                 return Err(SevenZError::UnsupportedFeature("alternative coder methods"));
             }
-            let method = r.bytes(u64::from(flags & 0x0F))?.to_vec();
-            let (num_in, num_out) = if flags & 0x10 != 0 {
-                (
-                    r.small(MAX_FOLDER_STREAMS, "coder input count")?,
-                    r.small(MAX_FOLDER_STREAMS, "coder output count")?,
-                )
+            if flags & 0x40 != 0 {
+                return Err(SevenZError::corrupt("a coder sets the reserved flag 0x40"));
+            }
+            let id_len = flags & 0x0F;
+            if id_len > 8 {
+                return Err(SevenZError::UnsupportedFeature(
+                    "method IDs longer than 8 bytes",
+                ));
+            }
+            let method = r.bytes(u64::from(id_len))?.to_vec();
+            let num_in = if flags & 0x10 != 0 {
+                let num_in = r.small(MAX_IN_STREAMS, "coder input count")?;
+                if r.number()? != 1 {
+                    return Err(SevenZError::UnsupportedFeature(
+                        "coders with several outputs",
+                    ));
+                }
+                num_in
             } else {
-                (1, 1)
+                1
             };
             let properties = if flags & 0x20 != 0 {
                 let n = r.number()?;
@@ -77,39 +101,54 @@ impl Folder {
                 Vec::new()
             };
             total_in += num_in;
-            total_out += num_out;
+            if total_in as u64 > MAX_IN_STREAMS {
+                return Err(SevenZError::corrupt("folder has too many coder inputs"));
+            }
             coders.push(Coder {
                 method,
                 num_in_streams: num_in,
-                num_out_streams: num_out,
+                num_out_streams: 1,
                 properties,
             });
         }
-        if total_in == 0 || total_out == 0 || (total_in + total_out) as u64 > MAX_FOLDER_STREAMS {
-            return Err(SevenZError::corrupt("folder stream counts out of range"));
-        }
-        let num_bind_pairs = total_out - 1;
-        let mut bind_pairs = Vec::with_capacity(num_bind_pairs);
-        for _ in 0..num_bind_pairs {
-            let in_index = r.small(total_in as u64 - 1, "bind pair input")?;
-            let out_index = r.small(total_out as u64 - 1, "bind pair output")?;
-            bind_pairs.push(BindPair {
-                in_index,
-                out_index,
-            });
-        }
+        // One output per coder: every coder but the folder's last one
+        // feeds another.
+        let num_bind_pairs = num_coders - 1;
         if total_in < num_bind_pairs {
             return Err(SevenZError::corrupt("more bind pairs than coder inputs"));
         }
+        let mut in_used = vec![false; total_in];
+        let mut out_used = vec![false; num_coders];
+        let mut bind_pairs = Vec::with_capacity(num_bind_pairs);
+        for _ in 0..num_bind_pairs {
+            let in_index = r.number()?;
+            let out_index = r.number()?;
+            let (Some(i), Some(o)) = (
+                take_unused(&mut in_used, in_index),
+                take_unused(&mut out_used, out_index),
+            ) else {
+                return Err(SevenZError::corrupt("bind pair out of range or repeated"));
+            };
+            bind_pairs.push(BindPair {
+                in_index: i,
+                out_index: o,
+            });
+        }
         let num_packed = total_in - num_bind_pairs;
         let packed_streams = if num_packed == 1 {
-            let free = (0..total_in)
-                .find(|i| !bind_pairs.iter().any(|b| b.in_index == *i))
+            let free = in_used
+                .iter()
+                .position(|used| !used)
                 .ok_or_else(|| SevenZError::corrupt("no unbound coder input"))?;
             vec![free]
         } else {
             (0..num_packed)
-                .map(|_| r.small(total_in as u64 - 1, "packed stream index"))
+                .map(|_| {
+                    let index = r.number()?;
+                    take_unused(&mut in_used, index).ok_or_else(|| {
+                        SevenZError::corrupt("packed stream index out of range or repeated")
+                    })
+                })
                 .collect::<Result<_, _>>()?
         };
         Ok(Folder {
@@ -147,9 +186,11 @@ impl Folder {
     }
 }
 
-/// Parses the CodersInfo record (after `kUnPackInfo`).
+/// Parses the CodersInfo record (after `kUnPackInfo`). Unknown properties
+/// before `kFolder`, before `kCodersUnPackSize` and after the sizes are
+/// skipped, as 7-Zip does.
 pub(crate) fn parse_unpack_info(r: &mut ByteReader<'_>) -> Result<Vec<Folder>, SevenZError> {
-    r.expect(id::FOLDER, "kFolder")?;
+    r.wait_id(id::FOLDER, "kFolder")?;
     let n = r.count("folder")?;
     if r.byte()? != 0 {
         return Err(SevenZError::UnsupportedFeature("external folder records"));
@@ -158,14 +199,14 @@ pub(crate) fn parse_unpack_info(r: &mut ByteReader<'_>) -> Result<Vec<Folder>, S
     for _ in 0..n {
         folders.push(Folder::parse(r)?);
     }
-    r.expect(id::CODERS_UNPACK_SIZE, "kCodersUnPackSize")?;
+    r.wait_id(id::CODERS_UNPACK_SIZE, "kCodersUnPackSize")?;
     for f in folders.iter_mut() {
         f.unpack_sizes = (0..f.num_out_streams())
             .map(|_| r.number())
             .collect::<Result<_, _>>()?;
     }
     loop {
-        match r.byte()? {
+        match r.id()? {
             id::END => break,
             id::CRC => {
                 let crcs = r.digests(n)?;
@@ -173,11 +214,7 @@ pub(crate) fn parse_unpack_info(r: &mut ByteReader<'_>) -> Result<Vec<Folder>, S
                     f.crc = c;
                 }
             }
-            other => {
-                return Err(SevenZError::corrupt(format!(
-                    "unexpected property 0x{other:02x} in coders info"
-                )))
-            }
+            _ => r.skip_data()?,
         }
     }
     Ok(folders)

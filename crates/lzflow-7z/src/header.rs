@@ -21,27 +21,30 @@ pub struct StreamsInfo {
 }
 
 impl StreamsInfo {
-    /// Parses a StreamsInfo record (after its introducing ID).
+    /// Parses a StreamsInfo record (after its introducing ID): PackInfo,
+    /// CodersInfo and SubStreamsInfo, each optional, in this order.
     pub(crate) fn parse(r: &mut ByteReader<'_>) -> Result<Self, SevenZError> {
         let mut info = StreamsInfo::default();
-        let mut substreams = None;
-        loop {
-            match r.byte()? {
-                id::END => break,
-                id::PACK_INFO => info.pack = PackInfo::parse(r)?,
-                id::UNPACK_INFO => info.folders = parse_unpack_info(r)?,
-                id::SUBSTREAMS_INFO => substreams = Some(SubStreams::parse(r, &info.folders)?),
-                other => {
-                    return Err(SevenZError::corrupt(format!(
-                        "unexpected property 0x{other:02x} in streams info"
-                    )))
-                }
-            }
+        let mut t = r.id()?;
+        if t == id::PACK_INFO {
+            info.pack = PackInfo::parse(r)?;
+            t = r.id()?;
         }
-        info.substreams = match substreams {
-            Some(s) => s,
-            None => SubStreams::one_per_folder(&info.folders),
-        };
+        if t == id::UNPACK_INFO {
+            info.folders = parse_unpack_info(r)?;
+            t = r.id()?;
+        }
+        if t == id::SUBSTREAMS_INFO {
+            info.substreams = SubStreams::parse(r, &info.folders)?;
+            t = r.id()?;
+        } else {
+            info.substreams = SubStreams::one_per_folder(&info.folders);
+        }
+        if t != id::END {
+            return Err(SevenZError::corrupt(format!(
+                "unexpected property 0x{t:02x} in streams info"
+            )));
+        }
         let needed: usize = info.folders.iter().map(|f| f.packed_streams.len()).sum();
         if needed > info.pack.sizes.len() {
             return Err(SevenZError::corrupt(
@@ -88,20 +91,42 @@ pub(crate) enum HeaderBlock {
     Encoded(StreamsInfo),
 }
 
-/// Parses the bytes at the header position.
+/// Parses the bytes at the header position. Nothing may follow the
+/// record; an encoded header has one folder (none: an empty archive), as
+/// 7-Zip requires.
 pub(crate) fn parse_header_block(
     data: &[u8],
     max_entries: usize,
     max_name_len: usize,
 ) -> Result<HeaderBlock, SevenZError> {
     let mut r = ByteReader::new(data);
-    match r.byte()? {
-        id::HEADER => parse_header(&mut r, max_entries, max_name_len).map(HeaderBlock::Plain),
-        id::ENCODED_HEADER => StreamsInfo::parse(&mut r).map(HeaderBlock::Encoded),
-        other => Err(SevenZError::corrupt(format!(
-            "header starts with unknown property 0x{other:02x}"
-        ))),
+    let block = match r.id()? {
+        id::HEADER => HeaderBlock::Plain(parse_header(&mut r, max_entries, max_name_len)?),
+        id::ENCODED_HEADER => {
+            let streams = StreamsInfo::parse(&mut r)?;
+            match streams.folders.len() {
+                0 => HeaderBlock::Plain(Header::default()),
+                1 => HeaderBlock::Encoded(streams),
+                n => {
+                    return Err(SevenZError::corrupt(format!(
+                        "the encoded header has {n} folders, not one"
+                    )))
+                }
+            }
+        }
+        other => {
+            return Err(SevenZError::corrupt(format!(
+                "header starts with unknown property 0x{other:02x}"
+            )))
+        }
+    };
+    if r.remaining() != 0 {
+        return Err(SevenZError::corrupt(format!(
+            "{} bytes follow the end of the header",
+            r.remaining()
+        )));
     }
+    Ok(block)
 }
 
 fn parse_header(
@@ -110,35 +135,29 @@ fn parse_header(
     max_name_len: usize,
 ) -> Result<Header, SevenZError> {
     let mut header = Header::default();
-    let mut t = r.byte()?;
+    let mut t = r.id()?;
     if t == id::ARCHIVE_PROPERTIES {
-        loop {
-            if r.byte()? == 0 {
-                break;
-            }
-            let size = r.number()?;
-            r.bytes(size)?;
+        while r.id()? != id::END {
+            r.skip_data()?;
         }
-        t = r.byte()?;
+        t = r.id()?;
     }
     if t == id::ADDITIONAL_STREAMS_INFO {
         // Only referenced by "external" records, which are rejected anyway.
         StreamsInfo::parse(r)?;
-        t = r.byte()?;
+        t = r.id()?;
     }
     if t == id::MAIN_STREAMS_INFO {
         header.main = StreamsInfo::parse(r)?;
-        t = r.byte()?;
+        t = r.id()?;
     }
     if t == id::FILES_INFO {
         header.files = parse_files_info(r, max_entries, max_name_len)?;
-        t = r.byte()?;
+        r.id()?;
     }
-    if t != id::END {
-        return Err(SevenZError::corrupt(format!(
-            "unexpected property 0x{t:02x} in header"
-        )));
-    }
+    // The ID read last should be kEnd. 7-Zip takes another (warning of an
+    // "unsupported feature") when nothing follows it, which the caller
+    // checks, so no record is lost.
     let with_data = header.files.iter().filter(|f| !f.empty_stream).count();
     if with_data != header.main.substreams.sizes.len() {
         return Err(SevenZError::corrupt(format!(

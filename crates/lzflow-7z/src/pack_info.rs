@@ -16,7 +16,8 @@ pub struct PackInfo {
 }
 
 impl PackInfo {
-    /// Parses the record after its `kPackInfo` ID.
+    /// Parses the record after its `kPackInfo` ID. As in 7-Zip the sizes
+    /// must be there, and unknown properties around them are skipped.
     pub(crate) fn parse(r: &mut ByteReader<'_>) -> Result<Self, SevenZError> {
         let pack_pos = r.number()?;
         let n = r.count("pack stream")?;
@@ -25,20 +26,15 @@ impl PackInfo {
             sizes: vec![0; n],
             crcs: vec![None; n],
         };
+        r.wait_id(id::SIZE, "kSize")?;
+        for size in info.sizes.iter_mut() {
+            *size = r.number()?;
+        }
         loop {
-            match r.byte()? {
+            match r.id()? {
                 id::END => break,
-                id::SIZE => {
-                    for size in info.sizes.iter_mut() {
-                        *size = r.number()?;
-                    }
-                }
                 id::CRC => info.crcs = r.digests(n)?,
-                other => {
-                    return Err(SevenZError::corrupt(format!(
-                        "unexpected property 0x{other:02x} in pack info"
-                    )))
-                }
+                _ => r.skip_data()?,
             }
         }
         // The streams must fit in a file: their end cannot overflow.

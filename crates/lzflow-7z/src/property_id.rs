@@ -44,8 +44,6 @@ pub const ATIME: u8 = 0x13;
 pub const MTIME: u8 = 0x14;
 /// Windows attributes (unix mode in the high 16 bits).
 pub const WIN_ATTRIBUTES: u8 = 0x15;
-/// Archive comment.
-pub const COMMENT: u8 = 0x16;
 /// The header is packed: a streams info describing it follows.
 pub const ENCODED_HEADER: u8 = 0x17;
 /// Start positions of files (multi-volume leftovers).

@@ -26,23 +26,28 @@ impl SubStreams {
         }
     }
 
-    /// Parses the record after its `kSubStreamsInfo` ID.
+    /// Parses the record after its `kSubStreamsInfo` ID; unknown
+    /// properties are skipped, as 7-Zip does.
     pub(crate) fn parse(r: &mut ByteReader<'_>, folders: &[Folder]) -> Result<Self, SevenZError> {
         let mut per_folder = vec![1usize; folders.len()];
-        let mut t = r.byte()?;
-        if t == id::NUM_UNPACK_STREAM {
-            let mut total = 0usize;
-            for n in per_folder.iter_mut() {
-                // Every substream needs a header byte somewhere (a size or a
-                // file record), which bounds the total.
-                *n = r.count("substream")?;
-                total = total.saturating_add(*n);
+        let mut t = loop {
+            match r.id()? {
+                id::NUM_UNPACK_STREAM => {
+                    let mut total = 0usize;
+                    for n in per_folder.iter_mut() {
+                        // Every substream needs a header byte somewhere (a
+                        // size or a file record), which bounds the total.
+                        *n = r.count("substream")?;
+                        total = total.saturating_add(*n);
+                    }
+                    if total > r.remaining() + folders.len() {
+                        return Err(SevenZError::corrupt("substream count exceeds the header"));
+                    }
+                }
+                t @ (id::SIZE | id::CRC | id::END) => break t,
+                _ => r.skip_data()?,
             }
-            if total > r.remaining() + folders.len() {
-                return Err(SevenZError::corrupt("substream count exceeds the header"));
-            }
-            t = r.byte()?;
-        }
+        };
         let mut sizes = Vec::new();
         let have_sizes = t == id::SIZE;
         for (f, &n) in folders.iter().zip(&per_folder) {
@@ -69,7 +74,7 @@ impl SubStreams {
             sizes.push(total - sum);
         }
         if have_sizes {
-            t = r.byte()?;
+            t = r.id()?;
         }
         // CRCs are stored only for substreams whose CRC the folder does not
         // already give (a folder of exactly one file with a folder CRC).
@@ -103,13 +108,9 @@ impl SubStreams {
                         }
                     }
                 }
-                other => {
-                    return Err(SevenZError::corrupt(format!(
-                        "unexpected property 0x{other:02x} in substreams info"
-                    )))
-                }
+                _ => r.skip_data()?,
             }
-            t = r.byte()?;
+            t = r.id()?;
         }
         Ok(SubStreams {
             per_folder,

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub mod craft;
+
 /// A small seeded generator (xorshift64*), so inputs are the same on every
 /// machine.
 pub struct Rng(u64);
