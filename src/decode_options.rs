@@ -173,6 +173,15 @@ impl<T: BuildDecoder> DecoderBuilder<T> {
         self
     }
 
+    /// Low latency, for proxies: when the input pauses inside an LZMA2
+    /// chunk, decode what has arrived instead of holding output back until
+    /// the whole chunk (up to 64 KiB) is in. Off by default (it costs a
+    /// little decoding speed when input comes in large pieces).
+    pub fn low_latency(mut self) -> Self {
+        self.opts.lzma.low_latency = true;
+        self
+    }
+
     /// Most bytes one call (one poll) produces; default 16 KiB.
     pub fn batch_size(mut self, bytes: usize) -> Self {
         self.opts.lzma.batch_size = bytes;

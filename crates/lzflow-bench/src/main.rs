@@ -6,6 +6,7 @@
 
 mod child;
 mod encode;
+mod latency;
 mod measure;
 mod seek;
 mod sevenz;
@@ -492,7 +493,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-write|seek] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-write|seek|latency] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -509,7 +510,7 @@ fn main() -> io::Result<()> {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
-            "decode" | "encode" | "7z" | "7z-write" | "seek" => mode = a.clone(),
+            "decode" | "encode" | "7z" | "7z-write" | "seek" | "latency" => mode = a.clone(),
             other => {
                 eprintln!("{USAGE}");
                 return Err(io::Error::new(
@@ -527,6 +528,7 @@ fn main() -> io::Result<()> {
         "encode" => encode::compare_encode(rounds, only.as_deref()),
         "7z" => sevenz::compare_7z(rounds),
         "seek" => seek::compare_seek(rounds),
+        "latency" => latency::compare_latency(rounds),
         _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),
     }
 }

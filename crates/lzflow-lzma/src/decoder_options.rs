@@ -14,6 +14,11 @@ pub struct DecoderOptions {
     pub pool: Pool<u8>,
     /// Pool for the literal probability tables.
     pub prob_pool: Pool<u16>,
+    /// Low latency (for proxies): when input runs out inside an LZMA2
+    /// chunk, decode what has arrived instead of waiting for the whole
+    /// chunk (up to 64 KiB). Off by default: symbol-by-symbol decoding at
+    /// the gaps costs time when input comes in large pieces anyway.
+    pub low_latency: bool,
 }
 
 impl Default for DecoderOptions {
@@ -23,6 +28,7 @@ impl Default for DecoderOptions {
             batch_size: 16 << 10,
             pool: Pool::<u8>::global(),
             prob_pool: Pool::<u16>::global(),
+            low_latency: false,
         }
     }
 }
@@ -37,6 +43,12 @@ impl DecoderOptions {
     /// Sets the per-call batch size.
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = batch_size;
+        self
+    }
+
+    /// Turns low-latency decoding on or off.
+    pub fn with_low_latency(mut self, on: bool) -> Self {
+        self.low_latency = on;
         self
     }
 

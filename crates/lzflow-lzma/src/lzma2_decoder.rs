@@ -66,6 +66,8 @@ pub struct Lzma2Decoder {
     /// A truncated chunk's last symbol took a stand-in byte: nothing more
     /// can be decoded (see `LzmaCore::decode_tail`).
     tail_exhausted: bool,
+    /// Decode partial chunks as they arrive ([`DecoderOptions::low_latency`]).
+    low_latency: bool,
 }
 
 impl Lzma2Decoder {
@@ -92,6 +94,7 @@ impl Lzma2Decoder {
             pool: opts.pool.clone(),
             end_byte_optional: false,
             tail_exhausted: false,
+            low_latency: opts.low_latency,
         })
     }
 
@@ -236,6 +239,13 @@ impl Lzma2Decoder {
                         };
                         if packed_left > 0 {
                             if !input.is_last() {
+                                if self.low_latency {
+                                    let n = self.budget(budget, unpacked_left)?;
+                                    if n == 0 {
+                                        return Ok(Progress::OutputFull);
+                                    }
+                                    self.early_run(output, n, started)?;
+                                }
                                 return Ok(Progress::NeedInput);
                             }
                             // The input ends inside this chunk: deliver
@@ -338,6 +348,57 @@ impl Lzma2Decoder {
             started: true,
         };
         Ok(k)
+    }
+
+    /// Low latency: decodes up to `n` bytes from the part of a chunk that
+    /// has arrived, keeping the range state to go on when the rest comes.
+    fn early_run(
+        &mut self,
+        output: &mut OutBuf<'_>,
+        n: usize,
+        started: bool,
+    ) -> Result<usize, LzmaError> {
+        let Phase::Lzma {
+            unpacked_left,
+            packed_left,
+            ..
+        } = self.phase
+        else {
+            unreachable!("only called for LZMA chunks")
+        };
+        let chunk = self.chunk.as_ref().expect("a partial chunk is buffered");
+        let mut data = &chunk[self.chunk_pos..];
+        let (range, code) = if started {
+            (self.range, self.code)
+        } else {
+            let Some(init) = data.get(..INIT_BYTES) else {
+                return Ok(0);
+            };
+            let init: [u8; INIT_BYTES] = init.try_into().expect("five bytes");
+            data = &data[INIT_BYTES..];
+            self.chunk_pos += INIT_BYTES;
+            RangeDecoder::init_state(init).ok_or(LzmaError::BadRangeCoderInit)?
+        };
+        let start = self.window.pos;
+        let (stop, range, code, used) =
+            self.core
+                .decode_available(range, code, data, &mut self.window, start + n);
+        let produced = self.window.since(start);
+        output.push(produced);
+        let k = produced.len();
+        self.produced += k as u64;
+        self.range = range;
+        self.code = code;
+        self.chunk_pos += used;
+        self.phase = Phase::Lzma {
+            unpacked_left: unpacked_left - k,
+            packed_left,
+            started: true,
+        };
+        match stop? {
+            Stop::EndMarker => Err(LzmaError::UnexpectedEndMarker),
+            _ => Ok(k),
+        }
     }
 
     /// Decodes up to `n` bytes from the buffered start of a chunk whose

@@ -312,6 +312,41 @@ impl LzmaCore {
         (stop, rc.range, rc.code, rc.pos.min(data.len()), taken)
     }
 
+    /// Decodes, from `data`, the symbols that fit in it whole (their
+    /// trailing normalization included), up to `out_limit`: what can be
+    /// delivered early from a chunk still arriving, resumably. Returns the
+    /// stop (`Input` when the next symbol needs more bytes), the range
+    /// state and the bytes used.
+    pub fn decode_available(
+        &mut self,
+        range: u32,
+        code: u32,
+        data: &[u8],
+        win: &mut Window,
+        out_limit: usize,
+    ) -> (Result<Stop, LzmaError>, u32, u32, usize) {
+        let mut rc = RangeDecoder::resume(range, code, data);
+        let stop = loop {
+            if self.pending > 0 {
+                match self.run(&mut rc, win, out_limit, 0, usize::MAX, 0) {
+                    Ok(Stop::Input) => {}
+                    other => break other,
+                }
+            }
+            if win.pos >= out_limit {
+                break Ok(Stop::Limit);
+            }
+            if !self.fits(&rc, win) {
+                break Ok(Stop::Input);
+            }
+            match self.run(&mut rc, win, out_limit, usize::MAX, usize::MAX, 1) {
+                Ok(Stop::Input) => {}
+                other => break other,
+            }
+        };
+        (stop, rc.range, rc.code, rc.pos)
+    }
+
     /// [`fits`](Self::fits) without the normalization after the symbol:
     /// true when the bytes hold every bit of the next symbol, which is when
     /// xz (normalizing before each bit) delivers it.

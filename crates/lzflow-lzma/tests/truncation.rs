@@ -118,3 +118,29 @@ fn a_truncated_lzma2_chunk_gives_its_decodable_bytes_however_split() {
     // Output grows with the cut inside chunks too, not only at chunk ends.
     assert!(grew > 100, "output grew at {grew} cuts");
 }
+
+#[test]
+fn low_latency_delivers_a_chunk_as_it_arrives_with_the_same_bytes() {
+    let data = fixture("raw/lzma2-dict1MiB.raw");
+    let opts = DecoderOptions::default().with_low_latency(true);
+    let dec = |o: &DecoderOptions| Lzma2Decoder::new(1 << 20, o).unwrap();
+    let whole = run(dec(&DecoderOptions::default()), &data, 0, 1 << 16);
+    assert_eq!(whole.1, Ok(()));
+    for (step, room) in [(1, 1 << 16), (3, 7), (100, 1 << 16), (4096, 100)] {
+        let got = run(dec(&opts), &data, step, room);
+        assert!(got == whole, "slices of {step} into {room}");
+    }
+    // Half of the first chunk, more to come: only low latency decodes it.
+    let half = &data[..data.len() / 2];
+    let mut buf = vec![0u8; 1 << 16];
+    for (o, early) in [(&DecoderOptions::default(), false), (&opts, true)] {
+        let mut d = dec(o);
+        let mut input = InBuf::new(half);
+        let mut output = OutBuf::new(&mut buf);
+        assert_eq!(d.decode(&mut input, &mut output), Ok(Progress::NeedInput));
+        assert_eq!(input.len(), 0, "all of it taken");
+        let n = output.pos();
+        assert_eq!(n > 0, early, "low latency {early}: {n} bytes early");
+        assert!(whole.0.starts_with(output.written()));
+    }
+}
