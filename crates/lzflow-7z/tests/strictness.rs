@@ -556,3 +556,38 @@ fn an_encoded_header_has_one_folder() {
     e.extend([id::END, id::END]);
     header_error(&assemble(&packed, &e));
 }
+
+/// An encoded-header record for a Copy folder holding `content`, stored at
+/// `pack_pos`.
+fn copy_encoded_header(pack_pos: u64, content: &[u8]) -> Vec<u8> {
+    let mut e = vec![id::ENCODED_HEADER, id::PACK_INFO];
+    e.extend(craft::number(pack_pos));
+    e.extend([1, id::SIZE]);
+    e.extend(craft::number(content.len() as u64));
+    e.extend([id::END, id::UNPACK_INFO, id::FOLDER, 1, 0, 1, 0x01, 0x00]);
+    e.push(id::CODERS_UNPACK_SIZE);
+    e.extend(craft::number(content.len() as u64));
+    e.extend([id::CRC, 1]);
+    e.extend(crc32fast::hash(content).to_le_bytes());
+    e.extend([id::END, id::END]);
+    e
+}
+
+#[test]
+fn a_header_encoded_twice_is_a_header_error() {
+    // 7-Zip requires the decoded header to be a plain one ("Headers
+    // Error" / cannot open).
+    let f = OneFolder::copy(&[("a", b"hello")]);
+    let h = f.header();
+    let inner = copy_encoded_header(f.packed.len() as u64, &h);
+    let outer = copy_encoded_header((f.packed.len() + h.len()) as u64, &inner);
+    let packed = [&f.packed[..], &h, &inner].concat();
+    let archive = assemble(&packed, &outer);
+    header_error(&archive);
+    if let Some(accepted) = craft::seven_zip_accepts(&archive, "") {
+        assert!(!accepted, "7zz refuses it too");
+    }
+    // Encoded once, the same header opens.
+    let once = assemble(&[&f.packed[..], &h].concat(), &inner);
+    assert_eq!(verdict(&once).unwrap()[0].1, b"hello");
+}
