@@ -363,6 +363,20 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
             }
         }
     }
+
+    /// [`flush`](Self::flush) answered as `Encode::flush` answers:
+    /// `NeedInput` once everything is out, `OutputFull` until then.
+    pub fn flush_step(
+        &mut self,
+        output: &mut OutBuf<'_>,
+        on_meta: &mut impl FnMut(P::Meta),
+    ) -> Result<Progress, P::Error> {
+        Ok(if self.flush(output, on_meta)? {
+            Progress::NeedInput
+        } else {
+            Progress::OutputFull
+        })
+    }
 }
 
 impl<P: PieceEncoder> Drop for ParallelEncoder<P> {

@@ -179,16 +179,7 @@ impl Encode for MtLzipEncoder {
         }
         self.members.begin_call();
         let written = &mut self.written;
-        let res = self
-            .members
-            .flush(output, &mut |()| *written += 1)
-            .map(|done| {
-                if done {
-                    Progress::NeedInput
-                } else {
-                    Progress::OutputFull
-                }
-            });
+        let res = self.members.flush_step(output, &mut |()| *written += 1);
         self.sticky(res)
     }
 

@@ -3,7 +3,7 @@
 
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
-use crate::lzma_decoder::{need_input, LzmaCore, Stop};
+use crate::lzma_decoder::{need_input, LzmaCore, Partial, Stop};
 use crate::range_decoder::{RangeDecoder, INIT_BYTES};
 use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
@@ -64,7 +64,7 @@ pub struct Lzma2Decoder {
     /// Input that ends between chunks ends the stream (no end byte needed).
     end_byte_optional: bool,
     /// A truncated chunk's last symbol took a stand-in byte: nothing more
-    /// can be decoded (see `LzmaCore::decode_tail`).
+    /// can be decoded (see `LzmaCore::decode_partial`).
     tail_exhausted: bool,
     /// Decode partial chunks as they arrive ([`DecoderOptions::low_latency`]).
     low_latency: bool,
@@ -244,7 +244,7 @@ impl Lzma2Decoder {
                                     if n == 0 {
                                         return Ok(Progress::OutputFull);
                                     }
-                                    self.early_run(output, n, started)?;
+                                    self.partial_run(output, n, started, false)?;
                                 }
                                 return Ok(Progress::NeedInput);
                             }
@@ -255,7 +255,7 @@ impl Lzma2Decoder {
                             if n == 0 {
                                 return Ok(Progress::OutputFull);
                             }
-                            budget -= self.truncated_run(output, n, started)?;
+                            budget -= self.partial_run(output, n, started, true)?;
                             continue;
                         }
                     }
@@ -350,13 +350,17 @@ impl Lzma2Decoder {
         Ok(k)
     }
 
-    /// Low latency: decodes up to `n` bytes from the part of a chunk that
-    /// has arrived, keeping the range state to go on when the rest comes.
-    fn early_run(
+    /// Decodes up to `n` bytes from the part of the current chunk that has
+    /// arrived (all of it buffered): with `ended`, the input stops there
+    /// and the symbols xz would deliver are decoded, then the truncation
+    /// is reported; without, more will come (low latency) and decoding
+    /// stops where it can resume.
+    fn partial_run(
         &mut self,
         output: &mut OutBuf<'_>,
         n: usize,
         started: bool,
+        ended: bool,
     ) -> Result<usize, LzmaError> {
         let Phase::Lzma {
             unpacked_left,
@@ -372,76 +376,26 @@ impl Lzma2Decoder {
             (self.range, self.code)
         } else {
             let Some(init) = data.get(..INIT_BYTES) else {
-                return Ok(0);
+                return if ended {
+                    Err(LzmaError::Truncated)
+                } else {
+                    Ok(0)
+                };
             };
             let init: [u8; INIT_BYTES] = init.try_into().expect("five bytes");
             data = &data[INIT_BYTES..];
             self.chunk_pos += INIT_BYTES;
             RangeDecoder::init_state(init).ok_or(LzmaError::BadRangeCoderInit)?
         };
+        let partial = match (ended, self.tail_exhausted) {
+            (false, _) => Partial::Arriving,
+            (true, false) => Partial::Ended,
+            (true, true) => Partial::Exhausted,
+        };
         let start = self.window.pos;
-        let (stop, range, code, used) =
+        let (stop, range, code, used, exhausted) =
             self.core
-                .decode_available(range, code, data, &mut self.window, start + n);
-        let produced = self.window.since(start);
-        output.push(produced);
-        let k = produced.len();
-        self.produced += k as u64;
-        self.range = range;
-        self.code = code;
-        self.chunk_pos += used;
-        self.phase = Phase::Lzma {
-            unpacked_left: unpacked_left - k,
-            packed_left,
-            started: true,
-        };
-        match stop? {
-            Stop::EndMarker => Err(LzmaError::UnexpectedEndMarker),
-            _ => Ok(k),
-        }
-    }
-
-    /// Decodes up to `n` bytes from the buffered start of a chunk whose
-    /// input ended early: every symbol the bytes hold is delivered, then
-    /// the first that needs a missing byte ends it with
-    /// [`LzmaError::Truncated`] (what xz delivers before its "unexpected end
-    /// of input").
-    fn truncated_run(
-        &mut self,
-        output: &mut OutBuf<'_>,
-        n: usize,
-        started: bool,
-    ) -> Result<usize, LzmaError> {
-        let Phase::Lzma {
-            unpacked_left,
-            packed_left,
-            ..
-        } = self.phase
-        else {
-            unreachable!("only called for LZMA chunks")
-        };
-        let chunk = self.chunk.as_ref().expect("a truncated chunk is buffered");
-        let mut data = &chunk[self.chunk_pos..];
-        let (range, code) = if started {
-            (self.range, self.code)
-        } else {
-            let init: [u8; INIT_BYTES] = match data.get(..INIT_BYTES) {
-                Some(b) => b.try_into().expect("five bytes"),
-                None => return Err(LzmaError::Truncated),
-            };
-            data = &data[INIT_BYTES..];
-            self.chunk_pos += INIT_BYTES;
-            RangeDecoder::init_state(init).ok_or(LzmaError::BadRangeCoderInit)?
-        };
-        let start = self.window.pos;
-        let (stop, range, code, used, exhausted) = self.core.decode_tail(
-            range,
-            code,
-            data,
-            &mut self.window,
-            start + n,
-            self.tail_exhausted,
-        );
+                .decode_partial(range, code, data, &mut self.window, start + n, partial);
         self.tail_exhausted = exhausted;
         let produced = self.window.since(start);
         output.push(produced);
@@ -456,11 +410,12 @@ impl Lzma2Decoder {
             started: true,
         };
         match stop? {
-            // Output room ran out first: go on next call.
-            Stop::Limit if k < unpacked_left => Ok(k),
             Stop::EndMarker => Err(LzmaError::UnexpectedEndMarker),
+            // Output room ran out first: go on next call.
+            Stop::Limit if ended && k < unpacked_left => Ok(k),
             // No further symbol can be decoded from what arrived.
-            _ => Err(LzmaError::Truncated),
+            _ if ended => Err(LzmaError::Truncated),
+            _ => Ok(k),
         }
     }
 

@@ -46,6 +46,18 @@ fn prob_count(lc_lp: u32) -> usize {
     LITERAL + (LITERAL_CODER << lc_lp)
 }
 
+/// What [`LzmaCore::decode_partial`] may assume about the input after the
+/// bytes it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Partial {
+    /// More will follow.
+    Arriving,
+    /// None will.
+    Ended,
+    /// None will, and the last symbol already took a stand-in byte.
+    Exhausted,
+}
+
 /// Why a decoding run stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stop {
@@ -261,30 +273,43 @@ impl LzmaCore {
         rc.pos <= rc.buf.len()
     }
 
-    /// Decodes what xz would from `data`, the last bytes of a stream that
-    /// ends early, resuming at `range`/`code`: every symbol whose bits the
-    /// bytes hold, up to `out_limit`. xz normalizes the range before a bit
-    /// while this decoder does so after a symbol, so a symbol may take one
-    /// byte more here than xz needs for it: that byte is given as a
-    /// stand-in (its value only matters to the next symbol, which then is
-    /// not decoded). Returns the stop (`Limit` when output room ran out
-    /// first; `Input` when no further symbol can be decoded), the range
-    /// state, the bytes of `data` used, and whether the stand-in was taken
-    /// (then only an unfinished match may still be copied: pass
-    /// `exhausted` next time).
-    pub fn decode_tail(
+    /// Decodes the symbols `data` holds, up to `out_limit`, one at a time:
+    /// for input that stops inside a chunk or a stream.
+    ///
+    /// With [`Partial::Arriving`] more input will follow: only symbols
+    /// that fit whole (their trailing normalization included) are decoded,
+    /// so decoding resumes exactly where it stopped. With
+    /// [`Partial::Ended`] none will: every symbol whose bits the bytes hold
+    /// is decoded, which is what xz delivers (it normalizes the range
+    /// before a bit, this decoder after a symbol, so a symbol may take one
+    /// byte more here than xz needs; that byte is given as a stand-in,
+    /// whose value only matters to the next symbol, which then is not
+    /// decoded).
+    ///
+    /// Returns the stop (`Limit` when output room ran out first; `Input`
+    /// when no further symbol can be decoded), the range state, the bytes
+    /// of `data` used, and whether the stand-in was taken (then only an
+    /// unfinished match may still be copied: pass [`Partial::Exhausted`]
+    /// next time).
+    pub fn decode_partial(
         &mut self,
         range: u32,
         code: u32,
         data: &[u8],
         win: &mut Window,
         out_limit: usize,
-        exhausted: bool,
+        partial: Partial,
     ) -> (Result<Stop, LzmaError>, u32, u32, usize, bool) {
-        let mut padded = Vec::with_capacity(data.len() + 1);
-        padded.extend_from_slice(data);
-        padded.push(0);
-        let mut rc = RangeDecoder::resume(range, code, &padded);
+        let mut padded = Vec::new();
+        let buf = if partial == Partial::Ended {
+            padded.reserve_exact(data.len() + 1);
+            padded.extend_from_slice(data);
+            padded.push(0);
+            &padded[..]
+        } else {
+            data
+        };
+        let mut rc = RangeDecoder::resume(range, code, buf);
         let stop = loop {
             if self.pending > 0 {
                 match self.run(&mut rc, win, out_limit, 0, usize::MAX, 0) {
@@ -295,48 +320,15 @@ impl LzmaCore {
             if win.pos >= out_limit {
                 break Ok(Stop::Limit);
             }
-            // A stand-in byte was taken: xz needs the real one next.
-            if exhausted || rc.pos > data.len() {
-                break Ok(Stop::Input);
-            }
-            let probe = RangeDecoder { buf: data, ..rc };
-            if !self.fits_lazily(&probe, win) {
-                break Ok(Stop::Input);
-            }
-            match self.run(&mut rc, win, out_limit, usize::MAX, usize::MAX, 1) {
-                Ok(Stop::Input) => {}
-                other => break other,
-            }
-        };
-        let taken = exhausted || rc.pos > data.len();
-        (stop, rc.range, rc.code, rc.pos.min(data.len()), taken)
-    }
-
-    /// Decodes, from `data`, the symbols that fit in it whole (their
-    /// trailing normalization included), up to `out_limit`: what can be
-    /// delivered early from a chunk still arriving, resumably. Returns the
-    /// stop (`Input` when the next symbol needs more bytes), the range
-    /// state and the bytes used.
-    pub fn decode_available(
-        &mut self,
-        range: u32,
-        code: u32,
-        data: &[u8],
-        win: &mut Window,
-        out_limit: usize,
-    ) -> (Result<Stop, LzmaError>, u32, u32, usize) {
-        let mut rc = RangeDecoder::resume(range, code, data);
-        let stop = loop {
-            if self.pending > 0 {
-                match self.run(&mut rc, win, out_limit, 0, usize::MAX, 0) {
-                    Ok(Stop::Input) => {}
-                    other => break other,
+            let fits = match partial {
+                Partial::Arriving => self.fits(&rc, win),
+                // Once a stand-in byte was taken xz needs the real one.
+                Partial::Ended if rc.pos <= data.len() => {
+                    self.fits_lazily(&RangeDecoder { buf: data, ..rc }, win)
                 }
-            }
-            if win.pos >= out_limit {
-                break Ok(Stop::Limit);
-            }
-            if !self.fits(&rc, win) {
+                _ => false,
+            };
+            if !fits {
                 break Ok(Stop::Input);
             }
             match self.run(&mut rc, win, out_limit, usize::MAX, usize::MAX, 1) {
@@ -344,7 +336,8 @@ impl LzmaCore {
                 other => break other,
             }
         };
-        (stop, rc.range, rc.code, rc.pos)
+        let exhausted = partial == Partial::Exhausted || rc.pos > data.len();
+        (stop, rc.range, rc.code, rc.pos.min(data.len()), exhausted)
     }
 
     /// [`fits`](Self::fits) without the normalization after the symbol:
@@ -754,7 +747,7 @@ pub struct LzmaDecoder {
     size: Option<u64>,
     produced: u64,
     /// Input ended inside a symbol that took a stand-in byte (see
-    /// [`LzmaCore::decode_tail`]): nothing more can be decoded.
+    /// [`LzmaCore::decode_partial`]): nothing more can be decoded.
     tail_exhausted: bool,
     limits: Limits,
     batch: usize,
@@ -916,13 +909,13 @@ impl LzmaDecoder {
         if self.tail_exhausted {
             // The input ended inside a symbol: only an unfinished match may
             // still be copied, then the truncation is reported.
-            let (stop, ..) = self.core.decode_tail(
+            let (stop, ..) = self.core.decode_partial(
                 self.range,
                 self.code,
                 &[],
                 &mut self.window,
                 out_limit,
-                true,
+                Partial::Exhausted,
             );
             return match stop {
                 Ok(Stop::Limit) => (Ok(Stop::Limit), false),
@@ -990,13 +983,13 @@ impl LzmaDecoder {
                 if input.is_last() {
                     // No more input will come: deliver the symbols xz
                     // would before reporting the truncation.
-                    let (stop, range, code, used, exhausted) = self.core.decode_tail(
+                    let (stop, range, code, used, exhausted) = self.core.decode_partial(
                         rc.range,
                         rc.code,
                         &scratch[rc.pos..n],
                         &mut self.window,
                         out_limit,
-                        self.tail_exhausted,
+                        Partial::Ended,
                     );
                     self.tail_exhausted = exhausted;
                     rc.range = range;

@@ -199,28 +199,7 @@ impl LayoutReader {
         self.step = match step {
             Step::Padding { end, pos } => self.padding(end, pos, data)?,
             Step::Footer { end, padding } => self.footer(end, padding, data)?,
-            Step::Index {
-                start,
-                size,
-                done,
-                dec,
-                blocks,
-                flags,
-                end,
-                padding,
-            } => {
-                let next = Step::Index {
-                    start,
-                    size,
-                    done,
-                    dec,
-                    blocks,
-                    flags,
-                    end,
-                    padding,
-                };
-                index(next, data)?
-            }
+            step @ Step::Index { .. } => index(step, data)?,
             Step::Header {
                 start,
                 flags,

@@ -209,16 +209,7 @@ impl Encode for MtXzEncoder {
         }
         self.blocks.begin_call();
         let records = &mut self.records;
-        let res = self
-            .blocks
-            .flush(output, &mut |r| records.push(r))
-            .map(|done| {
-                if done {
-                    Progress::NeedInput
-                } else {
-                    Progress::OutputFull
-                }
-            });
+        let res = self.blocks.flush_step(output, &mut |r| records.push(r));
         self.sticky(res)
     }
 
