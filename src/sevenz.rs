@@ -37,13 +37,13 @@
 //! # Ok(()) }
 //! ```
 
+pub use lzflow_7z::Extraction;
 pub use lzflow_7z::{
     filetime_to_system_time, Archive, ArchiveIndex, ArchiveOptions, Entry, EntryCheck, EntryReader,
     FolderDecoder, FolderStep, HeaderStep, IndexBuilder, MultiVolume, PackRequest, SevenZError,
     SignatureHeader, SpoolOptions, Spooled, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use lzflow_7z::{multi_volume, signature_header, spool};
-pub use lzflow_7z::Extraction;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]

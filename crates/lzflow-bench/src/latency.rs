@@ -54,7 +54,10 @@ pub fn compare_latency(rounds: usize) -> io::Result<()> {
     // Text, so that LZMA2 chunks are compressed ones of up to 64 KiB (a
     // random start would go out as stored chunks, which any decoder
     // passes on at once).
-    let mut data: Vec<u8> = text_files(1 << 20).into_iter().flat_map(|(_, b)| b).collect();
+    let mut data: Vec<u8> = text_files(1 << 20)
+        .into_iter()
+        .flat_map(|(_, b)| b)
+        .collect();
     data.truncate(1 << 20);
     let xz = xz_one_block(&data, 6, None, false);
     println!(
