@@ -59,6 +59,42 @@
 //! [`Pool::set_max_idle_bytes`] (0 keeps nothing) or
 //! [`Pool::release_idle`]; a decoder built with `no_pool()` uses no pool.
 //!
+//! # Fairness and cancellation
+//! *Per poll*, every async face does bounded work: a read produces at most
+//! one batch (16 KiB by default); a write into an encoder takes at most
+//! 512 bytes of input per step (0.1-0.5 ms at xz preset 6); a poll takes
+//! at most 32 coder steps (a read or write returns with the first step
+//! that produces or takes data), then returns `Pending`, waking its task
+//! first. Some single steps are longer: ending or flushing an encoder's
+//! stream encodes the input held back for look-ahead (a few KiB), and the
+//! 7z writer compresses a file's first 64 KiB piece whole (it decides
+//! automatic BCJ) and the first MiB of a solid block in one go (to fit
+//! the dictionary to small archives).
+//!
+//! *Per task*, the tokio faces (everything under [`tokio`], 7z's
+//! `AsyncArchive` readers and `AsyncWriter`) take part in tokio's
+//! cooperative budget: before each step they check that the task has
+//! budget left, else return `Pending` and are woken once the scheduler
+//! has run the other tasks, timers and I/O; after it they charge one unit
+//! per 2 µs of coding. So a busy task yields after about 256 µs of work
+//! even when its reader or writer is always ready (memory, a fast file),
+//! other tasks on its thread keep running, and `tokio::time::timeout` or
+//! `select!` can cut a long decode short. A face never returns `Pending`
+//! after producing or taking data in the same poll. Inside
+//! `tokio::task::coop::unconstrained` (or outside a tokio runtime) only
+//! the per-poll bound applies.
+//!
+//! The futures-io faces and the [`stream`] adapters cannot see tokio's
+//! budget (it is tokio's, and futures-io has none): they keep the per-poll
+//! bound, but a poll that makes progress returns `Ready`, so a task
+//! draining one from an always-ready source runs to the end before
+//! anything else on its thread. Under tokio, use the tokio faces.
+//!
+//! Cancelling is safe: a dropped future loses nothing (input taken is the
+//! coder's, output produced waits in the face), so after a timeout the
+//! same face can be read or written on. (A 7z `AsyncWriter` is the
+//! exception: dropping `add_file` mid-file leaves it unusable.)
+//!
 //! # Example
 //! Decoding an upload with limits in a tokio service:
 //! ```no_run
@@ -113,10 +149,10 @@ pub use driver::StickyError;
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 pub use mt::{BuildMtEncoder, MtEncodeOptions, MtEncoderBuilder};
 
-pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};
 /// Extraction rules and options shared by every archive format.
 pub use lzflow_core::extract;
+pub use lzflow_core::{CoderError, Culprit, Decode, Encode, LimitExceeded, Limits, Pool, Progress};
 pub use lzflow_filters::{FilterConfig, FilterError, FilterKind};
-pub use lzflow_lzma::{DecoderOptions, LzmaError, LzmaOptions, LzmaProps, MatchFinder, Mode};
 pub use lzflow_lzip::LzipError;
+pub use lzflow_lzma::{DecoderOptions, LzmaError, LzmaOptions, LzmaProps, MatchFinder, Mode};
 pub use lzflow_xz::{Check, XzError};

@@ -20,7 +20,7 @@ use lzflow_xz::{Check, MtXzEncoder, MtXzEncoderOptions, XzEncoderOptions};
 
 use crate::driver::Driver;
 use crate::encode_options::{EncodeOptions, EncoderFormat, Level};
-use crate::pump::{Sink, Source, ASYNC_BUDGET, QUEUE_SIZE};
+use crate::pump::{Budget, Sink, Source, QUEUE_SIZE};
 use crate::{DecodeOptions, DecoderFormat, FilterConfig, LzmaOptions};
 
 /// A source that is pending while the coder waits for a worker; the
@@ -266,12 +266,14 @@ impl MtWriter {
         &mut self,
         sink: &mut S,
         cx: &mut Context<'_>,
+        mut budget: impl Budget,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
         if data.is_empty() {
             return Poll::Ready(Ok(0));
         }
-        for _ in 0..ASYNC_BUDGET {
+        loop {
+            ready!(budget.poll_step(cx));
             ready!(self.queue.poll_drain(sink, cx))?;
             if self.queue.finishing {
                 return Poll::Ready(Err(io::Error::new(
@@ -282,12 +284,12 @@ impl MtWriter {
             ready!(self.poll_ready(cx));
             let step = self.driver.encode(data, &mut self.queue.buf)?;
             self.queue.end = step.produced;
+            budget.step_done();
             if step.consumed > 0 {
                 // Taken: its output waits in the queue for the next call.
                 return Poll::Ready(Ok(step.consumed));
             }
         }
-        yield_now(cx)
     }
 
     /// Ends the current block and writes everything so far to `sink`,
@@ -296,24 +298,21 @@ impl MtWriter {
         &mut self,
         sink: &mut S,
         cx: &mut Context<'_>,
+        mut budget: impl Budget,
     ) -> Poll<io::Result<()>> {
-        let mut done = false;
-        for _ in 0..ASYNC_BUDGET {
+        loop {
+            ready!(budget.poll_step(cx));
             ready!(self.queue.poll_drain(sink, cx))?;
             if self.queue.finishing || self.driver.is_ended() {
-                done = true;
                 break;
             }
             ready!(self.poll_ready(cx));
             let step = self.driver.flush(&mut self.queue.buf)?;
             self.queue.end = step.produced;
+            budget.step_done();
             if step.progress == lzflow_core::Progress::NeedInput && step.produced == 0 {
-                done = true;
                 break;
             }
-        }
-        if !done {
-            return yield_now(cx);
         }
         sink.poll_flush(cx)
     }
@@ -324,8 +323,10 @@ impl MtWriter {
         &mut self,
         sink: &mut S,
         cx: &mut Context<'_>,
+        mut budget: impl Budget,
     ) -> Poll<io::Result<()>> {
-        for _ in 0..ASYNC_BUDGET {
+        loop {
+            ready!(budget.poll_step(cx));
             ready!(self.queue.poll_drain(sink, cx))?;
             if self.driver.is_ended() {
                 return sink.poll_close(cx);
@@ -334,20 +335,14 @@ impl MtWriter {
             self.queue.finishing = true;
             let step = self.driver.finish(&mut self.queue.buf)?;
             self.queue.end = step.produced;
+            budget.step_done();
         }
-        yield_now(cx)
     }
 
     /// The coder (absent if its options were invalid).
     pub(crate) fn coder(&self) -> Option<&MtXzEncoder> {
         self.driver.coder()
     }
-}
-
-/// Gives the executor back the thread, asking to be polled again.
-fn yield_now<T>(cx: &mut Context<'_>) -> Poll<T> {
-    cx.waker().wake_by_ref();
-    Poll::Pending
 }
 
 impl<W: std::io::Write> crate::write::Encoder<W, MtXzEncoder> {

@@ -55,6 +55,14 @@ pub(crate) trait SeekSource {
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
     /// Seeks; returns the new position.
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
+    /// Asked before each read: `Pending`, with the task's wake-up
+    /// arranged, if the task should let others run first (the tokio face
+    /// asks tokio's cooperative budget); by default `Ready`.
+    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+    /// The read allowed by the last `poll_proceed` is over.
+    fn step_done(&mut self) {}
 }
 
 /// Input read ahead from the source, at most the rest of one Block.
@@ -246,6 +254,20 @@ impl<S: SeekSource> Core<S> {
         if out.is_empty() {
             return Poll::Ready(Ok(0));
         }
+        ready!(self.src.poll_proceed(cx));
+        let r = self.poll_read_steps(cx, out, steps);
+        if r.is_ready() {
+            self.src.step_done();
+        }
+        r
+    }
+
+    fn poll_read_steps(
+        &mut self,
+        cx: &mut Context<'_>,
+        out: &mut [u8],
+        steps: usize,
+    ) -> Poll<io::Result<usize>> {
         for _ in 0..steps {
             let dec = self.dec.as_mut().expect("opened");
             let Some(want_at) = dec.input_offset() else {

@@ -49,13 +49,15 @@ mod tokio_face {
 
     use super::async_core::{AsyncWriterCore, PollRead, PollSink};
     use super::{EntryMeta, SevenZError, WriterOptions};
+    use crate::tokio::coop::TimedStep;
     use crate::tokio::seek::TwoStepSeek;
 
-    /// Adapts a tokio sink to [`PollSink`].
+    /// Adapts a tokio sink and tokio's cooperative budget to [`PollSink`].
     #[derive(Debug)]
     struct Sink<W> {
         inner: W,
         seek: TwoStepSeek,
+        step: TimedStep,
     }
 
     impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for Sink<W> {
@@ -69,6 +71,14 @@ mod tokio_face {
 
         fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
             Pin::new(&mut self.inner).poll_flush(cx)
+        }
+
+        fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+            self.step.poll_start(cx)
+        }
+
+        fn step_done(&mut self) {
+            self.step.done();
         }
     }
 
@@ -107,6 +117,7 @@ mod tokio_face {
             let sink = Sink {
                 inner: sink,
                 seek: TwoStepSeek::default(),
+                step: TimedStep::default(),
             };
             Ok(AsyncWriter {
                 core: AsyncWriterCore::new(sink, opts).await?,

@@ -18,7 +18,7 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::ASYNC_BUDGET;
+use crate::pump::ASYNC_STEPS;
 
 /// Largest output chunk, whatever the batch size says.
 const MAX_CHUNK: usize = 1 << 20;
@@ -123,7 +123,7 @@ where
         if *this.done {
             return Poll::Ready(None);
         }
-        for _ in 0..ASYNC_BUDGET {
+        for _ in 0..ASYNC_STEPS {
             if this.out.len() < *this.chunk_size {
                 this.out.resize(*this.chunk_size, 0);
             }
@@ -254,7 +254,7 @@ where
         if *this.done {
             return Poll::Ready(None);
         }
-        for _ in 0..ASYNC_BUDGET {
+        for _ in 0..ASYNC_STEPS {
             if this.chunk.is_empty() && !*this.eof {
                 match ready!(this.inner.as_mut().poll_next(cx)) {
                     Some(Ok(bytes)) => *this.chunk = bytes,

@@ -53,8 +53,11 @@ async fn with_timeout<T>(f: impl Future<Output = T>) -> T {
 
 fn poll_a_few<F: Future + Unpin>(f: &mut F, polls: usize) -> Option<F::Output> {
     let mut cx = Context::from_waker(Waker::noop());
+    // Polled by hand in loops that never yield to tokio, so outside its
+    // cooperative budget: once spent, only a yield would refill it.
+    let mut f = tokio::task::coop::unconstrained(f);
     for _ in 0..polls {
-        if let Poll::Ready(v) = Pin::new(&mut *f).poll(&mut cx) {
+        if let Poll::Ready(v) = Pin::new(&mut f).poll(&mut cx) {
             return Some(v);
         }
     }
@@ -380,7 +383,8 @@ async fn one_shutdown_poll_does_bounded_work_on_an_always_ready_sink() {
         assert!(written.borrow().len() < 100, "the block is still buffered");
         let (mut polls, mut most, mut before) = (0, 0, 0);
         {
-            let mut shutdown = Box::pin(w.shutdown());
+            // Outside tokio's budget: this loop never yields to refill it.
+            let mut shutdown = Box::pin(tokio::task::coop::unconstrained(w.shutdown()));
             let mut cx = Context::from_waker(Waker::noop());
             loop {
                 polls += 1;

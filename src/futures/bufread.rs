@@ -2,8 +2,9 @@
 //! yielding the decoded (or compressed) bytes.
 //!
 //! Each poll produces at most one batch (16 KiB by default) and refills the
-//! input a bounded number of times, so a read never monopolises the task.
-//! Dropping a read future loses nothing: consumed input is the coder's.
+//! input a bounded number of times, so one read is short; there is no
+//! budget across reads (see the module docs). Dropping a read future loses
+//! nothing: consumed input is the coder's.
 
 use std::io;
 use std::pin::Pin;

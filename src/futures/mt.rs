@@ -206,16 +206,19 @@ impl<W: AsyncWrite> AsyncWrite for MtXzEncoder<W> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
-        this.state.poll_write(&mut FuturesSink(this.inner), cx, buf)
+        this.state
+            .poll_write(&mut FuturesSink(this.inner), cx, ASYNC_BUDGET, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state.poll_flush(&mut FuturesSink(this.inner), cx)
+        this.state
+            .poll_flush(&mut FuturesSink(this.inner), cx, ASYNC_BUDGET)
     }
 
     fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state.poll_shutdown(&mut FuturesSink(this.inner), cx)
+        this.state
+            .poll_shutdown(&mut FuturesSink(this.inner), cx, ASYNC_BUDGET)
     }
 }

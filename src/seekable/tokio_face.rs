@@ -9,13 +9,16 @@ use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 use lzflow_xz::XzDecoderOptions;
 
 use super::{Core, SeekSource, STEPS_PER_POLL};
+use crate::tokio::coop::TimedStep;
 use crate::tokio::seek::TwoStepSeek;
 
-/// Adapts a tokio source (and its two-step seek) to [`SeekSource`].
+/// Adapts a tokio source (its two-step seek and tokio's cooperative
+/// budget) to [`SeekSource`].
 #[derive(Debug)]
 struct Source<R> {
     inner: R,
     seek: TwoStepSeek,
+    step: TimedStep,
 }
 
 impl<R: AsyncRead + AsyncSeek + Unpin> SeekSource for Source<R> {
@@ -27,6 +30,14 @@ impl<R: AsyncRead + AsyncSeek + Unpin> SeekSource for Source<R> {
 
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
         self.seek.poll_seek(&mut self.inner, cx, pos)
+    }
+
+    fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.step.poll_start(cx)
+    }
+
+    fn step_done(&mut self) {
+        self.step.done();
     }
 }
 
@@ -51,6 +62,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
         let src = Source {
             inner: reader,
             seek: TwoStepSeek::default(),
+            step: TimedStep::default(),
         };
         let mut core = Core::new(src, opts);
         std::future::poll_fn(|cx| core.poll_open(cx)).await?;

@@ -20,6 +20,14 @@ pub(crate) trait PollSource {
     /// Seeks to `pos`. After `Pending` it is called again with the same
     /// `pos` (or, if the future was dropped, with a new one).
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
+    /// Asked before each decoding step: `Pending`, with the task's wake-up
+    /// arranged, if the task should let others run first. The tokio face
+    /// asks tokio's cooperative budget; by default the answer is `Ready`.
+    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+    /// The step allowed by the last `poll_proceed` is over.
+    fn step_done(&mut self) {}
 }
 
 async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
@@ -69,6 +77,7 @@ impl FolderPump {
         if out.is_empty() {
             return Poll::Ready(Ok(0));
         }
+        ready!(src.poll_proceed(cx));
         loop {
             if let Some(req) = self.pending {
                 if self.pos != Some(req.offset) {
@@ -90,9 +99,13 @@ impl FolderPump {
             match self.dec.read(out)? {
                 FolderStep::Data(n) => {
                     self.produced += n as u64;
+                    src.step_done();
                     return Poll::Ready(Ok(n));
                 }
-                FolderStep::End => return Poll::Ready(Ok(0)),
+                FolderStep::End => {
+                    src.step_done();
+                    return Poll::Ready(Ok(0));
+                }
                 FolderStep::NeedPack(req) => self.pending = Some(req),
             }
         }

@@ -9,14 +9,16 @@ use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 
 use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader, PollSource};
 use super::AsyncSpooled;
+use crate::tokio::coop::TimedStep;
 use crate::tokio::seek::TwoStepSeek;
 use lzflow_7z::{ArchiveIndex, ArchiveOptions, Entry, SevenZError, SpoolOptions};
 
-/// Adapts tokio's two-step seek to [`PollSource`].
+/// Adapts tokio's two-step seek and cooperative budget to [`PollSource`].
 #[derive(Debug)]
 struct Source<R> {
     inner: R,
     seek: TwoStepSeek,
+    step: TimedStep,
 }
 
 impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
@@ -28,6 +30,14 @@ impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
 
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
         self.seek.poll_seek(&mut self.inner, cx, pos)
+    }
+
+    fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.step.poll_start(cx)
+    }
+
+    fn step_done(&mut self) {
+        self.step.done();
     }
 }
 
@@ -50,6 +60,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
         let src = Source {
             inner: reader,
             seek: TwoStepSeek::default(),
+            step: TimedStep::default(),
         };
         Ok(AsyncArchive {
             core: Core::open_with(src, options).await?,

@@ -11,6 +11,7 @@ use std::task::{Context, Poll};
 use lzflow_7z::{check_entry_name, EntryMeta, SevenZError, Writer, WriterOptions};
 
 use super::writer_thread::{Command, WriterThread};
+use crate::pump::ENCODE_STEP;
 
 /// Bytes read from a source at a time (enough for automatic BCJ to see
 /// an executable header).
@@ -25,6 +26,14 @@ pub(crate) trait PollSink {
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
     /// Flushes buffered bytes to their destination.
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// Asked before each piece of work: `Pending`, with the task's wake-up
+    /// arranged, if the task should let others run first. The tokio face
+    /// asks tokio's cooperative budget; by default the answer is `Ready`.
+    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+    /// The piece of work allowed by the last `poll_proceed` is over.
+    fn step_done(&mut self) {}
 }
 
 /// A pollable byte source: the data of one file.
@@ -194,6 +203,31 @@ impl<S: PollSink> AsyncWriterCore<S> {
         Ok(())
     }
 
+    /// Waits until the sink's face lets the task go on.
+    async fn proceed(&mut self) -> Result<(), SevenZError> {
+        let sink = self.sink.as_mut().ok_or(FINISHED)?;
+        poll_fn(|cx| sink.poll_proceed(cx)).await;
+        Ok(())
+    }
+
+    /// Compresses `filled` bytes of the piece in the caller's polls: the
+    /// first piece of a file whole (it decides automatic BCJ), later ones
+    /// in [`ENCODE_STEP`]s, asking the face before each.
+    async fn compress_piece(&mut self, filled: usize, first: bool) -> Result<(), SevenZError> {
+        let step = if first { filled } else { ENCODE_STEP };
+        for at in (0..filled).step_by(step) {
+            self.proceed().await?;
+            let part = &self.piece[at..filled.min(at + step)];
+            if let Core::Inline(w) = &mut self.core {
+                w.write_data(part)?;
+            }
+            if let Some(sink) = self.sink.as_mut() {
+                sink.step_done();
+            }
+        }
+        self.drain().await
+    }
+
     /// Adds a file whose data is read from `reader` to its end.
     pub(crate) async fn add_file<R: PollRead>(
         &mut self,
@@ -210,6 +244,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
             }
         }
         self.in_file = true;
+        let mut first = true;
         loop {
             let mut filled = 0;
             while filled < self.piece.len() {
@@ -232,15 +267,19 @@ impl<S: PollSink> AsyncWriterCore<S> {
                 break;
             }
             match &mut self.core {
-                Core::Inline(w) => {
-                    w.write_data(&self.piece[..filled])?;
-                    self.drain().await?;
-                }
+                Core::Inline(_) => self.compress_piece(filled, first).await?,
                 Core::Thread(_) => {
+                    // Here a piece is only copied: one operation's charge,
+                    // not the time spent waiting for queue room.
+                    self.proceed().await?;
+                    if let Some(sink) = self.sink.as_mut() {
+                        sink.step_done();
+                    }
                     let piece = self.piece[..filled].to_vec();
                     self.send(Command::Data(piece)).await?;
                 }
             }
+            first = false;
         }
         match &mut self.core {
             Core::Inline(w) => w.end_file()?,

@@ -2,8 +2,10 @@
 //! yielding the decoded (or compressed) bytes.
 //!
 //! Each poll produces at most one batch (16 KiB by default) and refills the
-//! input a bounded number of times, so a read never monopolises the task.
-//! Dropping a read future loses nothing: consumed input is the coder's.
+//! input a bounded number of times, and the task's turn ends when tokio's
+//! cooperative budget is spent, so reading from memory never monopolises
+//! the thread. Dropping a read future loses nothing: consumed input is the
+//! coder's.
 
 use std::io;
 use std::pin::Pin;
@@ -15,7 +17,8 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::{self, Source, ASYNC_BUDGET};
+use crate::pump::{self, Source};
+use crate::tokio::coop::TOKIO_BUDGET;
 
 /// A pinned tokio `AsyncBufRead` as a [`Source`].
 struct TokioSource<'a, R>(Pin<&'a mut R>);
@@ -135,7 +138,7 @@ where
             &mut src,
             cx,
             out,
-            ASYNC_BUDGET
+            TOKIO_BUDGET
         ))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
@@ -205,7 +208,7 @@ where
             &mut src,
             cx,
             out,
-            ASYNC_BUDGET
+            TOKIO_BUDGET
         ))?;
         buf.advance(n);
         Poll::Ready(Ok(()))

@@ -3,6 +3,11 @@
 //! implement `AsyncWrite`. Names and constructors follow
 //! async-compression's `tokio` module.
 //!
+//! Every face here takes part in tokio's cooperative budget (see the
+//! crate docs, "Fairness and cancellation"): a task decoding or encoding
+//! from memory yields about every 256 µs of work, so timeouts fire and
+//! other tasks run.
+//!
 //! Reading files: each read of a `tokio::fs::File` runs on tokio's blocking
 //! pool, one thread hop per fill of the `BufReader` over it. With the
 //! default 8 KiB buffer those hops cost a quarter more time than the
@@ -16,6 +21,7 @@
 //! ReadAheadFile` against `lzflow sync file`).
 
 pub mod bufread;
+pub(crate) mod coop;
 #[cfg(feature = "tokio-fs")]
 pub mod fs;
 mod mt;

@@ -15,7 +15,8 @@ use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder};
 use crate::driver::Driver;
 use crate::encode_options::Level;
 use crate::mt::{self, BuildMtEncoder, Gated, MtEncodeOptions, MtEncoderBuilder, MtWriter};
-use crate::pump::{self, Sink, Source, ASYNC_BUDGET};
+use crate::pump::{self, Sink, Source};
+use crate::tokio::coop::TOKIO_BUDGET;
 
 /// A pinned tokio `AsyncBufRead` as a [`Source`].
 struct TokioSource<'a, R>(Pin<&'a mut R>);
@@ -135,7 +136,7 @@ impl<R: AsyncBufRead> AsyncRead for MtXzDecoder<R> {
             &mut src,
             cx,
             out,
-            ASYNC_BUDGET
+            TOKIO_BUDGET
         ))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
@@ -215,16 +216,19 @@ impl<W: AsyncWrite> AsyncWrite for MtXzEncoder<W> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
-        this.state.poll_write(&mut TokioSink(this.inner), cx, buf)
+        this.state
+            .poll_write(&mut TokioSink(this.inner), cx, TOKIO_BUDGET, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state.poll_flush(&mut TokioSink(this.inner), cx)
+        this.state
+            .poll_flush(&mut TokioSink(this.inner), cx, TOKIO_BUDGET)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state.poll_shutdown(&mut TokioSink(this.inner), cx)
+        this.state
+            .poll_shutdown(&mut TokioSink(this.inner), cx, TOKIO_BUDGET)
     }
 }

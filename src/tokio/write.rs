@@ -17,7 +17,8 @@ use lzflow_core::{Decode, Encode};
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-use crate::pump::{self, OutQueue, Sink, ASYNC_BUDGET};
+use crate::pump::{self, OutQueue, Sink};
+use crate::tokio::coop::TOKIO_BUDGET;
 
 /// A pinned tokio `AsyncWrite` as a [`Sink`].
 struct TokioSink<'a, W>(Pin<&'a mut W>);
@@ -139,13 +140,13 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut sink = TokioSink(this.inner);
-        pump::poll_write_decoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET, buf)
+        pump::poll_write_decoded(this.driver, this.queue, &mut sink, cx, TOKIO_BUDGET, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
         let mut sink = TokioSink(this.inner);
-        pump::poll_flush_decoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET)
+        pump::poll_flush_decoded(this.driver, this.queue, &mut sink, cx, TOKIO_BUDGET)
     }
 
     /// Requires the compressed stream to be complete (else `UnexpectedEof`),
@@ -158,7 +159,7 @@ where
             this.queue,
             &mut sink,
             cx,
-            ASYNC_BUDGET
+            TOKIO_BUDGET
         ))?;
         sink.poll_close(cx)
     }
@@ -228,7 +229,7 @@ where
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut sink = TokioSink(this.inner);
-        pump::poll_write_encoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET, buf)
+        pump::poll_write_encoded(this.driver, this.queue, &mut sink, cx, TOKIO_BUDGET, buf)
     }
 
     /// Makes everything written so far decodable from the inner writer's
@@ -236,7 +237,7 @@ where
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.project();
         let mut sink = TokioSink(this.inner);
-        pump::poll_flush_encoded(this.driver, this.queue, &mut sink, cx, ASYNC_BUDGET)
+        pump::poll_flush_encoded(this.driver, this.queue, &mut sink, cx, TOKIO_BUDGET)
     }
 
     /// Writes the rest of the stream and its trailer, then shuts the inner
@@ -249,7 +250,7 @@ where
             this.queue,
             &mut sink,
             cx,
-            ASYNC_BUDGET
+            TOKIO_BUDGET
         ))?;
         sink.poll_close(cx)
     }
