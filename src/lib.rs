@@ -1,5 +1,5 @@
-//! Async-first streaming codecs for `.xz`, `.lzma`, raw LZMA/LZMA2 and
-//! `.7z`, in pure Rust.
+//! Async-first streaming codecs for `.xz`, `.lzma`, `.lz` (lzip), raw
+//! LZMA/LZMA2 and `.7z`, in pure Rust.
 //!
 //! Every codec is a sans-I/O state machine (the `lzflow-*` crates); this
 //! crate puts thin faces on them for `std::io`, tokio, futures-io and
@@ -11,7 +11,8 @@
 //! # Organization
 //! * [`read`], [`bufread`], [`write`](mod@write): `std::io` faces. Decoders:
 //!   [`XzDecoder`](read::XzDecoder), [`LzmaDecoder`](read::LzmaDecoder)
-//!   (`.lzma`), [`Lzma2Decoder`](read::Lzma2Decoder) and
+//!   (`.lzma`), [`LzipDecoder`](read::LzipDecoder) (`.lz`),
+//!   [`Lzma2Decoder`](read::Lzma2Decoder) and
 //!   [`RawLzmaDecoder`](read::RawLzmaDecoder) (no container). Encoders:
 //!   [`XzEncoder`](write::XzEncoder), [`LzmaEncoder`](write::LzmaEncoder),
 //!   [`Lzma2Encoder`](write::Lzma2Encoder),
@@ -30,6 +31,13 @@
 //!   `Stream<Item = io::Result<Bytes>>` over a stream of compressed
 //!   `Bytes` (hyper, axum and reqwest bodies), and
 //!   [`XzEncoderStream`](stream::XzEncoderStream) the other way.
+//! * [`seekable`]: random access into `.xz` files
+//!   ([`SeekableXzReader`](seekable::SeekableXzReader) and its tokio and
+//!   futures-io twins over one poll core), decoding from the Block that
+//!   holds an offset.
+//! * [`extract`]: the extraction rules and options every archive format
+//!   follows (no path outside the target, no writing through existing
+//!   files, no setuid bits, the overwrite policy).
 //! * [`sevenz`]: reading 7z archives (`Archive` over `Read + Seek`,
 //!   `AsyncArchive` for tokio and futures-io), and [`sevenz_writer`]:
 //!   writing them (`Writer` over `Write + Seek`, `AsyncWriter` for tokio
