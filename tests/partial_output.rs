@@ -169,3 +169,25 @@ fn a_cut_inside_a_chunk_yields_its_decodable_bytes_as_xz_dc_does() {
         }
     }
 }
+
+#[test]
+fn an_end_marker_needs_its_last_byte_as_in_xz() {
+    // xz normalizes the range after an end marker before it checks the end:
+    // a file missing that byte is truncated, though the marker's bits are
+    // all there.
+    for name in [
+        "good-unknown_size-with_eopm.lzma",
+        "good-known_size-with_eopm.lzma",
+    ] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/xz-utils/files")
+            .join(name);
+        let data = std::fs::read(path).unwrap();
+        for cut in 0..=data.len() {
+            let (want, complete) = liblzma(&data[..cut], true);
+            let (got, result) = lzflow(&data[..cut], true);
+            assert!(got == want, "{name} cut {cut}");
+            assert_eq!(result.is_ok(), complete, "{name} cut {cut}");
+        }
+    }
+}

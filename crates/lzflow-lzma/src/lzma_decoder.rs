@@ -333,6 +333,9 @@ impl LzmaCore {
             }
             match self.run(&mut rc, win, out_limit, usize::MAX, usize::MAX, 1) {
                 Ok(Stop::Input) => {}
+                // xz normalizes after an end marker before it checks that
+                // the range coder ended: that byte must be a real one.
+                Ok(Stop::EndMarker) if rc.pos > data.len() => break Ok(Stop::Input),
                 other => break other,
             }
         };
