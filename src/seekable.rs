@@ -48,27 +48,13 @@ mod tokio_face;
 #[cfg(feature = "tokio")]
 pub use tokio_face::AsyncSeekableXzReader;
 
-/// A source the core reads from: positioned reads and seeks, in poll
-/// style (std sources are never pending).
-pub(crate) trait SeekSource {
-    /// Reads some bytes at the current position.
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
-    /// Seeks; returns the new position.
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
-    /// Asked before each read: `Pending`, with the task's wake-up
-    /// arranged, if the task should let others run first (the tokio face
-    /// asks tokio's cooperative budget); by default `Ready`.
-    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
-        Poll::Ready(())
-    }
-    /// The read allowed by the last `poll_proceed` is over.
-    fn step_done(&mut self) {}
-}
+pub(crate) use crate::source::{Blocking, PollSource as SeekSource};
 
 /// Input read ahead from the source, at most the rest of one Block.
 const READ_CHUNK: usize = 64 << 10;
 
 /// Coder steps one async poll may take without output before it yields.
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub(crate) const STEPS_PER_POLL: usize = 32;
 
 /// Where opening stands.
@@ -313,25 +299,6 @@ impl<S: SeekSource> Core<S> {
         }
         cx.waker().wake_by_ref();
         Poll::Pending
-    }
-}
-
-/// A std source: never pending.
-#[derive(Debug)]
-pub(crate) struct Blocking<R>(pub(crate) R);
-
-impl<R: Read + Seek> SeekSource for Blocking<R> {
-    fn poll_read(&mut self, _: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        loop {
-            match self.0.read(buf) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                r => return Poll::Ready(r),
-            }
-        }
-    }
-
-    fn poll_seek(&mut self, _: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        Poll::Ready(self.0.seek(pos))
     }
 }
 

@@ -8,23 +8,10 @@ use std::task::{Context, Poll};
 use futures_io::{AsyncRead, AsyncSeek};
 use lzflow_xz::XzDecoderOptions;
 
-use super::{Core, SeekSource, STEPS_PER_POLL};
+use super::{Core, STEPS_PER_POLL};
+use crate::futures::source::FuturesSource;
 
-/// Adapts a futures-io source to [`SeekSource`].
-#[derive(Debug)]
-struct Source<R> {
-    inner: R,
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> SeekSource for Source<R> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        Pin::new(&mut self.inner).poll_seek(cx, pos)
-    }
-}
+type Source<R> = FuturesSource<R>;
 
 /// Random access into an `.xz` file over a futures-io `AsyncRead +
 /// AsyncSeek` source; see [`SeekableXzReader`](super::SeekableXzReader).
@@ -41,7 +28,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
 
     /// Opens `reader`: reads every footer and Index from the end.
     pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let mut core = Core::new(Source { inner: reader }, opts);
+        let mut core = Core::new(FuturesSource { inner: reader }, opts);
         std::future::poll_fn(|cx| core.poll_open(cx)).await?;
         Ok(AsyncSeekableXzReader { core })
     }

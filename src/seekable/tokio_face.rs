@@ -8,38 +8,10 @@ use std::task::{ready, Context, Poll};
 use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 use lzflow_xz::XzDecoderOptions;
 
-use super::{Core, SeekSource, STEPS_PER_POLL};
-use crate::tokio::coop::TimedStep;
-use crate::tokio::seek::TwoStepSeek;
+use super::{Core, STEPS_PER_POLL};
+use crate::tokio::source::TokioSource;
 
-/// Adapts a tokio source (its two-step seek and tokio's cooperative
-/// budget) to [`SeekSource`].
-#[derive(Debug)]
-struct Source<R> {
-    inner: R,
-    seek: TwoStepSeek,
-    step: TimedStep,
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> SeekSource for Source<R> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        let mut rb = ReadBuf::new(buf);
-        ready!(Pin::new(&mut self.inner).poll_read(cx, &mut rb))?;
-        Poll::Ready(Ok(rb.filled().len()))
-    }
-
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        self.seek.poll_seek(&mut self.inner, cx, pos)
-    }
-
-    fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.step.poll_start(cx)
-    }
-
-    fn step_done(&mut self) {
-        self.step.done();
-    }
-}
+type Source<R> = TokioSource<R>;
 
 /// Random access into an `.xz` file over a tokio `AsyncRead + AsyncSeek`
 /// source; see [`SeekableXzReader`](super::SeekableXzReader), which this
@@ -59,11 +31,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
 
     /// Opens `reader`: reads every footer and Index from the end.
     pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let src = Source {
-            inner: reader,
-            seek: TwoStepSeek::default(),
-            step: TimedStep::default(),
-        };
+        let src = TokioSource::new(reader);
         let mut core = Core::new(src, opts);
         std::future::poll_fn(|cx| core.poll_open(cx)).await?;
         Ok(AsyncSeekableXzReader {

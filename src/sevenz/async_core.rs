@@ -13,22 +13,7 @@ use lzflow_7z::{
     IndexBuilder, PackRequest, SevenZError,
 };
 
-/// A pollable, seekable byte source: the one thing a runtime face supplies.
-pub(crate) trait PollSource {
-    /// Reads into `buf`; `Ok(0)` at the end.
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
-    /// Seeks to `pos`. After `Pending` it is called again with the same
-    /// `pos` (or, if the future was dropped, with a new one).
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
-    /// Asked before each decoding step: `Pending`, with the task's wake-up
-    /// arranged, if the task should let others run first. The tokio face
-    /// asks tokio's cooperative budget; by default the answer is `Ready`.
-    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
-        Poll::Ready(())
-    }
-    /// The step allowed by the last `poll_proceed` is over.
-    fn step_done(&mut self) {}
-}
+pub(crate) use crate::source::PollSource;
 
 async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
     poll_fn(|cx| src.poll_seek(cx, pos)).await

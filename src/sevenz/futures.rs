@@ -2,31 +2,18 @@
 //! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …). A thin
 //! adapter over the runtime-free core, twin of the tokio face.
 
-use std::io::{self, SeekFrom};
+use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek};
 
-use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader, PollSource};
+use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader};
 use super::AsyncSpooled;
+use crate::futures::source::FuturesSource;
 use lzflow_7z::{ArchiveIndex, ArchiveOptions, Entry, SevenZError, SpoolOptions};
 
-/// Adapts a futures-io source to [`PollSource`].
-#[derive(Debug)]
-struct Source<R> {
-    inner: R,
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
-    }
-
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        Pin::new(&mut self.inner).poll_seek(cx, pos)
-    }
-}
+type Source<R> = FuturesSource<R>;
 
 /// A 7z archive over a futures-io `AsyncRead + AsyncSeek` source.
 #[derive(Debug)]
@@ -43,7 +30,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
     /// Opens an archive: reads and verifies the signature header and the
     /// header (decoding and decrypting it when packed).
     pub async fn open_with(reader: R, options: ArchiveOptions) -> Result<Self, SevenZError> {
-        let src = Source { inner: reader };
+        let src = FuturesSource { inner: reader };
         Ok(AsyncArchive {
             core: Core::open_with(src, options).await?,
         })

@@ -1,45 +1,18 @@
 //! The tokio face: [`AsyncArchive`] over `tokio::io::AsyncRead +
 //! AsyncSeek`. A thin adapter over the runtime-free core.
 
-use std::io::{self, SeekFrom};
+use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 
-use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader, PollSource};
+use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader};
 use super::AsyncSpooled;
-use crate::tokio::coop::TimedStep;
-use crate::tokio::seek::TwoStepSeek;
+use crate::tokio::source::TokioSource;
 use lzflow_7z::{ArchiveIndex, ArchiveOptions, Entry, SevenZError, SpoolOptions};
 
-/// Adapts tokio's two-step seek and cooperative budget to [`PollSource`].
-#[derive(Debug)]
-struct Source<R> {
-    inner: R,
-    seek: TwoStepSeek,
-    step: TimedStep,
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for Source<R> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        let mut rb = ReadBuf::new(buf);
-        ready!(Pin::new(&mut self.inner).poll_read(cx, &mut rb))?;
-        Poll::Ready(Ok(rb.filled().len()))
-    }
-
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        self.seek.poll_seek(&mut self.inner, cx, pos)
-    }
-
-    fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        self.step.poll_start(cx)
-    }
-
-    fn step_done(&mut self) {
-        self.step.done();
-    }
-}
+type Source<R> = TokioSource<R>;
 
 /// A 7z archive over a tokio `AsyncRead + AsyncSeek` source (e.g.
 /// `tokio::fs::File`).
@@ -57,11 +30,7 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
     /// Opens an archive: reads and verifies the signature header and the
     /// header (decoding and decrypting it when packed).
     pub async fn open_with(reader: R, options: ArchiveOptions) -> Result<Self, SevenZError> {
-        let src = Source {
-            inner: reader,
-            seek: TwoStepSeek::default(),
-            step: TimedStep::default(),
-        };
+        let src = TokioSource::new(reader);
         Ok(AsyncArchive {
             core: Core::open_with(src, options).await?,
         })
