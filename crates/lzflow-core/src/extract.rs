@@ -460,8 +460,8 @@ impl Extractor {
                     return Err(clash(&rel, existing));
                 }
             }
-            if let Ok(m) = fs::symlink_metadata(self.root.join(&rel)) {
-                let path = self.root.join(&rel);
+            let path = self.root.join(&rel);
+            if let Ok(m) = fs::symlink_metadata(&path) {
                 let file_type = m.file_type();
                 match kind {
                     EntryKind::File if file_type.is_dir() => {
@@ -471,11 +471,11 @@ impl Extractor {
                             wanted: "a file",
                         })
                     }
-                    EntryKind::File => match self.options.overwrite {
-                        Overwrite::Never => return Err(ExtractError::Exists { path }),
-                        Overwrite::Skip => step = Planned::Skip,
-                        Overwrite::Always => {}
-                    },
+                    EntryKind::File => {
+                        if self.keep_existing(&path)? {
+                            step = Planned::Skip;
+                        }
+                    }
                     EntryKind::Directory if file_type.is_symlink() => {
                         return Err(ExtractError::UnsafePath {
                             path: name.to_string(),
@@ -494,6 +494,19 @@ impl Extractor {
             plan.push(step);
         }
         Ok(plan)
+    }
+
+    /// What the overwrite policy says of an existing file at `path`: `true`
+    /// to keep it (skip the entry), `false` to replace it, or
+    /// [`ExtractError::Exists`].
+    fn keep_existing(&self, path: &Path) -> Result<bool, ExtractError> {
+        match self.options.overwrite {
+            Overwrite::Never => Err(ExtractError::Exists {
+                path: path.to_path_buf(),
+            }),
+            Overwrite::Skip => Ok(true),
+            Overwrite::Always => Ok(false),
+        }
     }
 
     /// Creates the directories from the root down to `rel`, refusing to go
@@ -573,12 +586,9 @@ impl Extractor {
                     wanted: "a file",
                 })
             }
-            Ok(_) => match self.options.overwrite {
-                Overwrite::Never => return Err(ExtractError::Exists { path: target }),
-                Overwrite::Skip => return Ok(None),
-                Overwrite::Always => {}
-            },
-            Err(_) => {}
+            Ok(_) if self.keep_existing(&target)? => return Ok(None),
+            // Replaced when the file is moved into place.
+            Ok(_) | Err(_) => {}
         }
         let mode = if self.options.preserve_permissions {
             attrs.permissions()
@@ -648,33 +658,25 @@ impl Extractor {
             fs::rename(&out.temp, &out.target).map_err(io_err)?;
         } else {
             // A hard link fails when the name exists: no window in which a
-            // file that appeared meanwhile could be replaced.
-            match fs::hard_link(&out.temp, &out.target) {
+            // file that appeared meanwhile could be replaced. File systems
+            // without hard links: check, then rename.
+            let placed = match fs::hard_link(&out.temp, &out.target) {
                 Ok(()) => {
                     let _ = fs::remove_file(&out.temp);
+                    true
                 }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let _ = fs::remove_file(&out.temp);
-                    return match self.options.overwrite {
-                        Overwrite::Skip => Ok(()),
-                        _ => Err(ExtractError::Exists {
-                            path: out.target.clone(),
-                        }),
-                    };
-                }
-                // File systems without hard links: check, then rename.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+                Err(_) if fs::symlink_metadata(&out.target).is_ok() => false,
                 Err(_) => {
-                    if fs::symlink_metadata(&out.target).is_ok() {
-                        let _ = fs::remove_file(&out.temp);
-                        return match self.options.overwrite {
-                            Overwrite::Skip => Ok(()),
-                            _ => Err(ExtractError::Exists {
-                                path: out.target.clone(),
-                            }),
-                        };
-                    }
                     fs::rename(&out.temp, &out.target).map_err(io_err)?;
+                    true
                 }
+            };
+            if !placed {
+                let _ = fs::remove_file(&out.temp);
+                // Never: refused; Skip: the file that appeared stays.
+                self.keep_existing(&out.target)?;
+                return Ok(());
             }
         }
         self.created.push((out.target.clone(), EntryKind::File));
