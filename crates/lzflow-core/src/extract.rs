@@ -371,11 +371,6 @@ impl OutputFile {
     pub fn target(&self) -> &Path {
         &self.target
     }
-
-    /// The open temporary file (for an async writer to take over).
-    pub fn file_mut(&mut self) -> Option<&mut File> {
-        self.file.as_mut()
-    }
 }
 
 impl Drop for OutputFile {

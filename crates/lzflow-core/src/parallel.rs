@@ -167,11 +167,6 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
         &self.readiness
     }
 
-    /// True when the last call stopped to wait for a worker.
-    pub fn stalled(&self) -> bool {
-        self.stalled
-    }
-
     /// Starts a call: it stalls again (and says so) only if it must.
     pub fn begin_call(&mut self) {
         self.stalled = false;
@@ -184,14 +179,6 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
     pub fn push_bytes(&mut self, bytes: &[u8]) {
         debug_assert!(self.queue.is_empty() && self.current.is_none());
         self.pending.extend_from_slice(bytes);
-    }
-
-    /// True when nothing is collected, in flight or waiting to go out.
-    pub fn is_idle(&self) -> bool {
-        self.input.is_empty()
-            && self.queue.is_empty()
-            && self.current.is_none()
-            && self.pending_pos == self.pending.len()
     }
 
     /// Blocking, the caller compresses too (`threads - 1` workers);
