@@ -101,7 +101,7 @@ where
 {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut src = BufReadSource(&mut self.inner);
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_read_decoded(&mut self.driver, &mut src, cx, buf, BLOCKING_BUDGET)
         })
     }
@@ -154,7 +154,7 @@ where
 {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut src = BufReadSource(&mut self.inner);
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_read_encoded(&mut self.driver, &mut src, cx, buf, BLOCKING_BUDGET)
         })
     }

@@ -138,7 +138,6 @@ mod driver;
 mod encode_options;
 mod mt;
 mod pump;
-mod source;
 mod std_io;
 
 pub mod bufread;

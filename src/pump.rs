@@ -456,20 +456,3 @@ where
         budget.step_done();
     }
 }
-
-/// Runs a poll function of a std face to completion. Std sources and sinks
-/// are never pending and std faces use an unbounded budget, so this returns
-/// on the first poll.
-pub(crate) fn block_on<T>(
-    mut f: impl FnMut(&mut Context<'_>) -> Poll<io::Result<T>>,
-) -> io::Result<T> {
-    let mut cx = Context::from_waker(std::task::Waker::noop());
-    match f(&mut cx) {
-        Poll::Ready(r) => r,
-        // Not reachable with std sources; reported rather than spun on.
-        Poll::Pending => Err(io::Error::new(
-            io::ErrorKind::WouldBlock,
-            "lzflow: a blocking face was asked to wait",
-        )),
-    }
-}

@@ -48,7 +48,7 @@ mod tokio_face;
 #[cfg(feature = "tokio")]
 pub use tokio_face::AsyncSeekableXzReader;
 
-pub(crate) use crate::source::{Blocking, PollSource as SeekSource};
+pub(crate) use lzflow_core::source::{Blocking, PollSource as SeekSource};
 
 /// Input read ahead from the source, at most the rest of one Block.
 const READ_CHUNK: usize = 64 << 10;
@@ -322,7 +322,7 @@ impl<R: Read + Seek> SeekableXzReader<R> {
     /// Opens `reader` with decoder options (memory limit, verification).
     pub fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
         let mut core = Core::new(Blocking(reader), opts);
-        crate::pump::block_on(|cx| core.poll_open(cx))?;
+        lzflow_core::source::block_on_poll(|cx| core.poll_open(cx))?;
         Ok(SeekableXzReader { core })
     }
 
@@ -354,7 +354,7 @@ impl<R: Read + Seek> SeekableXzReader<R> {
 
 impl<R: Read + Seek> Read for SeekableXzReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        crate::pump::block_on(|cx| self.core.poll_read(cx, buf, usize::MAX))
+        lzflow_core::source::block_on_poll(|cx| self.core.poll_read(cx, buf, usize::MAX))
     }
 }
 

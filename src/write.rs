@@ -66,7 +66,7 @@ where
     pub fn try_finish(&mut self) -> io::Result<()> {
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_finish_decoded(
                 &mut self.driver,
                 &mut self.queue,
@@ -148,7 +148,7 @@ where
     /// stream has ended: the rest is not part of it.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_write_decoded(
                 &mut self.driver,
                 &mut self.queue,
@@ -163,7 +163,7 @@ where
     /// Writes out everything decodable from the input so far.
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_flush_decoded(
                 &mut self.driver,
                 &mut self.queue,
@@ -235,7 +235,7 @@ where
     pub fn try_finish(&mut self) -> io::Result<()> {
         let inner = self.inner.as_mut().expect(TAKEN);
         let mut sink = WriteSink(inner);
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_finish_encoded(
                 &mut self.driver,
                 &mut self.queue,
@@ -265,7 +265,7 @@ where
 {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_write_encoded(
                 &mut self.driver,
                 &mut self.queue,
@@ -281,7 +281,7 @@ where
     /// bytes (an LZMA2 chunk boundary), then flushes it.
     fn flush(&mut self) -> io::Result<()> {
         let mut sink = WriteSink(self.inner.as_mut().expect(TAKEN));
-        pump::block_on(|cx| {
+        lzflow_core::source::block_on_poll(|cx| {
             pump::poll_flush_encoded(
                 &mut self.driver,
                 &mut self.queue,

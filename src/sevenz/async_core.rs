@@ -13,7 +13,7 @@ use lzflow_7z::{
     IndexBuilder, PackRequest, SevenZError,
 };
 
-pub(crate) use crate::source::PollSource;
+pub(crate) use lzflow_core::source::PollSource;
 
 async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
     poll_fn(|cx| src.poll_seek(cx, pos)).await

@@ -9,7 +9,7 @@ use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
 
 use super::coop::TimedStep;
 use super::seek::TwoStepSeek;
-use crate::source::PollSource;
+use lzflow_core::source::{PollRead, PollSource};
 
 /// A tokio `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
@@ -29,13 +29,15 @@ impl<R> TokioSource<R> {
     }
 }
 
-impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
+impl<R: AsyncRead + Unpin> PollRead for TokioSource<R> {
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         let mut rb = ReadBuf::new(buf);
         ready!(Pin::new(&mut self.inner).poll_read(cx, &mut rb))?;
         Poll::Ready(Ok(rb.filled().len()))
     }
+}
 
+impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
         self.seek.poll_seek(&mut self.inner, cx, pos)
     }

@@ -30,47 +30,25 @@
 //! [`SevenZError::PasswordRequired`].
 #![forbid(unsafe_code)]
 
-mod aes;
-mod aes_encoder;
-mod archive;
-mod archive_index;
-mod bcj2;
-mod byte_reader;
-mod coder_graph;
-mod coders;
-mod entry;
 mod error;
-mod extract;
-mod file_table;
-mod files_info;
-mod folder;
-mod folder_encoder;
-mod folder_workers;
-mod header;
-mod header_writer;
 mod method_id;
-pub mod multi_volume;
-mod pack_info;
-mod property_id;
+mod read;
 mod secret_buf;
-pub mod signature_header;
-pub mod spool;
-mod substreams;
-mod writer;
-mod writer_options;
+mod write;
 
-pub use archive::{Archive, EntryReader};
-pub use archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
-pub use coder_graph::{FolderDecoder, FolderStep, PackRequest};
-pub use entry::{
-    filetime_to_system_time, Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
-};
 pub use error::SevenZError;
-pub use extract::Extraction;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 pub use lzflow_core::{LimitExceeded, Limits};
-pub use multi_volume::MultiVolume;
-pub use signature_header::SignatureHeader;
-pub use spool::{SpoolOptions, SpoolWriter, Spooled};
-pub use writer::{check_entry_name, system_time_to_filetime, Writer};
-pub use writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
+pub use read::archive::{Archive, EntryReader};
+pub use read::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
+pub use read::coder_graph::{FolderDecoder, FolderStep, PackRequest};
+pub use read::entry::{
+    filetime_to_system_time, Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
+};
+pub use read::extract::Extraction;
+pub use read::multi_volume::MultiVolume;
+pub use read::signature_header::SignatureHeader;
+pub use read::spool::{SpoolOptions, SpoolWriter, Spooled};
+pub use read::{multi_volume, signature_header, spool};
+pub use write::writer::{check_entry_name, system_time_to_filetime, Writer};
+pub use write::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};

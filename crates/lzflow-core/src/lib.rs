@@ -8,6 +8,10 @@
 //! Errors are one enum per layer; each implements [`CoderError`], which sorts
 //! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
 //!
+//! [`source`] holds the poll-style byte source and sink traits that every
+//! container's one core is written against, with [`source::Blocking`] and
+//! [`source::block_on`] for the std faces.
+//!
 //! [`extract`] holds the one set of rules every archive format's extraction
 //! follows ([`extract::ExtractOptions`], [`extract::Extractor`]): the only
 //! part of this crate that touches the file system.
@@ -30,6 +34,7 @@ mod limits;
 pub mod parallel;
 mod pool;
 mod ready;
+pub mod source;
 
 pub use buf::{InBuf, OutBuf};
 pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, Progress};

@@ -9,11 +9,11 @@
 //! size, and no record needs an intermediate buffer (a FilesInfo property
 //! measures its body before writing it).
 
-use crate::file_table::{self, FileTable};
-use crate::folder::Folder;
-use crate::header::StreamsInfo;
-use crate::property_id as id;
-use crate::signature_header::SIGNATURE;
+use crate::read::folder::Folder;
+use crate::read::header::StreamsInfo;
+use crate::read::property_id as id;
+use crate::read::signature_header::SIGNATURE;
+use crate::write::file_table::{self, FileTable};
 
 /// Format version written: 0.4, as current 7-Zip.
 const MINOR_VERSION: u8 = 4;
@@ -375,14 +375,14 @@ pub(crate) fn unfinished_start_header() -> [u8; 32] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::byte_reader::ByteReader;
-    use crate::file_table::Fields;
-    use crate::files_info::FileRecord;
-    use crate::folder::{BindPair, Coder};
-    use crate::header::{parse_header_block, Header, HeaderBlock};
-    use crate::pack_info::PackInfo;
-    use crate::signature_header::SignatureHeader;
-    use crate::substreams::SubStreams;
+    use crate::read::byte_reader::ByteReader;
+    use crate::read::files_info::FileRecord;
+    use crate::read::folder::{BindPair, Coder};
+    use crate::read::header::{parse_header_block, Header, HeaderBlock};
+    use crate::read::pack_info::PackInfo;
+    use crate::read::signature_header::SignatureHeader;
+    use crate::read::substreams::SubStreams;
+    use crate::write::file_table::Fields;
 
     #[test]
     fn numbers_round_trip_at_every_width() {

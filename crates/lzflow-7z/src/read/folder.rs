@@ -1,8 +1,8 @@
 //! Folders: a graph of coders, how their streams bind, which inputs come
 //! from packed streams, and the size of every coder output.
 
-use crate::byte_reader::ByteReader;
-use crate::property_id as id;
+use crate::read::byte_reader::ByteReader;
+use crate::read::property_id as id;
 use crate::SevenZError;
 
 /// Most coders in a folder, and most coder inputs in all (7-Zip's limits;

@@ -2,12 +2,12 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
-use crate::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
-use crate::coder_graph::{FolderDecoder, FolderStep};
-use crate::entry::{Entry, EntryCheck};
-use crate::multi_volume::{self, MultiVolume};
-use crate::signature_header::SIGNATURE;
-use crate::spool::{self, SpoolOptions, Spooled};
+use crate::read::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
+use crate::read::coder_graph::{FolderDecoder, FolderStep};
+use crate::read::entry::{Entry, EntryCheck};
+use crate::read::multi_volume::{self, MultiVolume};
+use crate::read::signature_header::SIGNATURE;
+use crate::read::spool::{self, SpoolOptions, Spooled};
 use crate::SevenZError;
 
 /// A 7z archive opened for reading.

@@ -15,13 +15,13 @@ use lzflow_core::{CoderError, Culprit, Decode, InBuf, Lease, Limits, OutBuf, Poo
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
 use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaDecoder, LzmaProps};
 
-use crate::aes::{AesDecoder, AesProps, KeyCache};
-use crate::bcj2::{Bcj2Decoder, Bcj2Need};
-use crate::coders::{
+use crate::method_id as m;
+use crate::read::aes::{AesDecoder, AesProps, KeyCache};
+use crate::read::bcj2::{Bcj2Decoder, Bcj2Need};
+use crate::read::coders::{
     BoxedDecode, Bzip2Decoder, CopyDecoder, DeflateDecoder, FilterDecoder, Mapped,
 };
-use crate::folder::{Coder, Folder};
-use crate::method_id as m;
+use crate::read::folder::{Coder, Folder};
 use crate::SevenZError;
 
 /// Largest buffer between two coders or behind a packed stream.

@@ -1,12 +1,12 @@
 //! The header model: streams info (packed streams, folders, substreams) and
 //! the file records, plus the encoded-header indirection.
 
-use crate::byte_reader::ByteReader;
-use crate::files_info::{parse_files_info, FileRecord};
-use crate::folder::{parse_unpack_info, Folder};
-use crate::pack_info::PackInfo;
-use crate::property_id as id;
-use crate::substreams::SubStreams;
+use crate::read::byte_reader::ByteReader;
+use crate::read::files_info::{parse_files_info, FileRecord};
+use crate::read::folder::{parse_unpack_info, Folder};
+use crate::read::pack_info::PackInfo;
+use crate::read::property_id as id;
+use crate::read::substreams::SubStreams;
 use crate::SevenZError;
 
 /// Packed streams, the folders that decode them and the files they hold.

@@ -1,7 +1,7 @@
 //! PackInfo: where the packed streams lie and how long they are.
 
-use crate::byte_reader::ByteReader;
-use crate::property_id as id;
+use crate::read::byte_reader::ByteReader;
+use crate::read::property_id as id;
 use crate::SevenZError;
 
 /// The packed streams of a streams info.

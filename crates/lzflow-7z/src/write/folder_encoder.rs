@@ -1,15 +1,15 @@
 //! A folder's compression: filter → LZ → (AES) → packed output. The same
 //! engine runs on the writer's thread or on a worker
-//! ([`folder_workers`](crate::folder_workers)); where its output goes is a
+//! ([`folder_workers`](crate::write::folder_workers)); where its output goes is a
 //! [`PackedOut`].
 
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::FilterEncoder;
 use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
 
-use crate::aes_encoder::AesEncoder;
 use crate::secret_buf::SecretBuf;
-use crate::writer_options::Method;
+use crate::write::aes_encoder::AesEncoder;
+use crate::write::writer_options::Method;
 use crate::SevenZError;
 
 /// Bytes read from an entry's source at a time, and the size of the coder

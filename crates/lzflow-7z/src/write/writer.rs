@@ -21,22 +21,22 @@ use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
 use lzflow_lzma::{LzmaEncoder, LzmaError, LzmaOptions};
 
-use crate::aes_encoder::{AesEncoder, ArchiveKey};
-use crate::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
-use crate::file_table::{Fields, FileTable};
-use crate::folder::{BindPair, Coder, Folder};
-use crate::folder_encoder::{FolderEncoder, Lz, PackedOut, Stage, CHUNK, HOLD_MAX};
-use crate::folder_workers::Workers;
-use crate::header::StreamsInfo;
-use crate::header_writer::{
+use crate::method_id;
+use crate::read::entry::{ATTR_DIRECTORY, ATTR_UNIX_EXTENSION};
+use crate::read::folder::{BindPair, Coder, Folder};
+use crate::read::header::StreamsInfo;
+use crate::read::pack_info::PackInfo;
+use crate::read::signature_header::SIGNATURE_HEADER_SIZE;
+use crate::secret_buf::SecretBuf;
+use crate::write::aes_encoder::{AesEncoder, ArchiveKey};
+use crate::write::file_table::{Fields, FileTable};
+use crate::write::folder_encoder::{FolderEncoder, Lz, PackedOut, Stage, CHUNK, HOLD_MAX};
+use crate::write::folder_workers::Workers;
+use crate::write::header_writer::{
     header_bytes, header_size, start_header, unfinished_start_header, write_encoded_header,
     write_header, Out,
 };
-use crate::method_id;
-use crate::pack_info::PackInfo;
-use crate::secret_buf::SecretBuf;
-use crate::signature_header::SIGNATURE_HEADER_SIZE;
-use crate::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
+use crate::write::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
 use crate::SevenZError;
 
 /// Output gathered before it is written to the sink.
@@ -1273,7 +1273,7 @@ fn meta_from_fs(md: &std::fs::Metadata) -> EntryMeta {
     }
     if md.permissions().readonly() {
         meta.attributes = Some(
-            crate::entry::ATTR_READONLY
+            crate::read::entry::ATTR_READONLY
                 | if md.is_dir() {
                     ATTR_DIRECTORY
                 } else {

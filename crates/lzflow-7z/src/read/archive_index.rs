@@ -13,11 +13,11 @@ use std::sync::Arc;
 use lzflow_core::{LimitExceeded, Limits};
 use zeroize::Zeroize;
 
-use crate::aes::KeyCache;
-use crate::coder_graph::{CoderSettings, FolderDecoder};
-use crate::entry::{Entry, ATTR_DIRECTORY};
-use crate::header::{parse_header_block, Header, HeaderBlock, StreamsInfo};
-use crate::signature_header::{SignatureHeader, SIGNATURE_HEADER_SIZE};
+use crate::read::aes::KeyCache;
+use crate::read::coder_graph::{CoderSettings, FolderDecoder};
+use crate::read::entry::{Entry, ATTR_DIRECTORY};
+use crate::read::header::{parse_header_block, Header, HeaderBlock, StreamsInfo};
+use crate::read::signature_header::{SignatureHeader, SIGNATURE_HEADER_SIZE};
 use crate::SevenZError;
 
 /// How an archive is opened and read.

@@ -28,8 +28,8 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use lzflow_core::{Lease, Pool};
 
-use crate::folder_encoder::{FolderEncoder, PackedOut};
 use crate::secret_buf::SecretBuf;
+use crate::write::folder_encoder::{FolderEncoder, PackedOut};
 use crate::SevenZError;
 
 /// The least input queued for one folder.

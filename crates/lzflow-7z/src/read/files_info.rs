@@ -1,8 +1,8 @@
 //! FilesInfo: the per-file records (names, empty-stream flags, times,
 //! attributes).
 
-use crate::byte_reader::ByteReader;
-use crate::property_id as id;
+use crate::read::byte_reader::ByteReader;
+use crate::read::property_id as id;
 use crate::SevenZError;
 
 /// One file record as stored, before it is joined with its data stream.

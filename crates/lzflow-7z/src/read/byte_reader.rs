@@ -88,7 +88,7 @@ impl<'a> ByteReader<'a> {
         loop {
             match self.id()? {
                 got if got == id => return Ok(()),
-                crate::property_id::END => {
+                crate::read::property_id::END => {
                     return Err(SevenZError::corrupt(format!(
                         "{what} (0x{id:02x}) is missing"
                     )))

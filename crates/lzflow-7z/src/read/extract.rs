@@ -12,8 +12,8 @@ use std::path::Path;
 
 use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
 
-use crate::archive::Archive;
-use crate::entry::Entry;
+use crate::read::archive::Archive;
+use crate::read::entry::Entry;
 use crate::SevenZError;
 
 fn kind(entry: &Entry) -> EntryKind {

@@ -8,7 +8,7 @@ use cbc::cipher::{BlockEncryptMut, KeyIvInit};
 use lzflow_core::{Encode, InBuf, OutBuf, Progress};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::aes::derive_key;
+use crate::read::aes::derive_key;
 use crate::SevenZError;
 
 /// Most key derivation rounds the reader (and 7-Zip) accepts: 2^24.
@@ -213,7 +213,7 @@ impl Encode for AesEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aes::{AesDecoder, AesProps, KeyCache};
+    use crate::read::aes::{AesDecoder, AesProps, KeyCache};
     use lzflow_core::Decode;
 
     fn encrypt_all(enc: &mut AesEncoder, data: &[u8], in_step: usize, out_step: usize) -> Vec<u8> {

@@ -1,8 +1,8 @@
 //! SubStreamsInfo: how each folder's output divides into files.
 
-use crate::byte_reader::ByteReader;
-use crate::folder::Folder;
-use crate::property_id as id;
+use crate::read::byte_reader::ByteReader;
+use crate::read::folder::Folder;
+use crate::read::property_id as id;
 use crate::SevenZError;
 
 /// The files (substreams) of every folder, in archive order.
