@@ -40,18 +40,17 @@
 pub use lzflow_7z::Extraction;
 pub use lzflow_7z::{
     filetime_to_system_time, Archive, ArchiveIndex, ArchiveOptions, Entry, EntryCheck, EntryReader,
-    FolderDecoder, FolderStep, HeaderStep, IndexBuilder, MultiVolume, PackRequest, SevenZError,
-    SignatureHeader, SpoolOptions, Spooled, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
+    FolderDecoder, FolderStep, HeaderStep, IndexBuilder, MultiVolume, PackRequest, PollArchive,
+    PollEntries, PollEntryReader, SevenZError, SignatureHeader, SpoolOptions, Spooled,
+    ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use lzflow_7z::{multi_volume, signature_header, spool};
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
-mod async_core;
-#[cfg(any(feature = "tokio", feature = "futures-io"))]
-mod async_extract;
-#[cfg(any(feature = "tokio", feature = "futures-io"))]
 mod async_spooled;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub mod face;
 #[cfg(feature = "futures-io")]
 pub mod futures;
 #[cfg(feature = "tokio")]

@@ -12,5 +12,5 @@
 
 pub mod bufread;
 mod mt;
-pub(crate) mod source;
+pub mod source;
 pub mod write;

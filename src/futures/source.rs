@@ -1,17 +1,27 @@
-//! The futures-io adapter of [`PollSource`], for every container core.
+//! The futures-io adapters of the container cores' source and sink
+//! ([`PollSource`], [`PollSink`]). The futures-io container faces are the generic faces
+//! over it (e.g. `lzflow::sevenz::futures::AsyncArchive<R>` is
+//! `lzflow::sevenz::face::AsyncArchive<FuturesSource<R>>`).
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures_io::{AsyncRead, AsyncSeek};
+use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 
-use lzflow_core::source::{PollRead, PollSource};
+pub use lzflow_core::source::{PollRead, PollSink, PollSource};
 
 /// A futures-io `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
-pub(crate) struct FuturesSource<R> {
+pub struct FuturesSource<R> {
     pub(crate) inner: R,
+}
+
+impl<R> FuturesSource<R> {
+    /// Adapts `inner`.
+    pub fn new(inner: R) -> Self {
+        FuturesSource { inner }
+    }
 }
 
 impl<R: AsyncRead + Unpin> PollRead for FuturesSource<R> {
@@ -23,5 +33,44 @@ impl<R: AsyncRead + Unpin> PollRead for FuturesSource<R> {
 impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for FuturesSource<R> {
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
         Pin::new(&mut self.inner).poll_seek(cx, pos)
+    }
+}
+
+impl<R> FuturesSource<R> {
+    /// Gives back the reader.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+/// A futures-io `AsyncWrite + AsyncSeek` as a [`PollSink`].
+#[derive(Debug)]
+pub struct FuturesSink<W> {
+    inner: W,
+}
+
+impl<W> FuturesSink<W> {
+    /// Adapts `inner`.
+    pub fn new(inner: W) -> Self {
+        FuturesSink { inner }
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for FuturesSink<W> {
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+        Pin::new(&mut self.inner).poll_seek(cx, pos)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
     }
 }

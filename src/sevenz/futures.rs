@@ -1,6 +1,7 @@
 //! The futures-io face: [`AsyncArchive`] over `futures_io::AsyncRead +
-//! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …). A thin
-//! adapter over the runtime-free core, twin of the tokio face.
+//! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …):
+//! constructors and `AsyncRead` impls over the generic face, twin of the
+//! tokio face.
 
 use std::io;
 use std::pin::Pin;
@@ -8,18 +9,16 @@ use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek};
 
-use super::async_core::{spool_from, Core, CoreEntries, CoreEntryReader};
-use super::AsyncSpooled;
+use super::{face, AsyncSpooled};
 use crate::futures::source::FuturesSource;
-use lzflow_7z::{ArchiveIndex, ArchiveOptions, Entry, SevenZError, SpoolOptions};
-
-type Source<R> = FuturesSource<R>;
+use lzflow_7z::{ArchiveOptions, PollArchive, SevenZError, SpoolOptions};
 
 /// A 7z archive over a futures-io `AsyncRead + AsyncSeek` source.
-#[derive(Debug)]
-pub struct AsyncArchive<R> {
-    core: Core<Source<R>>,
-}
+pub type AsyncArchive<R> = face::AsyncArchive<FuturesSource<R>>;
+/// Reads one entry's data (from [`AsyncArchive::reader`]).
+pub type AsyncEntryReader<'a, R> = face::AsyncEntryReader<'a, FuturesSource<R>>;
+/// Sequential access to every entry ([`AsyncArchive::entries_stream`]).
+pub type AsyncEntries<'a, R> = face::AsyncEntries<'a, FuturesSource<R>>;
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
     /// Opens an archive with default options.
@@ -30,66 +29,13 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncArchive<R> {
     /// Opens an archive: reads and verifies the signature header and the
     /// header (decoding and decrypting it when packed).
     pub async fn open_with(reader: R, options: ArchiveOptions) -> Result<Self, SevenZError> {
-        let src = FuturesSource { inner: reader };
-        Ok(AsyncArchive {
-            core: Core::open_with(src, options).await?,
-        })
-    }
-
-    /// Every entry, in archive order.
-    pub fn entries(&self) -> &[Entry] {
-        self.core.index.entries()
-    }
-
-    /// The parsed header.
-    pub fn index(&self) -> &ArchiveIndex {
-        &self.core.index
+        let core = PollArchive::open(FuturesSource { inner: reader }, options).await?;
+        Ok(face::AsyncArchive { core })
     }
 
     /// Gives back the source.
     pub fn into_inner(self) -> R {
-        self.core.src.inner
-    }
-
-    /// An `AsyncRead` of entry `index`'s data; in a solid folder the
-    /// entries before it are decoded and discarded first.
-    pub async fn reader(&mut self, index: usize) -> Result<AsyncEntryReader<'_, R>, SevenZError> {
-        Ok(AsyncEntryReader {
-            inner: self.core.reader(index).await?,
-        })
-    }
-
-    /// Extracts every entry below `dir` (created if missing) with the
-    /// default [`ExtractOptions`](lzflow_7z::ExtractOptions): existing
-    /// files are refused before anything is written.
-    pub async fn extract_to(
-        &mut self,
-        dir: impl AsRef<std::path::Path>,
-    ) -> Result<(), SevenZError> {
-        self.extract_to_with(dir, &lzflow_7z::ExtractOptions::default())
-            .await
-    }
-
-    /// Extracts every entry below `dir` under `options`, with the same
-    /// rules and steps as the sync
-    /// [`Archive::extract_to_with`](lzflow_7z::Archive::extract_to_with)
-    /// (one [`Extraction`](lzflow_7z::Extraction)). The archive is read
-    /// asynchronously; files are written with `std::fs` calls from this
-    /// task, 64 KiB at a time.
-    pub async fn extract_to_with(
-        &mut self,
-        dir: impl AsRef<std::path::Path>,
-        options: &lzflow_7z::ExtractOptions,
-    ) -> Result<(), SevenZError> {
-        self.core.extract_to_with(dir.as_ref(), options).await
-    }
-
-    /// Walks the entries in archive order, decoding each folder once;
-    /// see [`AsyncEntries::next_entry`].
-    pub fn entries_stream(&mut self) -> AsyncEntries<'_, R> {
-        AsyncEntries {
-            inner: self.core.entries_stream(),
-        }
+        self.core.into_source().inner
     }
 }
 
@@ -107,20 +53,14 @@ impl AsyncArchive<AsyncSpooled> {
 
     /// [`open_spooled`](Self::open_spooled) with archive options.
     pub async fn open_spooled_with<S: AsyncRead + Unpin>(
-        mut reader: S,
+        reader: S,
         spool: SpoolOptions,
         options: ArchiveOptions,
     ) -> Result<Self, SevenZError> {
-        let copy = spool_from(|cx, buf| Pin::new(&mut reader).poll_read(cx, buf), spool).await?;
+        let mut src = FuturesSource { inner: reader };
+        let copy = lzflow_7z::spool::spool_from(&mut src, spool).await?;
         Self::open_with(AsyncSpooled(copy), options).await
     }
-}
-
-/// Reads one entry's data (from [`AsyncArchive::reader`]); ends with an
-/// error if the data does not match the entry's CRC.
-#[derive(Debug)]
-pub struct AsyncEntryReader<'a, R> {
-    inner: CoreEntryReader<'a, Source<R>>,
 }
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncEntryReader<'_, R> {
@@ -130,23 +70,6 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncEntryReader<'_, R> {
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
         self.get_mut().inner.poll_read(cx, buf)
-    }
-}
-
-/// Sequential access to every entry: call
-/// [`next_entry`](Self::next_entry), then read the entry's data from
-/// `self` (it implements `AsyncRead`). Data left unread is decoded and its
-/// CRC verified when moving on.
-#[derive(Debug)]
-pub struct AsyncEntries<'a, R> {
-    inner: CoreEntries<'a, Source<R>>,
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> AsyncEntries<'_, R> {
-    /// Finishes the current entry (verifying its CRC) and moves to the
-    /// next one; `None` after the last.
-    pub async fn next_entry(&mut self) -> Result<Option<Entry>, SevenZError> {
-        self.inner.next_entry().await
     }
 }
 

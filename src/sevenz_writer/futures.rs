@@ -2,55 +2,15 @@
 //! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …). A thin
 //! adapter over the runtime-free core, twin of the tokio face.
 
-use std::io::{self, SeekFrom};
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 
-use super::async_core::{AsyncWriterCore, PollRead, PollSink};
-use super::{EntryMeta, SevenZError, WriterOptions};
+use super::{face, EntryMeta, SevenZError, WriterOptions};
+use crate::futures::source::{FuturesSink, FuturesSource};
+use lzflow_7z::PollWriter;
 
-/// Adapts a futures-io sink to [`PollSink`].
-#[derive(Debug)]
-struct Sink<W>(W);
-
-impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for Sink<W> {
-    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_write(cx, buf)
-    }
-
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        Pin::new(&mut self.0).poll_seek(cx, pos)
-    }
-
-    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.0).poll_flush(cx)
-    }
-}
-
-/// Adapts a futures-io source to [`PollRead`].
-struct Source<R>(R);
-
-impl<R: AsyncRead + Unpin> PollRead for Source<R> {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.0).poll_read(cx, buf)
-    }
-}
-
-/// A 7z writer over a futures-io `AsyncWrite + AsyncSeek` sink; the same
-/// as the tokio [`AsyncWriter`](super::AsyncWriter) (feature `tokio`),
-/// byte for byte.
-///
-/// Every byte handed to the sink is accounted for in the writer before the
-/// next await, so a dropped [`finish`](Self::finish) future can be retried.
-/// Dropping an [`add_file`](Self::add_file) future in the middle of a file
-/// leaves the writer unusable (the source's position is lost with the
-/// future).
-#[derive(Debug)]
-pub struct AsyncWriter<W> {
-    core: AsyncWriterCore<Sink<W>>,
-}
+/// A 7z writer over a futures-io `AsyncWrite + AsyncSeek` sink, with the
+/// behaviour of the tokio [`AsyncWriter`](crate::sevenz_writer::AsyncWriter).
+pub type AsyncWriter<W> = face::AsyncWriter<FuturesSink<W>>;
 
 impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
     /// A writer with default options; the archive starts at the sink's
@@ -61,38 +21,27 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
 
     /// A writer with `opts` (see [`Writer::with_options`](super::Writer::with_options)).
     pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-        Ok(AsyncWriter {
-            core: AsyncWriterCore::new(Sink(sink), opts).await?,
-        })
+        let core = PollWriter::new(FuturesSink::new(sink), opts).await?;
+        Ok(face::AsyncWriter { core })
     }
 
-    /// Adds a file whose data is read from `reader` to its end, compressed
-    /// as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
+    /// Adds a file whose data is read from `reader` to its end,
+    /// compressed as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
     pub async fn add_file<R: AsyncRead + Unpin>(
         &mut self,
         name: &str,
         reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.core.add_file(name, &mut Source(reader), meta).await
+        let mut src = FuturesSource::new(reader);
+        self.core.add_file(name, &mut src, meta).await
     }
 
-    /// Adds a directory entry.
-    pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.core.add_dir(name, meta).await
-    }
-
-    /// Adds an empty file.
-    pub async fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
-        self.core.add_empty_file(name, meta).await
-    }
-
-    /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and
-    /// gives back the sink, flushed and positioned at the end of the
-    /// archive. After an I/O error (or a dropped future) calling it again
-    /// resumes.
+    /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the
+    /// sink, flushed and positioned at the end of the archive. After an
+    /// I/O error (or a dropped future) calling it again resumes.
     pub async fn finish(&mut self) -> Result<W, SevenZError> {
-        Ok(self.core.finish().await?.0)
+        Ok(self.core.finish().await?.into_inner())
     }
 }
 

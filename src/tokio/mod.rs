@@ -26,5 +26,5 @@ pub(crate) mod coop;
 pub mod fs;
 mod mt;
 pub(crate) mod seek;
-pub(crate) mod source;
+pub mod source;
 pub mod write;

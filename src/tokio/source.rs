@@ -1,26 +1,31 @@
-//! The tokio adapter of [`PollSource`]: tokio's two-step seek and its
-//! cooperative budget, for every container core.
+//! The tokio adapters of the container cores' source and sink
+//! ([`PollSource`], [`PollSink`]):
+//! tokio's two-step seek and its cooperative budget. The tokio container
+//! faces are the generic faces over it (e.g.
+//! `lzflow::sevenz::AsyncArchive<R>` is
+//! `lzflow::sevenz::face::AsyncArchive<TokioSource<R>>`).
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
+use ::tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use super::coop::TimedStep;
 use super::seek::TwoStepSeek;
-use lzflow_core::source::{PollRead, PollSource};
+pub use lzflow_core::source::{PollRead, PollSink, PollSource};
 
 /// A tokio `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
-pub(crate) struct TokioSource<R> {
+pub struct TokioSource<R> {
     pub(crate) inner: R,
     seek: TwoStepSeek,
     step: TimedStep,
 }
 
 impl<R> TokioSource<R> {
-    pub(crate) fn new(inner: R) -> Self {
+    /// Adapts `inner`.
+    pub fn new(inner: R) -> Self {
         TokioSource {
             inner,
             seek: TwoStepSeek::default(),
@@ -40,6 +45,59 @@ impl<R: AsyncRead + Unpin> PollRead for TokioSource<R> {
 impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
         self.seek.poll_seek(&mut self.inner, cx, pos)
+    }
+
+    fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        self.step.poll_start(cx)
+    }
+
+    fn step_done(&mut self) {
+        self.step.done();
+    }
+}
+
+impl<R> TokioSource<R> {
+    /// Gives back the reader.
+    pub fn into_inner(self) -> R {
+        self.inner
+    }
+}
+
+/// A tokio `AsyncWrite + AsyncSeek` as a [`PollSink`].
+#[derive(Debug)]
+pub struct TokioSink<W> {
+    inner: W,
+    seek: TwoStepSeek,
+    step: TimedStep,
+}
+
+impl<W> TokioSink<W> {
+    /// Adapts `inner`.
+    pub fn new(inner: W) -> Self {
+        TokioSink {
+            inner,
+            seek: TwoStepSeek::default(),
+            step: TimedStep::default(),
+        }
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for TokioSink<W> {
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+        self.seek.poll_seek(&mut self.inner, cx, pos)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
     }
 
     fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {

@@ -47,8 +47,10 @@ pub use read::entry::{
 };
 pub use read::extract::Extraction;
 pub use read::multi_volume::MultiVolume;
+pub use read::poll_archive::{PollArchive, PollEntries, PollEntryReader};
 pub use read::signature_header::SignatureHeader;
 pub use read::spool::{SpoolOptions, SpoolWriter, Spooled};
 pub use read::{multi_volume, signature_header, spool};
+pub use write::poll_writer::PollWriter;
 pub use write::writer::{check_entry_name, system_time_to_filetime, Writer};
 pub use write::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};

@@ -17,6 +17,7 @@ pub(crate) mod folder;
 pub(crate) mod header;
 pub mod multi_volume;
 pub(crate) mod pack_info;
+pub(crate) mod poll_archive;
 pub(crate) mod property_id;
 pub mod signature_header;
 pub mod spool;

@@ -6,5 +6,8 @@ pub(crate) mod file_table;
 pub(crate) mod folder_encoder;
 pub(crate) mod folder_workers;
 pub(crate) mod header_writer;
+pub(crate) mod output_spool;
+pub(crate) mod poll_writer;
 pub(crate) mod writer;
 pub(crate) mod writer_options;
+pub(crate) mod writer_thread;

@@ -4,17 +4,25 @@
 //! caller chose otherwise, no setuid/setgid/sticky bits, the umask
 //! respected, and no file left for an entry whose data failed.
 //!
-//! [`Extraction`] is the one sequence of steps; the sync walk here and the
-//! async faces drive it with the entries in archive order.
+//! [`Extraction`] is the one sequence of steps and
+//! [`PollArchive::extract_to_with`] the one walk that drives it, for the
+//! std face and the async faces alike.
 
-use std::io::{self, Read, Seek};
+use std::future::poll_fn;
+use std::io::{Read, Seek, Write};
 use std::path::Path;
 
 use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
+use lzflow_core::source::{block_on, PollSource};
 
 use crate::read::archive::Archive;
 use crate::read::entry::Entry;
+use crate::read::poll_archive::PollArchive;
 use crate::SevenZError;
+
+/// Bytes moved from an entry to its file per write (on the stack, in the
+/// walk's state).
+const COPY_CHUNK: usize = 16 << 10;
 
 fn kind(entry: &Entry) -> EntryKind {
     if entry.is_dir {
@@ -137,19 +145,43 @@ impl<R: Read + Seek> Archive<R> {
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), SevenZError> {
-        let mut x = Extraction::new(dir.as_ref(), options, self.entries())?;
-        let result = self.for_each_entry(|entry, data| {
-            let Some(mut out) = x.begin(entry)? else {
-                return Ok(());
+        block_on(self.core_mut().extract_to_with(dir.as_ref(), options))
+    }
+}
+
+impl<S: PollSource> PollArchive<S> {
+    /// Extracts every entry below `dir` under `options`: the walk behind
+    /// every face's `extract_to_with`.
+    pub async fn extract_to_with(
+        &mut self,
+        dir: &Path,
+        options: &ExtractOptions,
+    ) -> Result<(), SevenZError> {
+        let mut x = Extraction::new(dir, options, self.entries())?;
+        let result = self.write_entries(&mut x).await;
+        x.finish(result)
+    }
+
+    async fn write_entries(&mut self, x: &mut Extraction) -> Result<(), SevenZError> {
+        let mut walk = self.walk();
+        let mut buf = [0u8; COPY_CHUNK];
+        while let Some(i) = walk.advance().await? {
+            let Some(mut out) = x.begin(&walk.entries()[i])? else {
+                continue;
             };
-            match io::copy(data, &mut out) {
-                Ok(_) => Ok(x.commit(out)?),
-                Err(e) => {
+            loop {
+                let written = match poll_fn(|cx| walk.poll_read(cx, &mut buf)).await {
+                    Ok(0) => break,
+                    Ok(n) => out.write_all(&buf[..n]),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = written {
                     x.discard(out)?;
-                    Err(e)
+                    return Err(e.into());
                 }
             }
-        });
-        x.finish(result)
+            x.commit(out)?;
+        }
+        Ok(())
     }
 }

@@ -4,8 +4,11 @@
 //! opened from the copy.
 
 use std::fs::File;
+use std::future::poll_fn;
 use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
+
+use lzflow_core::source::{block_on, Blocking, PollRead};
 
 /// Where and how much to spool.
 #[derive(Debug, Clone)]
@@ -131,19 +134,23 @@ impl SpoolWriter {
 }
 
 /// Copies all of `reader` into a [`Spooled`] copy.
-pub fn spool<R: Read>(mut reader: R, options: SpoolOptions) -> io::Result<Spooled> {
+pub fn spool<R: Read>(reader: R, options: SpoolOptions) -> io::Result<Spooled> {
+    block_on(spool_from(&mut Blocking(reader), options))
+}
+
+/// Copies all of a pollable source into a [`Spooled`] copy: the one copy
+/// loop behind every face's `open_spooled`. Writing the temporary file
+/// blocks: it is a local file, like the faces' reads of it later.
+pub async fn spool_from<R: PollRead>(src: &mut R, options: SpoolOptions) -> io::Result<Spooled> {
     let mut spool = SpoolWriter::new(options);
     let mut buf = vec![0u8; 64 << 10];
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let n = poll_fn(|cx| src.poll_read(cx, &mut buf)).await?;
+        if n == 0 {
+            return spool.finish();
+        }
         spool.push(&buf[..n])?;
     }
-    spool.finish()
 }
 
 #[cfg(test)]

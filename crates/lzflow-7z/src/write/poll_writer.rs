@@ -1,112 +1,34 @@
-//! The runtime-free async 7z writer: everything the tokio and futures-io
-//! faces share. A face only says how to poll its sink ([`PollSink`]) and a
-//! source ([`PollRead`]); spooling, draining and the start header patch
-//! live here once.
+//! The poll-style 7z writer over any [`PollSink`], behind every async
+//! face: the one writer state machine ([`Writer`]) compresses into an
+//! [`OutputSpool`] that is drained to the sink after every piece, and the
+//! start header patch is replayed with seeks at the end. A face only says
+//! how to poll its sink and a file's source ([`PollRead`]).
 
-use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::io::{self, Seek, SeekFrom, Write};
-use std::task::{Context, Poll};
+use std::io::{self, SeekFrom};
 
-use lzflow_7z::{check_entry_name, EntryMeta, SevenZError, Writer, WriterOptions};
+use lzflow_core::source::{PollRead, PollSink};
 
-use super::writer_thread::{Command, WriterThread};
-use crate::pump::ENCODE_STEP;
+use crate::write::output_spool::OutputSpool;
+use crate::write::writer::{check_entry_name, Writer};
+use crate::write::writer_options::{EntryMeta, WriterOptions};
+use crate::write::writer_thread::{Command, WriterThread};
+use crate::SevenZError;
+
+/// Input compressed per step in the caller's polls (as the XZ faces'
+/// encoding step): small enough that one step stays well under a
+/// millisecond at any level.
+const ENCODE_STEP: usize = 512;
 
 /// Bytes read from a source at a time (enough for automatic BCJ to see
 /// an executable header).
 const PIECE: usize = 64 << 10;
 
-/// A pollable, seekable byte sink: what a runtime face supplies.
-pub(crate) trait PollSink {
-    /// Writes some of `buf`; `Ok(0)` means the sink takes no more.
-    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>>;
-    /// Seeks to `pos`. After `Pending` it is called again with the same
-    /// `pos` (or, if the future was dropped, with a new one).
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
-    /// Flushes buffered bytes to their destination.
-    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
-    /// Asked before each piece of work: `Pending`, with the task's wake-up
-    /// arranged, if the task should let others run first. The tokio face
-    /// asks tokio's cooperative budget; by default the answer is `Ready`.
-    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
-        Poll::Ready(())
-    }
-    /// The piece of work allowed by the last `poll_proceed` is over.
-    fn step_done(&mut self) {}
-}
-
-/// A pollable byte source: the data of one file.
-pub(crate) trait PollRead {
-    /// Reads into `buf`; `Ok(0)` at the end.
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
-}
-
-/// The writer core's sink: appended bytes wait in `buf` until drained;
-/// any write before the end (the start header patch) is kept as a patch
-/// and replayed, in order, after everything before it is drained.
-#[derive(Debug, Default)]
-pub(crate) struct Spool {
-    drained: u64,
-    buf: VecDeque<u8>,
-    pos: u64,
-    patches: Vec<(u64, Vec<u8>)>,
-}
-
-impl Spool {
-    fn end(&self) -> u64 {
-        self.drained + self.buf.len() as u64
-    }
-
-    /// Bytes waiting to be drained.
-    pub(crate) fn pending(&self) -> usize {
-        self.buf.len()
-    }
-
-    /// The next bytes to drain (not empty while any are pending).
-    pub(crate) fn front(&self) -> &[u8] {
-        self.buf.as_slices().0
-    }
-
-    /// Marks `n` bytes from the front as drained.
-    pub(crate) fn consume(&mut self, n: usize) {
-        self.buf.drain(..n);
-        self.drained += n as u64;
-    }
-}
-
-impl Write for Spool {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.pos == self.end() {
-            self.buf.extend(data);
-        } else {
-            self.patches.push((self.pos, data.to_vec()));
-        }
-        self.pos += data.len() as u64;
-        Ok(data.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Seek for Spool {
-    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
-        let target = match to {
-            SeekFrom::Start(p) => Some(p),
-            SeekFrom::End(d) => self.end().checked_add_signed(d),
-            SeekFrom::Current(d) => self.pos.checked_add_signed(d),
-        };
-        self.pos = target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-        Ok(self.pos)
-    }
-}
-
 /// Where the writer core runs.
 #[derive(Debug)]
 enum Core {
     /// In the caller's polls: one compressing thread never waits.
-    Inline(Box<Writer<Spool>>),
+    Inline(Box<Writer<OutputSpool>>),
     /// On a thread of its own, when compressing threads would make the
     /// core's calls wait for them.
     Thread(WriterThread),
@@ -114,19 +36,19 @@ enum Core {
 
 const FINISHED: SevenZError = SevenZError::WriterUnusable("the archive is finished");
 
-/// The async writer over any [`PollSink`]: the blocking [`Writer`] core
-/// compresses into a [`Spool`] that is drained to the sink after every
+/// The poll-style writer over any [`PollSink`]: the blocking [`Writer`] core
+/// compresses into an [`OutputSpool`] that is drained to the sink after every
 /// piece. With more than one compressing thread the core runs on a
 /// [`WriterThread`] instead, and the spool is drained while the caller
 /// waits for room to queue the next piece.
 #[derive(Debug)]
-pub(crate) struct AsyncWriterCore<S> {
+pub struct PollWriter<S> {
     core: Core,
     sink: Option<S>,
     /// Sink position where the archive starts.
     base: u64,
     /// The spool given back by the core's `finish`.
-    finished: Option<Spool>,
+    finished: Option<OutputSpool>,
     next_patch: usize,
     /// Bytes of patch `next_patch` already written: a retried `finish`
     /// goes on from there, so repeated cancellation still makes progress.
@@ -138,18 +60,21 @@ pub(crate) struct AsyncWriterCore<S> {
     finish_sent: bool,
 }
 
-impl<S: PollSink> AsyncWriterCore<S> {
+impl<S: PollSink> PollWriter<S> {
     /// A writer whose archive starts at the sink's current position.
-    pub(crate) async fn new(mut sink: S, opts: WriterOptions) -> Result<Self, SevenZError> {
+    pub async fn new(mut sink: S, opts: WriterOptions) -> Result<Self, SevenZError> {
         let base = poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Current(0))).await?;
         // Compressing threads make the core's calls wait for them: that
         // happens on a thread of its own, never in a poll.
         let core = if opts.threads == 1 {
-            Core::Inline(Box::new(Writer::with_options(Spool::default(), opts)?))
+            Core::Inline(Box::new(Writer::with_options(
+                OutputSpool::default(),
+                opts,
+            )?))
         } else {
             Core::Thread(WriterThread::start(opts)?)
         };
-        let mut w = AsyncWriterCore {
+        let mut w = PollWriter {
             core,
             sink: Some(sink),
             base,
@@ -229,7 +154,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
     }
 
     /// Adds a file whose data is read from `reader` to its end.
-    pub(crate) async fn add_file<R: PollRead>(
+    pub async fn add_file<R: PollRead>(
         &mut self,
         name: &str,
         reader: &mut R,
@@ -290,7 +215,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
     }
 
     /// Adds a directory entry.
-    pub(crate) async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+    pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
         match &mut self.core {
             Core::Inline(w) => w.add_dir(name, meta),
@@ -302,11 +227,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
     }
 
     /// Adds an empty file.
-    pub(crate) async fn add_empty_file(
-        &mut self,
-        name: &str,
-        meta: EntryMeta,
-    ) -> Result<(), SevenZError> {
+    pub async fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
         match &mut self.core {
             Core::Inline(w) => w.add_empty_file(name, meta),
@@ -319,7 +240,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
 
     /// Ends the archive and gives back the sink, flushed and positioned at
     /// the end of the archive; resumable after an error or a dropped future.
-    pub(crate) async fn finish(&mut self) -> Result<S, SevenZError> {
+    pub async fn finish(&mut self) -> Result<S, SevenZError> {
         self.check_not_interrupted()?;
         if self.finished.is_none() {
             let spool = match &mut self.core {
@@ -344,7 +265,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
         while let Some((at, bytes)) = self
             .finished
             .as_ref()
-            .and_then(|s| s.patches.get(self.next_patch).cloned())
+            .and_then(|s| s.patch(self.next_patch).cloned())
         {
             let sink = self.sink.as_mut().ok_or(FINISHED)?;
             let done = self.patch_written;
@@ -361,7 +282,7 @@ impl<S: PollSink> AsyncWriterCore<S> {
             self.next_patch += 1;
             self.patch_written = 0;
         }
-        let end = base + self.finished.as_ref().map_or(0, |s| s.drained);
+        let end = base + self.finished.as_ref().map_or(0, |s| s.drained());
         let sink = self.sink.as_mut().ok_or(FINISHED)?;
         poll_fn(|cx| sink.poll_seek(cx, SeekFrom::Start(end))).await?;
         poll_fn(|cx| sink.poll_flush(cx)).await?;

@@ -5,7 +5,7 @@
 //! worker, room in a folder's input queue, the last folders at `finish`),
 //! which a poll must never do. So the async writer hands its calls to this
 //! thread as [`Command`]s through a bounded queue, and the thread writes
-//! the archive into a bounded [`Spool`] that the async side drains to the
+//! the archive into a bounded [`OutputSpool`] that the async side drains to the
 //! sink. Either side waits only for the other: the thread on its condvar,
 //! the task on a [`Readiness`] that the thread notifies after every change.
 
@@ -15,11 +15,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
-use lzflow_7z::{EntryMeta, SevenZError, Writer, WriterOptions};
+use lzflow_core::source::PollSink;
 use lzflow_core::Readiness;
 use zeroize::Zeroize;
 
-use super::async_core::{PollSink, Spool};
+use crate::write::output_spool::OutputSpool;
+use crate::write::writer::Writer;
+use crate::write::writer_options::{EntryMeta, WriterOptions};
+use crate::SevenZError;
 
 /// Bytes of entry data queued for the thread at most (besides one piece
 /// beyond it, so that any piece fits an empty queue).
@@ -61,7 +64,7 @@ struct State {
     commands: VecDeque<Command>,
     queued: usize,
     /// The archive as written so far, less what the sink has taken.
-    spool: Spool,
+    spool: OutputSpool,
     /// The first error of a command, until the caller is told.
     error: Option<SevenZError>,
     /// A command failed: the rest are skipped.
@@ -190,7 +193,7 @@ impl WriterThread {
         &mut self,
         cx: &mut Context<'_>,
         sink: &mut impl PollSink,
-    ) -> Poll<Result<Spool, SevenZError>> {
+    ) -> Poll<Result<OutputSpool, SevenZError>> {
         let mut spool = None;
         std::task::ready!(self.poll_until(cx, sink, |s| {
             if s.finished {

@@ -1,0 +1,466 @@
+//! The one 7z reading core, in poll style, over any [`PollSource`]:
+//! opening, folder pumping, skipping, entry CRCs and the entry walk live
+//! here once. The std face ([`Archive`](crate::Archive)) drives it over a
+//! [`Blocking`](lzflow_core::source::Blocking) source with
+//! [`block_on`](lzflow_core::source::block_on); the facade's tokio and
+//! futures-io faces drive it over their runtime's adapter.
+//!
+//! Every byte read is handed to the folder decoder before `Ready` is
+//! returned, so a dropped future loses nothing.
+
+use std::future::poll_fn;
+use std::io::{self, SeekFrom};
+use std::task::{ready, Context, Poll};
+
+use lzflow_core::source::PollSource;
+
+use crate::read::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
+use crate::read::coder_graph::{FolderDecoder, FolderStep};
+use crate::read::entry::{Entry, EntryCheck};
+use crate::read::signature_header::SIGNATURE;
+use crate::SevenZError;
+
+/// Output decoded and dropped per step when skipping to an entry or
+/// draining one. On the stack (in the future's state), so that a walk
+/// allocates nothing for it.
+const SKIP_CHUNK: usize = 4096;
+
+async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
+    poll_fn(|cx| src.poll_seek(cx, pos)).await
+}
+
+/// Reads until `buf` is full or the source ends.
+async fn read_full<S: PollSource>(src: &mut S, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        let k = poll_fn(|cx| src.poll_read(cx, &mut buf[n..])).await?;
+        if k == 0 {
+            break;
+        }
+        n += k;
+    }
+    Ok(n)
+}
+
+/// A folder decoder plus the packed read it waits for.
+#[derive(Debug)]
+struct FolderPump {
+    dec: FolderDecoder,
+    /// Where the source stands, to skip needless seeks.
+    pos: Option<u64>,
+    produced: u64,
+}
+
+impl FolderPump {
+    fn new(dec: FolderDecoder) -> Self {
+        FolderPump {
+            dec,
+            pos: None,
+            produced: 0,
+        }
+    }
+
+    /// Produces folder output into `out`; `Ok(0)` at the folder's end.
+    /// One decoding step per call, under the source's fairness budget.
+    fn poll_fill<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        cx: &mut Context<'_>,
+        out: &mut [u8],
+    ) -> Poll<Result<usize, SevenZError>> {
+        if out.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        ready!(src.poll_proceed(cx));
+        loop {
+            match self.dec.read(out)? {
+                FolderStep::Data(n) => {
+                    self.produced += n as u64;
+                    src.step_done();
+                    return Poll::Ready(Ok(n));
+                }
+                FolderStep::End => {
+                    src.step_done();
+                    return Poll::Ready(Ok(0));
+                }
+                FolderStep::NeedPack(req) => {
+                    // Nothing is held across `Pending`: the decoder asks
+                    // again for the same bytes on the next call.
+                    if self.pos != Some(req.offset) {
+                        let at = ready!(src.poll_seek(cx, SeekFrom::Start(req.offset)))?;
+                        if at != req.offset {
+                            return Poll::Ready(Err(SevenZError::Truncated));
+                        }
+                        self.pos = Some(req.offset);
+                    }
+                    let n = ready!(src.poll_read(cx, self.dec.pack_space(req.stream)))?;
+                    if n == 0 {
+                        return Poll::Ready(Err(SevenZError::Truncated));
+                    }
+                    self.pos = Some(req.offset + n as u64);
+                    self.dec.pack_filled(req.stream, n);
+                }
+            }
+        }
+    }
+
+    async fn fill<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        out: &mut [u8],
+    ) -> Result<usize, SevenZError> {
+        poll_fn(|cx| self.poll_fill(src, cx, out)).await
+    }
+
+    /// Decodes and drops output up to folder position `offset`.
+    async fn skip_to<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        offset: u64,
+    ) -> Result<(), SevenZError> {
+        let mut scratch = [0u8; SKIP_CHUNK];
+        while self.produced < offset {
+            let n = (offset - self.produced).min(SKIP_CHUNK as u64) as usize;
+            if self.fill(src, &mut scratch[..n]).await? == 0 {
+                return Err(SevenZError::corrupt("folder ends before an entry"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills `out` completely (a header folder's output).
+    async fn fill_all<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        out: &mut [u8],
+    ) -> Result<(), SevenZError> {
+        let mut pos = 0;
+        while pos < out.len() {
+            let n = self.fill(src, &mut out[pos..]).await?;
+            if n == 0 {
+                return Err(SevenZError::corrupt("header folder output is short"));
+            }
+            pos += n;
+        }
+        Ok(())
+    }
+
+    /// Drives the folder to its end so that its CRC is verified.
+    async fn finish<S: PollSource>(&mut self, src: &mut S) -> Result<(), SevenZError> {
+        let mut probe = [0u8; 1];
+        if self.fill(src, &mut probe).await? != 0 {
+            return Err(SevenZError::corrupt(
+                "folder holds more data than its entries",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Progress through one entry's data and its CRC.
+#[derive(Debug)]
+struct EntryState {
+    check: EntryCheck,
+    /// Deliver the bytes of the read that completes the entry and report a
+    /// CRC mismatch by the next read (or when the walk moves on): for the
+    /// walk, so that a kept broken file has all its bytes. A random-access
+    /// reader reports it with the last bytes, so that a caller who reads
+    /// exactly the entry's size still sees it.
+    defer_check: bool,
+    /// The mismatch found by a deferred check, not yet reported.
+    pending: Option<SevenZError>,
+}
+
+impl EntryState {
+    fn new(entry: &Entry, defer_check: bool) -> Self {
+        EntryState {
+            check: EntryCheck::new(entry),
+            defer_check,
+            pending: None,
+        }
+    }
+
+    fn left(&self) -> u64 {
+        self.check.left()
+    }
+
+    /// Reads entry data from `pump` into `buf`, counting it down and
+    /// verifying the CRC at the end; `Ok(0)` at the entry's end.
+    fn poll_read<S: PollSource>(
+        &mut self,
+        pump: Option<&mut FolderPump>,
+        src: &mut S,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<Result<usize, SevenZError>> {
+        if let Some(e) = self.pending.take() {
+            return Poll::Ready(Err(e));
+        }
+        if self.check.left() == 0 {
+            // An entry of zero bytes has its stored CRC checked here.
+            return Poll::Ready(self.check.finish().map(|()| 0));
+        }
+        let (Some(pump), false) = (pump, buf.is_empty()) else {
+            return Poll::Ready(Ok(0));
+        };
+        let want = buf
+            .len()
+            .min(usize::try_from(self.check.left()).unwrap_or(usize::MAX));
+        let dst = &mut buf[..want];
+        let n = ready!(pump.poll_fill(src, cx, dst))?;
+        if n == 0 {
+            return Poll::Ready(Err(pump.dec.classify_error(SevenZError::corrupt(format!(
+                "the data of {} ends early",
+                self.check.name()
+            )))));
+        }
+        match self.check.update(&dst[..n]) {
+            Ok(()) => Poll::Ready(Ok(n)),
+            Err(e) if self.defer_check => {
+                self.pending = Some(pump.dec.classify_error(e));
+                Poll::Ready(Ok(n))
+            }
+            Err(e) => Poll::Ready(Err(pump.dec.classify_error(e))),
+        }
+    }
+
+    /// Reads and drops what is left of the entry, then reports its CRC.
+    async fn drain<S: PollSource>(
+        &mut self,
+        mut pump: Option<&mut FolderPump>,
+        src: &mut S,
+    ) -> Result<(), SevenZError> {
+        let mut scratch = [0u8; SKIP_CHUNK];
+        while self.left() > 0 && self.pending.is_none() {
+            let mut pump = pump.as_deref_mut();
+            poll_fn(|cx| self.poll_read(pump.as_deref_mut(), src, cx, &mut scratch)).await?;
+        }
+        match self.pending.take() {
+            Some(e) => Err(e),
+            None => self.check.finish(),
+        }
+    }
+}
+
+/// An opened archive over any [`PollSource`]: the core every face drives.
+#[derive(Debug)]
+pub struct PollArchive<S> {
+    src: S,
+    index: ArchiveIndex,
+}
+
+impl<S: PollSource> PollArchive<S> {
+    /// Reads and verifies the signature header and the header (decoding
+    /// and decrypting it when packed).
+    pub async fn open(mut src: S, options: ArchiveOptions) -> Result<Self, SevenZError> {
+        let len = seek(&mut src, SeekFrom::End(0)).await?;
+        seek(&mut src, SeekFrom::Start(0)).await?;
+        let mut sig = [0u8; 32];
+        let got = read_full(&mut src, &mut sig).await?;
+        if got < sig.len() {
+            let n = got.min(SIGNATURE.len());
+            return Err(if got > 0 && sig[..n] == SIGNATURE[..n] {
+                SevenZError::Truncated
+            } else {
+                SevenZError::NotSevenZ
+            });
+        }
+        let mut builder = IndexBuilder::new(options);
+        let start = builder.start(&sig, Some(len))?;
+        // The builder checked the size against max_header_size and the
+        // archive's length.
+        let mut header = vec![0u8; start.next_header_size as usize];
+        let at = start.header_position()?;
+        if seek(&mut src, SeekFrom::Start(at)).await? != at
+            || read_full(&mut src, &mut header).await? < header.len()
+        {
+            return Err(SevenZError::Truncated);
+        }
+        let mut step = builder.header(&start, &header)?;
+        let index = loop {
+            match step {
+                HeaderStep::Index(index) => break *index,
+                HeaderStep::Encoded(folders) => {
+                    let mut bytes = Vec::new();
+                    for dec in folders {
+                        // The size was checked against max_header_size by
+                        // the builder.
+                        let at = bytes.len();
+                        bytes.resize(at + dec.unpack_size() as usize, 0);
+                        let mut pump = FolderPump::new(dec);
+                        pump.fill_all(&mut src, &mut bytes[at..]).await?;
+                        pump.finish(&mut src).await?;
+                    }
+                    step = builder.decoded_header(&bytes)?;
+                }
+            }
+        };
+        Ok(PollArchive { src, index })
+    }
+
+    /// Every entry, in archive order.
+    pub fn entries(&self) -> &[Entry] {
+        self.index.entries()
+    }
+
+    /// The parsed header.
+    pub fn index(&self) -> &ArchiveIndex {
+        &self.index
+    }
+
+    /// The source.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.src
+    }
+
+    /// Gives back the source.
+    pub fn into_source(self) -> S {
+        self.src
+    }
+
+    /// A reader of entry `index`'s data, the entries before it in a solid
+    /// folder decoded and discarded.
+    pub async fn reader(&mut self, index: usize) -> Result<PollEntryReader<'_, S>, SevenZError> {
+        let entry = self
+            .index
+            .entries()
+            .get(index)
+            .ok_or(SevenZError::NoSuchEntry(index))?;
+        self.index
+            .options()
+            .limits
+            .check_output(entry.offset_in_folder().saturating_add(entry.size))?;
+        let pump = match entry.folder() {
+            Some(fi) => {
+                let mut pump = FolderPump::new(self.index.folder_decoder(fi)?);
+                pump.skip_to(&mut self.src, entry.offset_in_folder())
+                    .await?;
+                Some(pump)
+            }
+            None => None,
+        };
+        Ok(PollEntryReader {
+            src: &mut self.src,
+            pump,
+            state: EntryState::new(entry, false),
+        })
+    }
+
+    /// The sequential walk over every entry, each folder decoded once.
+    pub fn walk(&mut self) -> PollEntries<'_, S> {
+        PollEntries {
+            src: &mut self.src,
+            index: &self.index,
+            next: 0,
+            current: None,
+            state: None,
+            total: 0,
+        }
+    }
+}
+
+/// One entry's data, from [`PollArchive::reader`]; ends with an error if
+/// the data does not match the entry's CRC.
+pub struct PollEntryReader<'a, S> {
+    src: &'a mut S,
+    pump: Option<FolderPump>,
+    state: EntryState,
+}
+
+impl<S: PollSource> PollEntryReader<'_, S> {
+    /// The entry's data into `buf`; `Ok(0)` at its end.
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.state
+            .poll_read(self.pump.as_mut(), self.src, cx, buf)
+            .map_err(io::Error::from)
+    }
+}
+
+impl<S> std::fmt::Debug for PollEntryReader<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryReader")
+            .field("entry", &self.state.check.name())
+            .field("left", &self.state.left())
+            .finish()
+    }
+}
+
+/// The entry walk, from [`PollArchive::walk`]: each folder decoded once,
+/// front to back.
+pub struct PollEntries<'a, S> {
+    src: &'a mut S,
+    index: &'a ArchiveIndex,
+    next: usize,
+    current: Option<(usize, FolderPump)>,
+    state: Option<EntryState>,
+    total: u64,
+}
+
+impl<S> std::fmt::Debug for PollEntries<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entries")
+            .field("next", &self.next)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, S: PollSource> PollEntries<'a, S> {
+    /// Finishes the current entry (decoding what the caller left of it and
+    /// verifying its CRC) and moves to the next one: its position in
+    /// [`PollArchive::entries`], `None` after the last.
+    pub async fn advance(&mut self) -> Result<Option<usize>, SevenZError> {
+        if let Some(mut state) = self.state.take() {
+            let pump = self.current.as_mut().map(|(_, p)| p);
+            state.drain(pump, self.src).await?;
+        }
+        let index: &'a ArchiveIndex = self.index;
+        let Some(entry) = index.entries().get(self.next) else {
+            if let Some((_, mut pump)) = self.current.take() {
+                pump.finish(self.src).await?;
+            }
+            return Ok(None);
+        };
+        self.total = self.total.saturating_add(entry.size);
+        index.options().limits.check_output(self.total)?;
+        if let Some(fi) = entry.folder() {
+            if self.current.as_ref().is_none_or(|(c, _)| *c != fi) {
+                if let Some((_, mut pump)) = self.current.take() {
+                    pump.finish(self.src).await?;
+                }
+                self.current = Some((fi, FolderPump::new(index.folder_decoder(fi)?)));
+            }
+            if let Some((_, pump)) = &mut self.current {
+                pump.skip_to(self.src, entry.offset_in_folder()).await?;
+            }
+        }
+        self.state = Some(EntryState::new(entry, true));
+        self.next += 1;
+        Ok(Some(self.next - 1))
+    }
+
+    /// Every entry of the archive, in order (what
+    /// [`advance`](Self::advance)'s positions index).
+    pub fn entries(&self) -> &'a [Entry] {
+        self.index.entries()
+    }
+
+    /// [`advance`](Self::advance), giving the entry itself.
+    pub async fn next_entry(&mut self) -> Result<Option<Entry>, SevenZError> {
+        let index: &'a ArchiveIndex = self.index;
+        Ok(self.advance().await?.map(|i| index.entries()[i].clone()))
+    }
+
+    /// The current entry's data into `buf`; `Ok(0)` at its end. All of an
+    /// entry's bytes are delivered before a CRC mismatch is reported (by
+    /// the next read, or by the next [`advance`](Self::advance)).
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        // An entry outside the current folder has no data (`left` is 0),
+        // so it never reads from the pump.
+        let pump = self.current.as_mut().map(|(_, p)| p);
+        match &mut self.state {
+            Some(state) => state.poll_read(pump, self.src, cx, buf),
+            None => Poll::Ready(Ok(0)),
+        }
+        .map_err(io::Error::from)
+    }
+}

@@ -1,0 +1,164 @@
+//! The tokio face: [`AsyncWriter`] over `tokio::io::AsyncWrite +
+//! AsyncSeek`: constructors, `add_file` and `finish` over the generic face.
+
+use ::tokio::io::{AsyncRead, AsyncSeek, AsyncWrite};
+
+use super::{face, EntryMeta, SevenZError, WriterOptions};
+use crate::tokio::source::{TokioSink, TokioSource};
+use lzflow_7z::PollWriter;
+
+/// A 7z writer over a tokio `AsyncWrite + AsyncSeek` sink.
+///
+/// Every byte handed to the sink is accounted for in the writer before
+/// the next await, so a dropped [`finish`](face::AsyncWriter::finish)
+/// future can be retried. Dropping an [`add_file`](Self::add_file) future
+/// in the middle of a file leaves the writer unusable (the source's
+/// position is lost with the future).
+pub type AsyncWriter<W> = face::AsyncWriter<TokioSink<W>>;
+
+impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
+    /// A writer with default options; the archive starts at the sink's
+    /// current position.
+    pub async fn new(sink: W) -> Result<Self, SevenZError> {
+        Self::with_options(sink, WriterOptions::default()).await
+    }
+
+    /// A writer with `opts` (see [`Writer::with_options`](super::Writer::with_options)).
+    pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
+        let core = PollWriter::new(TokioSink::new(sink), opts).await?;
+        Ok(face::AsyncWriter { core })
+    }
+
+    /// Adds a file whose data is read from `reader` to its end,
+    /// compressed as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
+    pub async fn add_file<R: AsyncRead + Unpin>(
+        &mut self,
+        name: &str,
+        reader: R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError> {
+        let mut src = TokioSource::new(reader);
+        self.core.add_file(name, &mut src, meta).await
+    }
+
+    /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the
+    /// sink, flushed and positioned at the end of the archive. After an
+    /// I/O error (or a dropped future) calling it again resumes.
+    pub async fn finish(&mut self) -> Result<W, SevenZError> {
+        Ok(self.core.finish().await?.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+    use crate::sevenz::{Archive, ArchiveOptions};
+    use crate::sevenz_writer::Writer;
+
+    fn data(n: usize) -> Vec<u8> {
+        (0..n)
+            .map(|i| (i * 7 % 251) as u8 ^ (i >> 9) as u8)
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn async_output_equals_the_blocking_writers() {
+        let big = data(300_000);
+        let opts = || {
+            WriterOptions::default()
+                .with_level(0)
+                .with_solid(crate::sevenz_writer::Solid::Files(1))
+        };
+        let mut w = AsyncWriter::with_options(Cursor::new(Vec::new()), opts())
+            .await
+            .unwrap();
+        w.add_dir("d", EntryMeta::default()).await.unwrap();
+        w.add_file("d/big", &big[..], EntryMeta::default())
+            .await
+            .unwrap();
+        w.add_file("small", &b"tiny"[..], EntryMeta::default())
+            .await
+            .unwrap();
+        w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+        let got = w.finish().await.unwrap().into_inner();
+        assert!(matches!(
+            w.finish().await,
+            Err(SevenZError::WriterUnusable(_))
+        ));
+
+        let mut s = Writer::with_options(std::io::Cursor::new(Vec::new()), opts()).unwrap();
+        s.add_dir("d", EntryMeta::default()).unwrap();
+        s.add_file("d/big", &big[..], EntryMeta::default()).unwrap();
+        s.add_file("small", &b"tiny"[..], EntryMeta::default())
+            .unwrap();
+        s.add_empty_file("e", EntryMeta::default()).unwrap();
+        let want = s.finish().unwrap().into_inner();
+        assert_eq!(got, want);
+    }
+
+    /// A tokio `File` takes a write and finishes it in the background;
+    /// the start header patch's seek must wait for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_tokio_file_sink_reads_back() {
+        let dir = std::env::temp_dir().join(format!("lzflow-7zw-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for threads in [1, 2] {
+            let path = dir.join(format!("t{threads}.7z"));
+            let file = tokio::fs::File::create(&path).await.unwrap();
+            let opts = WriterOptions::default()
+                .with_level(1)
+                .with_solid(crate::sevenz_writer::Solid::Files(1))
+                .with_threads(threads);
+            let mut w = AsyncWriter::with_options(file, opts).await.unwrap();
+            for i in 0..3u8 {
+                let name = format!("f{i}");
+                w.add_file(
+                    &name,
+                    &data(200_000 + usize::from(i))[..],
+                    EntryMeta::default(),
+                )
+                .await
+                .unwrap();
+            }
+            let f = w.finish().await.unwrap();
+            drop(f);
+            let bytes = std::fs::read(&path).unwrap();
+            let mut a = Archive::open(Cursor::new(bytes)).unwrap();
+            for i in 0..3usize {
+                let mut back = Vec::new();
+                std::io::Read::read_to_end(&mut a.reader(i).unwrap(), &mut back).unwrap();
+                assert!(back == data(200_000 + i), "threads {threads}, entry {i}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn encrypted_archive_at_an_offset_reads_back() {
+        let mut sink = Cursor::new(b"prefix".to_vec());
+        sink.set_position(6);
+        let opts = WriterOptions::default()
+            .with_level(0)
+            .with_password("pw")
+            .with_encrypt_header(true)
+            .with_aes_cycles_power(4);
+        let mut w = AsyncWriter::with_options(sink, opts).await.unwrap();
+        w.add_file("a", &data(100_000)[..], EntryMeta::default())
+            .await
+            .unwrap();
+        let out = w.finish().await.unwrap();
+        assert_eq!(out.position() as usize, out.get_ref().len());
+        let bytes = out.into_inner();
+        assert_eq!(&bytes[..6], b"prefix");
+        let mut a = Archive::open_with(
+            Cursor::new(bytes[6..].to_vec()),
+            ArchiveOptions::default().with_password("pw"),
+        )
+        .unwrap();
+        let mut back = Vec::new();
+        std::io::Read::read_to_end(&mut a.reader(0).unwrap(), &mut back).unwrap();
+        assert_eq!(back, data(100_000));
+    }
+}
