@@ -78,6 +78,25 @@ impl SevenZError {
     pub(crate) fn corrupt(what: impl Into<String>) -> Self {
         SevenZError::Corrupt(what.into())
     }
+
+    /// The one wrong-password rule, for every reader of decrypted bytes
+    /// (entry data, packed streams, an encrypted header): when `decrypted`,
+    /// any error that says the bytes make no sense (corrupt or cut-short
+    /// coder data, a CRC or size mismatch, a header that parses as
+    /// nonsense or as an unknown feature) means the key was wrong, so it
+    /// becomes [`WrongPassword`](SevenZError::WrongPassword). The source
+    /// ending early and I/O errors are about the source and stay.
+    pub(crate) fn after_decryption(self, decrypted: bool) -> Self {
+        let garbage = matches!(
+            self.culprit(),
+            Culprit::Corrupt | Culprit::Truncated | Culprit::Unsupported
+        ) && !matches!(self, SevenZError::Truncated | SevenZError::Io(_));
+        if decrypted && garbage {
+            SevenZError::WrongPassword
+        } else {
+            self
+        }
+    }
 }
 
 impl fmt::Display for SevenZError {

@@ -183,21 +183,8 @@ impl IndexBuilder {
     /// Parses a header produced by decoding the folders of
     /// [`HeaderStep::Encoded`] (their CRCs are checked by the decoders).
     pub fn decoded_header(&mut self, bytes: &[u8]) -> Result<HeaderStep, SevenZError> {
-        self.parse(bytes).map_err(|e| {
-            // An encrypted header that decodes to garbage: the key was wrong.
-            let garbage = matches!(
-                e,
-                SevenZError::Corrupt(_)
-                    | SevenZError::Unsupported { .. }
-                    | SevenZError::UnsupportedFeature(_)
-                    | SevenZError::UnsupportedVersion { .. }
-            );
-            if self.encrypted_header && garbage {
-                SevenZError::WrongPassword
-            } else {
-                e
-            }
-        })
+        let encrypted = self.encrypted_header;
+        self.parse(bytes).map_err(|e| e.after_decryption(encrypted))
     }
 
     fn parse(&mut self, bytes: &[u8]) -> Result<HeaderStep, SevenZError> {

@@ -11,7 +11,7 @@
 //! Deflate, BZip2) must end exactly at its declared size and use up its
 //! input; filters (BCJ, Delta, AES, BCJ2) stop at their size.
 
-use lzflow_core::{CoderError, Culprit, Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
 use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaDecoder, LzmaProps};
 
@@ -460,17 +460,10 @@ impl FolderDecoder {
         }
     }
 
-    /// Classifies an error met while reading this folder's output: inside
-    /// an encrypted folder, garbage (corrupt data, a CRC mismatch) means the
-    /// key was wrong, so it becomes [`SevenZError::WrongPassword`].
+    /// Classifies an error met while reading this folder's output by the
+    /// one wrong-password rule ([`SevenZError`]'s `after_decryption`).
     pub fn classify_error(&self, e: SevenZError) -> SevenZError {
-        let garbage = matches!(e.culprit(), Culprit::Corrupt | Culprit::Truncated)
-            && !matches!(e, SevenZError::Truncated | SevenZError::Io(_));
-        if self.encrypted && garbage {
-            SevenZError::WrongPassword
-        } else {
-            e
-        }
+        e.after_decryption(self.encrypted)
     }
 
     fn request(&mut self, k: usize) -> PackRequest {
