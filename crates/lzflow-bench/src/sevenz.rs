@@ -20,6 +20,11 @@ pub const PASSWORD: &str = "fixture-pass";
 pub const JOBS: &[(&str, child::Job)] = &[
     ("7z-liblzma-raw", liblzma_raw),
     ("7z-lzflow", lzflow_extract),
+    ("7z-lzflow-walk", lzflow_walk),
+    ("7z-lzflow-tokio", tokio_extract),
+    ("7z-lzflow-tokio-walk", tokio_walk),
+    ("7z-lzflow-futures", futures_extract),
+    ("7z-lzflow-futures-walk", futures_walk),
     ("7z-sevenz-rust2", sevenz_rust2_extract),
 ];
 
@@ -82,6 +87,94 @@ fn lzflow_extract(args: &[String]) -> io::Result<u64> {
         Ok(())
     })?;
     Ok(total)
+}
+
+/// `<archive> [password]`: the walk alone over the archive in memory,
+/// opened before the measurement starts (the rows that show what a face
+/// and the core allocate, without the source's own costs).
+fn lzflow_walk(args: &[String]) -> io::Result<u64> {
+    let bytes = std::fs::read(arg(args, 0, "archive")?)?;
+    let mut a = lzflow_7z::Archive::open_with(io::Cursor::new(bytes), lzflow_options(args))?;
+    child::measure_from_here();
+    let mut total = 0;
+    a.for_each_entry(|_, r| {
+        total += drain(r)?;
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+/// A current-thread tokio runtime, made before the measurement starts.
+fn runtime() -> io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread().build()
+}
+
+/// Reads an async entry walk to the end of every entry.
+macro_rules! async_walk {
+    ($archive:expr, $read:path) => {{
+        let mut entries = $archive.entries_stream();
+        let mut buf = [0u8; BUF];
+        let mut total = 0u64;
+        while entries.next_entry().await?.is_some() {
+            loop {
+                let n = $read(&mut entries, &mut buf).await?;
+                if n == 0 {
+                    break;
+                }
+                total += n as u64;
+            }
+        }
+        Ok::<u64, io::Error>(total)
+    }};
+}
+
+/// `<archive> [password]`: open and walk with the tokio face, the file
+/// read through `tokio::fs::File`.
+fn tokio_extract(args: &[String]) -> io::Result<u64> {
+    let rt = runtime()?;
+    child::measure_from_here();
+    rt.block_on(async {
+        let f = tokio::fs::File::open(arg(args, 0, "archive")?).await?;
+        let mut a = lzflow::sevenz::AsyncArchive::open_with(f, lzflow_options(args)).await?;
+        async_walk!(a, tokio::io::AsyncReadExt::read)
+    })
+}
+
+/// `<archive> [password]`: the tokio walk alone, over the archive in
+/// memory.
+fn tokio_walk(args: &[String]) -> io::Result<u64> {
+    let rt = runtime()?;
+    let bytes = std::fs::read(arg(args, 0, "archive")?)?;
+    rt.block_on(async {
+        let src = io::Cursor::new(bytes);
+        let mut a = lzflow::sevenz::AsyncArchive::open_with(src, lzflow_options(args)).await?;
+        child::measure_from_here();
+        async_walk!(a, tokio::io::AsyncReadExt::read)
+    })
+}
+
+/// `<archive> [password]`: open and walk with the futures-io face over a
+/// std file (`AllowStdIo`), on `futures::executor`.
+fn futures_extract(args: &[String]) -> io::Result<u64> {
+    let f = futures::io::AllowStdIo::new(File::open(arg(args, 0, "archive")?)?);
+    child::measure_from_here();
+    futures::executor::block_on(async {
+        let mut a =
+            lzflow::sevenz::futures::AsyncArchive::open_with(f, lzflow_options(args)).await?;
+        async_walk!(a, futures::io::AsyncReadExt::read)
+    })
+}
+
+/// `<archive> [password]`: the futures-io walk alone, over the archive in
+/// memory.
+fn futures_walk(args: &[String]) -> io::Result<u64> {
+    let src = futures::io::Cursor::new(std::fs::read(arg(args, 0, "archive")?)?);
+    futures::executor::block_on(async {
+        let mut a =
+            lzflow::sevenz::futures::AsyncArchive::open_with(src, lzflow_options(args)).await?;
+        child::measure_from_here();
+        async_walk!(a, futures::io::AsyncReadExt::read)
+    })
 }
 
 /// `<archive> [password]`: the same with sevenz-rust2 (one thread).
@@ -196,7 +289,74 @@ fn print_rows(
     }
 }
 
-/// Prints the extraction table and the key-derivation table.
+/// One extraction table: `base` first (the ratios' baseline), then every
+/// lzflow face (open and walk, then the walk alone), sevenz-rust2 and 7zz.
+fn extraction_table(
+    title: &str,
+    file: &str,
+    base: Entrant,
+    arc: &Path,
+    dir: &str,
+    total: u64,
+    rounds: usize,
+) -> io::Result<()> {
+    let sevenzz = |args: &[&str]| {
+        Entrant::Cmd(
+            dir.to_string(),
+            "7zz".into(),
+            args.iter().map(|x| x.to_string()).collect(),
+        )
+    };
+    let base_label = match &base {
+        Entrant::Job(name, _) if *name == "7z-liblzma-raw" => "liblzma raw LZMA2",
+        _ => "lzflow Archive (base)",
+    };
+    let job = |name: &'static str| Entrant::Job(name, vec![s(arc)]);
+    let entrants = [
+        base,
+        job("7z-lzflow"),
+        job("7z-lzflow:warm"),
+        job("7z-lzflow-walk:warm"),
+        job("7z-lzflow-tokio:warm"),
+        job("7z-lzflow-tokio-walk:warm"),
+        job("7z-lzflow-futures:warm"),
+        job("7z-lzflow-futures-walk:warm"),
+        job("7z-sevenz-rust2"),
+        sevenzz(&["t", "-bsp0", file]),
+        sevenzz(&["x", "-so", "-bsp0", file]),
+    ];
+    let labels = [
+        base_label,
+        "lzflow Archive",
+        "lzflow warm",
+        "lzflow walk (memory)",
+        "lzflow tokio warm",
+        "tokio walk (memory)",
+        "lzflow futures warm",
+        "futures walk (memory)",
+        "sevenz-rust2",
+        "7zz t",
+        "7zz x -so >/dev/null",
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!("{title}");
+    print_header("extract (discard)");
+    print_rows(&labels, &results, 0, total);
+    Ok(())
+}
+
+/// Prints the extraction tables and the key-derivation table.
 pub fn compare_7z(rounds: usize) -> io::Result<()> {
     let dir = temp_dir("7z")?;
     eprintln!("building the archive in {}…", dir.display());
@@ -225,48 +385,44 @@ pub fn compare_7z(rounds: usize) -> io::Result<()> {
             args.iter().map(|x| x.to_string()).collect(),
         )
     };
-    let entrants = [
-        Entrant::Job(
-            "7z-liblzma-raw",
-            vec![
-                s(&arc),
-                offset.to_string(),
-                size.to_string(),
-                (8u32 << 20).to_string(),
-            ],
-        ),
-        Entrant::Job("7z-lzflow", vec![s(&arc)]),
-        Entrant::Job("7z-lzflow:warm", vec![s(&arc)]),
-        Entrant::Job("7z-sevenz-rust2", vec![s(&arc)]),
-        sevenzz(&["t", "-bsp0", "solid.7z"]),
-        sevenzz(&["x", "-so", "-bsp0", "solid.7z"]),
-    ];
-    let labels = [
-        "liblzma raw LZMA2",
-        "lzflow Archive",
-        "lzflow warm",
-        "sevenz-rust2",
-        "7zz t",
-        "7zz x -so >/dev/null",
-    ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |_| Ok(()),
-        |_, c| {
-            if c.external || c.out_bytes == total {
-                Ok(())
-            } else {
-                Err(format!("wrong size {} (want {total})", c.out_bytes))
-            }
-        },
-    )?;
-    println!(
+    let raw = Entrant::Job(
+        "7z-liblzma-raw",
+        vec![
+            s(&arc),
+            offset.to_string(),
+            size.to_string(),
+            (8u32 << 20).to_string(),
+        ],
+    );
+    let title = format!(
         "solid 7z: 4 × {} MiB mixed-x86, LZMA2 -mx=3 -md=8m, packed {size} bytes",
         file_len >> 20
     );
-    print_header("extract (discard)");
-    print_rows(&labels, &results, 0, total);
+    extraction_table(&title, "solid.7z", raw, &arc, &d, total, rounds)?;
+
+    // Many entries: what a walk costs per entry (101 files of 4-260 KiB).
+    let mut many = vec!["a", "-mx=3", "-mmt=1", "-md=8m", "-bsp0", "many.7z"];
+    let mut many_total = 0u64;
+    let mut many_names = Vec::new();
+    for i in 0..101u64 {
+        let name = format!("m{i:03}.bin");
+        let len = scaled(4096 + (i as usize * 2609) % (256 << 10));
+        std::fs::write(dir.join(&name), mixed_x86(len, 0x3300 + i))?;
+        many_total += len as u64;
+        many_names.push(name);
+    }
+    many.extend(many_names.iter().map(String::as_str));
+    seven_zip(&dir, &many)?;
+    let many_arc = dir.join("many.7z");
+    let title = format!("solid 7z: 101 entries, {many_total} bytes");
+    println!();
+    let baseline = Entrant::Job("7z-lzflow", vec![s(&many_arc)]);
+    extraction_table(
+        &title, "many.7z", baseline, &many_arc, &d, many_total, rounds,
+    )?;
+    for name in many_names {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
 
     // Key derivation: opening and testing a tiny archive whose header is
     // encrypted costs one 2^19-round SHA-256 key derivation (the header and
@@ -355,7 +511,17 @@ mod tests {
             (8 << 20).to_string(),
         ];
         assert_eq!(liblzma_raw(&raw).unwrap(), want);
-        assert_eq!(lzflow_extract(std::slice::from_ref(&arc)).unwrap(), want);
+        let one = std::slice::from_ref(&arc);
+        for job in [
+            lzflow_extract,
+            lzflow_walk,
+            tokio_extract,
+            tokio_walk,
+            futures_extract,
+            futures_walk,
+        ] {
+            assert_eq!(job(one).unwrap(), want);
+        }
         assert_eq!(
             sevenz_rust2_extract(std::slice::from_ref(&arc)).unwrap(),
             want
