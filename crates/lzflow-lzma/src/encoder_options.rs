@@ -1,15 +1,12 @@
 //! Encoder options and the xz-compatible presets 0-9 and 0e-9e.
 
+use crate::model::{MATCH_LEN_MAX, MATCH_LEN_MIN};
 use crate::{LzmaError, LzmaProps};
 
 /// Smallest dictionary the encoder accepts (what LZMA2 can describe).
 pub const DICT_SIZE_MIN: u32 = 4096;
 /// Largest dictionary the encoder accepts: 1.5 GiB, as xz.
 pub const DICT_SIZE_MAX: u32 = (1 << 30) + (1 << 29);
-/// Shortest match LZMA can code.
-pub const MATCH_LEN_MIN: u32 = 2;
-/// Longest match LZMA can code.
-pub const MATCH_LEN_MAX: u32 = 273;
 
 /// How the encoder chooses between literals and matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

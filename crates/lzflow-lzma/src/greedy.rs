@@ -3,9 +3,9 @@
 //! and emit a literal instead when the next position starts a better match
 //! (one step of lazy evaluation).
 
-use crate::encoder_options::MATCH_LEN_MAX;
 use crate::lzma_encoder::{LzmaCore, NO_DIST};
 use crate::match_finder::common_len;
+use crate::model::MATCH_LEN_MAX;
 
 /// True when `big` is so much further than `small` that one byte of extra
 /// length is not worth it.

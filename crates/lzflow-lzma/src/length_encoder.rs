@@ -3,27 +3,25 @@
 
 use lzflow_core::{Lease, Pool};
 
+use crate::model::{
+    LEN_HIGH_BITS, LEN_HIGH_SYMBOLS, LEN_LOW_BITS, LEN_LOW_SYMBOLS, LEN_MID_BITS, LEN_MID_SYMBOLS,
+    LEN_SYMBOLS, POS_STATES_MAX,
+};
 use crate::price::BitPrices;
-use crate::range_encoder::{RangeEncoder, PROB_INIT};
+use crate::range_coder::PROB_INIT;
+use crate::range_encoder::RangeEncoder;
 
-/// Lengths 2..=9 use the low tree, 10..=17 the mid tree, 18..=273 the high.
-const LOW_BITS: u32 = 3;
-const MID_BITS: u32 = 3;
-const HIGH_BITS: u32 = 8;
-const LOW_SYMBOLS: u32 = 1 << LOW_BITS;
-const MID_SYMBOLS: u32 = 1 << MID_BITS;
-/// Number of codable lengths (2..=273).
-pub(crate) const LEN_SYMBOLS: usize = 272;
-/// Largest number of position states (pb = 4).
-pub(crate) const POS_STATES_MAX: usize = 16;
+// The model's tree sizes as `u32`, the type lengths are coded in here.
+const LOW_SYMBOLS: u32 = LEN_LOW_SYMBOLS as u32;
+const MID_SYMBOLS: u32 = LEN_MID_SYMBOLS as u32;
 
 #[derive(Debug)]
 pub(crate) struct LengthEncoder {
     choice: u16,
     choice2: u16,
-    low: [[u16; 1 << LOW_BITS]; POS_STATES_MAX],
-    mid: [[u16; 1 << MID_BITS]; POS_STATES_MAX],
-    high: [u16; 1 << HIGH_BITS],
+    low: [[u16; LEN_LOW_SYMBOLS]; POS_STATES_MAX],
+    mid: [[u16; LEN_MID_SYMBOLS]; POS_STATES_MAX],
+    high: [u16; LEN_HIGH_SYMBOLS],
     /// prices[pos_state * LEN_SYMBOLS + len - 2] (leased from the global
     /// pool: empty without price tracking).
     prices: Lease<u32>,
@@ -40,9 +38,9 @@ impl LengthEncoder {
         LengthEncoder {
             choice: PROB_INIT,
             choice2: PROB_INIT,
-            low: [[PROB_INIT; 1 << LOW_BITS]; POS_STATES_MAX],
-            mid: [[PROB_INIT; 1 << MID_BITS]; POS_STATES_MAX],
-            high: [PROB_INIT; 1 << HIGH_BITS],
+            low: [[PROB_INIT; LEN_LOW_SYMBOLS]; POS_STATES_MAX],
+            mid: [[PROB_INIT; LEN_MID_SYMBOLS]; POS_STATES_MAX],
+            high: [PROB_INIT; LEN_HIGH_SYMBOLS],
             prices: if track_prices {
                 Pool::<u32>::global().lease_zeroed(LEN_SYMBOLS * POS_STATES_MAX)
             } else {
@@ -59,9 +57,9 @@ impl LengthEncoder {
     pub(crate) fn reset(&mut self, pos_states: usize, bp: &BitPrices) {
         self.choice = PROB_INIT;
         self.choice2 = PROB_INIT;
-        self.low = [[PROB_INIT; 1 << LOW_BITS]; POS_STATES_MAX];
-        self.mid = [[PROB_INIT; 1 << MID_BITS]; POS_STATES_MAX];
-        self.high = [PROB_INIT; 1 << HIGH_BITS];
+        self.low = [[PROB_INIT; LEN_LOW_SYMBOLS]; POS_STATES_MAX];
+        self.mid = [[PROB_INIT; LEN_MID_SYMBOLS]; POS_STATES_MAX];
+        self.high = [PROB_INIT; LEN_HIGH_SYMBOLS];
         if self.track_prices {
             for ps in 0..pos_states {
                 self.update_prices(ps, bp);
@@ -80,16 +78,16 @@ impl LengthEncoder {
     ) {
         if len_minus2 < LOW_SYMBOLS {
             rc.bit(&mut self.choice, 0);
-            rc.bit_tree(&mut self.low[pos_state], LOW_BITS, len_minus2);
+            rc.bit_tree(&mut self.low[pos_state], LEN_LOW_BITS, len_minus2);
         } else {
             rc.bit(&mut self.choice, 1);
             let l = len_minus2 - LOW_SYMBOLS;
             if l < MID_SYMBOLS {
                 rc.bit(&mut self.choice2, 0);
-                rc.bit_tree(&mut self.mid[pos_state], MID_BITS, l);
+                rc.bit_tree(&mut self.mid[pos_state], LEN_MID_BITS, l);
             } else {
                 rc.bit(&mut self.choice2, 1);
-                rc.bit_tree(&mut self.high, HIGH_BITS, l - MID_SYMBOLS);
+                rc.bit_tree(&mut self.high, LEN_HIGH_BITS, l - MID_SYMBOLS);
             }
         }
         if self.track_prices {
@@ -111,11 +109,11 @@ impl LengthEncoder {
         for (i, p) in table.iter_mut().enumerate().take(n) {
             let i = i as u32;
             *p = if i < LOW_SYMBOLS {
-                a0 + bp.bit_tree(&self.low[pos_state], LOW_BITS, i)
+                a0 + bp.bit_tree(&self.low[pos_state], LEN_LOW_BITS, i)
             } else if i < LOW_SYMBOLS + MID_SYMBOLS {
-                b0 + bp.bit_tree(&self.mid[pos_state], MID_BITS, i - LOW_SYMBOLS)
+                b0 + bp.bit_tree(&self.mid[pos_state], LEN_MID_BITS, i - LOW_SYMBOLS)
             } else {
-                b1 + bp.bit_tree(&self.high, HIGH_BITS, i - LOW_SYMBOLS - MID_SYMBOLS)
+                b1 + bp.bit_tree(&self.high, LEN_HIGH_BITS, i - LOW_SYMBOLS - MID_SYMBOLS)
             };
         }
         self.counters[pos_state] = self.table_size;

@@ -4,6 +4,25 @@
 //!
 //! All decoders are sans-I/O [`lzflow_core::Decode`] implementations.
 //!
+//! # Organization
+//! Shared by both directions:
+//! * `model` — the LZMA model: the state machine (12 states and their
+//!   literal/match/rep/short-rep transitions), position states, literal
+//!   coder size, match lengths and length coder trees, distance slots,
+//!   align bits and the end-marker distance; also [`MATCH_LEN_MIN`] and
+//!   [`MATCH_LEN_MAX`];
+//! * `range_coder` — the range coder's constants (probability bits,
+//!   `PROB_INIT`, `MOVE_BITS`, `TOP`, the five start bytes);
+//! * `props` — [`LzmaProps`] and the LZMA2 dictionary byte.
+//!
+//! Decoding: `range_decoder` (with its x86-64 bit trees), `window`,
+//! `lzma_decoder` (the probability table, symbol loop and
+//! [`LzmaDecoder`]), `lzma2_decoder`, `alone_decoder`.
+//!
+//! Encoding: `range_encoder`, `price`, `length_encoder`, `match_finder`,
+//! `greedy` (fast mode) and `optimum` (normal mode), `lzma_encoder`
+//! ([`LzmaEncoder`]), `lzma2_encoder`, `mt_lzma2_encoder`, `alone_encoder`.
+//!
 //! # Features
 //! * `safe`: use only bounds-checked code (and turn on lzflow-core's
 //!   `safe`). By default the encoder's binary-tree walk (one module,
@@ -25,10 +44,12 @@ mod lzma2_encoder;
 mod lzma_decoder;
 mod lzma_encoder;
 mod match_finder;
+mod model;
 mod mt_lzma2_encoder;
 mod optimum;
 mod price;
 mod props;
+mod range_coder;
 mod range_decoder;
 mod range_encoder;
 mod window;
@@ -36,13 +57,12 @@ mod window;
 pub use alone_decoder::AloneDecoder;
 pub use alone_encoder::AloneEncoder;
 pub use decoder_options::DecoderOptions;
-pub use encoder_options::{
-    LzmaOptions, MatchFinder, Mode, DICT_SIZE_MAX, DICT_SIZE_MIN, MATCH_LEN_MAX, MATCH_LEN_MIN,
-};
+pub use encoder_options::{LzmaOptions, MatchFinder, Mode, DICT_SIZE_MAX, DICT_SIZE_MIN};
 pub use error::LzmaError;
 pub use lzma2_decoder::Lzma2Decoder;
 pub use lzma2_encoder::Lzma2Encoder;
 pub use lzma_decoder::LzmaDecoder;
 pub use lzma_encoder::LzmaEncoder;
+pub use model::{MATCH_LEN_MAX, MATCH_LEN_MIN};
 pub use mt_lzma2_encoder::MtLzma2Encoder;
 pub use props::{lzma2_dict_size, lzma2_props_byte, LzmaProps};

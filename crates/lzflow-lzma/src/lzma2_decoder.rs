@@ -4,7 +4,8 @@
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
 use crate::lzma_decoder::{need_input, LzmaCore, Partial, Stop};
-use crate::range_decoder::{RangeDecoder, INIT_BYTES};
+use crate::range_coder::INIT_BYTES;
+use crate::range_decoder::RangeDecoder;
 use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 

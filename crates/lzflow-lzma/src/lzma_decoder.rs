@@ -3,13 +3,20 @@
 
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 
-use crate::range_decoder::{RangeDecoder, INIT_BYTES, PROB_INIT};
+use crate::model::{
+    dist_footer_bits, dist_slot_base, is_literal_state, state_after_literal, state_after_match,
+    state_after_rep, state_after_short_rep, ALIGN_BITS, ALIGN_SIZE, DIST_MODEL_END,
+    DIST_MODEL_START, DIST_SLOTS, DIST_SLOT_BITS, DIST_SPECIAL_PROBS, DIST_STATES, END_MARKER_DIST,
+    LEN_HIGH_BITS, LEN_HIGH_SYMBOLS, LEN_LOW_BITS, LEN_LOW_SYMBOLS, LEN_MID_BITS, LEN_MID_SYMBOLS,
+    LITERAL_CODER_SIZE, MATCH_LEN_MIN, POS_BITS_MAX, POS_STATES_MAX, STATES,
+};
+use crate::range_coder::{INIT_BYTES, PROB_INIT};
+use crate::range_decoder::RangeDecoder;
 use crate::window::{Window, MIN_DICT};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
-// Layout of the probability table (one pooled `Vec<u16>`).
-const STATES: usize = 12;
-const POS_STATES_MAX: usize = 16;
+// Layout of the probability table (one pooled `Vec<u16>`); the sizes come
+// from the model.
 const IS_MATCH: usize = 0;
 const IS_REP: usize = IS_MATCH + STATES * POS_STATES_MAX;
 const IS_REP0: usize = IS_REP + STATES;
@@ -18,24 +25,20 @@ const IS_REP2: usize = IS_REP1 + STATES;
 const IS_REP0_LONG: usize = IS_REP2 + STATES;
 const POS_SLOT: usize = IS_REP0_LONG + STATES * POS_STATES_MAX;
 /// Distance slots 4..14 use reverse bit trees indexed from `dist - slot`.
-const POS_SPECIAL: usize = POS_SLOT + 4 * 64;
-const ALIGN: usize = POS_SPECIAL + 115;
-const LEN_MATCH: usize = ALIGN + 16;
+const POS_SPECIAL: usize = POS_SLOT + DIST_STATES * DIST_SLOTS;
+const ALIGN: usize = POS_SPECIAL + DIST_SPECIAL_PROBS;
+const LEN_MATCH: usize = ALIGN + ALIGN_SIZE;
 const LEN_REP: usize = LEN_MATCH + LEN_PROBS;
 const LITERAL: usize = LEN_REP + LEN_PROBS;
 // Inside a length coder.
 const LEN_CHOICE: usize = 0;
 const LEN_CHOICE2: usize = 1;
 const LEN_LOW: usize = 2;
-const LEN_MID: usize = LEN_LOW + POS_STATES_MAX * 8;
-const LEN_HIGH: usize = LEN_MID + POS_STATES_MAX * 8;
-const LEN_PROBS: usize = LEN_HIGH + 256;
-/// Probabilities per literal coder.
-const LITERAL_CODER: usize = 0x300;
-/// Shortest match.
-const MATCH_LEN_MIN: usize = 2;
-/// States below this follow a literal.
-const LIT_STATES: usize = 7;
+const LEN_MID: usize = LEN_LOW + POS_STATES_MAX * LEN_LOW_SYMBOLS;
+const LEN_HIGH: usize = LEN_MID + POS_STATES_MAX * LEN_MID_SYMBOLS;
+const LEN_PROBS: usize = LEN_HIGH + LEN_HIGH_SYMBOLS;
+/// Shortest match, as the `usize` lengths are kept in here.
+const LEN_MIN: usize = MATCH_LEN_MIN as usize;
 
 /// Input bytes one symbol can consume at most is 49 (one per decoded bit of
 /// the longest match); with this many bytes left a symbol always fits.
@@ -43,7 +46,7 @@ pub(crate) const SYMBOL_MARGIN: usize = 64;
 
 /// Number of probabilities for given lc + lp.
 fn prob_count(lc_lp: u32) -> usize {
-    LITERAL + (LITERAL_CODER << lc_lp)
+    LITERAL + (LITERAL_CODER_SIZE << lc_lp)
 }
 
 /// What [`LzmaCore::decode_partial`] may assume about the input after the
@@ -157,52 +160,53 @@ impl LzmaCore {
         let fixed = &mut *probs.fixed;
         let pos_state = ctx.position & ctx.pb_mask & (POS_STATES_MAX - 1);
         let s = *state;
-        let s_pos = ((s & 15) << 4) + pos_state;
+        let s_pos = ((s & 15) << POS_BITS_MAX) + pos_state;
         // Between symbols the range is normalized.
         if rc.bit_normalized::<UPDATE>(&mut fixed[IS_MATCH + s_pos]) == 0 {
             // lc <= 8 and lp <= 4: below 2^12, so `base` cannot overflow.
             let lit_state = (((ctx.position << 8 | usize::from(ctx.prev)) & ctx.lit_mask)
                 >> ctx.lit_shift)
                 & 0xFFF;
-            let base = LITERAL_CODER * lit_state;
-            let lits: &mut [u16; LITERAL_CODER] = (&mut probs.literals[base..base + LITERAL_CODER])
-                .try_into()
-                .expect("literal coder size");
-            let (next, sym) = if s < LIT_STATES {
+            let base = LITERAL_CODER_SIZE * lit_state;
+            let lits = &mut probs.literals[base..base + LITERAL_CODER_SIZE];
+            let lits: &mut [u16; LITERAL_CODER_SIZE] = lits.try_into().expect("literal coder size");
+            let (next, sym) = if is_literal_state(s) {
                 rc.literal::<UPDATE>(lits)
             } else {
                 rc.literal_matched::<UPDATE>(lits, u32::from(ctx.match_byte(reps[0])))
             };
             *rc = next;
-            *state = if s < 4 {
-                0
-            } else if s < 10 {
-                s - 3
-            } else {
-                s - 6
-            };
+            *state = state_after_literal(s);
             return Symbol::Literal(sym as u8);
         }
         if rc.bit::<UPDATE>(&mut fixed[IS_REP + (s & 15)]) == 0 {
             // A new distance.
-            *state = if s < LIT_STATES { 7 } else { 10 };
+            *state = state_after_match(s);
             let len = Self::length::<UPDATE>(fixed, rc, LEN_MATCH, pos_state);
-            let len_state = (len - MATCH_LEN_MIN).min(3);
-            let slot =
-                rc.bittree::<UPDATE, _>(sub::<64>(fixed, POS_SLOT + ((len_state & 3) << 6)), 6);
-            let dist = if slot < 4 {
+            let len_state = (len - LEN_MIN).min(DIST_STATES - 1);
+            let slot = rc.bittree::<UPDATE, _>(
+                sub::<DIST_SLOTS>(
+                    fixed,
+                    POS_SLOT + ((len_state & (DIST_STATES - 1)) << DIST_SLOT_BITS),
+                ),
+                DIST_SLOT_BITS,
+            );
+            let dist = if slot < DIST_MODEL_START {
                 slot
             } else {
-                let direct = (slot >> 1) - 1;
-                let mut dist = (2 | (slot & 1)) << direct;
-                if slot < 14 {
+                let direct = dist_footer_bits(slot);
+                let mut dist = dist_slot_base(slot);
+                if slot < DIST_MODEL_END {
                     // dist - slot is at most 83 (slot 13, a 5-bit tree
                     // ending at the table's 115th entry): the mask is a no-op.
                     let base = POS_SPECIAL + ((dist - slot) as usize & 127);
                     dist += rc.bittree_reverse::<UPDATE, 32>(sub::<32>(fixed, base), direct);
                 } else {
-                    dist += rc.direct(direct - 4) << 4;
-                    dist += rc.bittree_reverse::<UPDATE, 16>(sub::<16>(fixed, ALIGN), 4);
+                    dist += rc.direct(direct - ALIGN_BITS) << ALIGN_BITS;
+                    dist += rc.bittree_reverse::<UPDATE, ALIGN_SIZE>(
+                        sub::<ALIGN_SIZE>(fixed, ALIGN),
+                        ALIGN_BITS,
+                    );
                 }
                 dist
             };
@@ -210,7 +214,7 @@ impl LzmaCore {
             reps[2] = reps[1];
             reps[1] = reps[0];
             reps[0] = dist;
-            if dist == u32::MAX {
+            if dist == END_MARKER_DIST {
                 return Symbol::EndMarker;
             }
             return Symbol::Match(len);
@@ -218,7 +222,7 @@ impl LzmaCore {
         if rc.bit::<UPDATE>(&mut fixed[IS_REP0 + (s & 15)]) == 0 {
             if rc.bit::<UPDATE>(&mut fixed[IS_REP0_LONG + s_pos]) == 0 {
                 // Short rep: one byte at rep0.
-                *state = if s < LIT_STATES { 9 } else { 11 };
+                *state = state_after_short_rep(s);
                 return Symbol::Match(1);
             }
         } else {
@@ -237,7 +241,7 @@ impl LzmaCore {
             reps[1] = reps[0];
             reps[0] = dist;
         }
-        *state = if s < LIT_STATES { 8 } else { 11 };
+        *state = state_after_rep(s);
         Symbol::Match(Self::length::<UPDATE>(fixed, rc, LEN_REP, pos_state))
     }
 
@@ -250,13 +254,19 @@ impl LzmaCore {
     ) -> usize {
         let probs = sub::<LEN_PROBS>(fixed, base);
         if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE]) == 0 {
-            let o = LEN_LOW + (pos_state << 3);
-            MATCH_LEN_MIN + rc.bittree::<UPDATE, _>(sub::<8>(probs, o), 3) as usize
+            let o = LEN_LOW + (pos_state << LEN_LOW_BITS);
+            let tree = sub::<LEN_LOW_SYMBOLS>(probs, o);
+            LEN_MIN + rc.bittree::<UPDATE, _>(tree, LEN_LOW_BITS) as usize
         } else if rc.bit::<UPDATE>(&mut probs[LEN_CHOICE2]) == 0 {
-            let o = LEN_MID + (pos_state << 3);
-            MATCH_LEN_MIN + 8 + rc.bittree::<UPDATE, _>(sub::<8>(probs, o), 3) as usize
+            let o = LEN_MID + (pos_state << LEN_MID_BITS);
+            let tree = sub::<LEN_MID_SYMBOLS>(probs, o);
+            LEN_MIN + LEN_LOW_SYMBOLS + rc.bittree::<UPDATE, _>(tree, LEN_MID_BITS) as usize
         } else {
-            MATCH_LEN_MIN + 16 + rc.bittree::<UPDATE, _>(sub::<256>(probs, LEN_HIGH), 8) as usize
+            let tree = sub::<LEN_HIGH_SYMBOLS>(probs, LEN_HIGH);
+            LEN_MIN
+                + LEN_LOW_SYMBOLS
+                + LEN_MID_SYMBOLS
+                + rc.bittree::<UPDATE, _>(tree, LEN_HIGH_BITS) as usize
         }
     }
 

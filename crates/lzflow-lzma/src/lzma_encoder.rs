@@ -6,27 +6,22 @@ use std::collections::VecDeque;
 
 use lzflow_core::{Encode, OutBuf, Progress};
 
-use crate::encoder_options::{LzmaOptions, Mode, MATCH_LEN_MAX};
-use crate::length_encoder::{LengthEncoder, POS_STATES_MAX};
+use crate::encoder_options::{LzmaOptions, Mode};
+use crate::length_encoder::LengthEncoder;
 use crate::match_finder::{self, common_len, Finder, Match};
+use crate::model::{
+    dist_footer_bits, dist_slot, dist_slot_base, is_literal_state, state_after_literal,
+    state_after_match, state_after_rep, state_after_short_rep, ALIGN_BITS, ALIGN_SIZE,
+    DIST_MODEL_END, DIST_MODEL_START, DIST_SLOTS, DIST_SLOT_BITS, DIST_SPECIAL_PROBS, DIST_STATES,
+    END_MARKER_DIST, FULL_DISTANCES, LEN_SYMBOLS, LITERAL_CODER_SIZE, MATCH_LEN_MAX, MATCH_LEN_MIN,
+    POS_STATES_MAX, STATES,
+};
 use crate::optimum::{Opts, INITIAL_OPTS, OPTS};
 use crate::price::{direct_bits_price, BitPrices};
-use crate::range_encoder::{RangeEncoder, PROB_INIT};
+use crate::range_coder::PROB_INIT;
+use crate::range_encoder::RangeEncoder;
 use crate::LzmaError;
 
-pub(crate) const STATES: usize = 12;
-/// States below this follow a literal.
-pub(crate) const LIT_STATES: u32 = 7;
-pub(crate) const DIST_STATES: usize = 4;
-const DIST_SLOT_BITS: u32 = 6;
-const DIST_SLOTS: usize = 1 << DIST_SLOT_BITS;
-const DIST_MODEL_START: u32 = 4;
-const DIST_MODEL_END: u32 = 14;
-/// Distances below this are priced exactly (slot + reverse tree).
-pub(crate) const FULL_DISTANCES: u32 = 128;
-const ALIGN_BITS: u32 = 4;
-const ALIGN_SIZE: usize = 1 << ALIGN_BITS;
-const LITERAL_CODER_SIZE: usize = 0x300;
 /// A literal in the decision queue.
 pub(crate) const NO_DIST: u32 = u32::MAX;
 /// Refresh distance prices after this many matches, align prices after
@@ -40,53 +35,6 @@ const MAX_SYMBOL_BYTES: usize = 64;
 /// not depend on how the input was split: the optimizer's reach plus a
 /// longest match.
 pub(crate) const KEEP_AFTER: usize = OPTS + MATCH_LEN_MAX as usize + 8;
-
-#[inline(always)]
-pub(crate) fn state_after_literal(s: u32) -> u32 {
-    if s < 4 {
-        0
-    } else if s < 10 {
-        s - 3
-    } else {
-        s - 6
-    }
-}
-#[inline(always)]
-pub(crate) fn state_after_match(s: u32) -> u32 {
-    if s < LIT_STATES {
-        7
-    } else {
-        10
-    }
-}
-#[inline(always)]
-pub(crate) fn state_after_rep(s: u32) -> u32 {
-    if s < LIT_STATES {
-        8
-    } else {
-        11
-    }
-}
-#[inline(always)]
-pub(crate) fn state_after_short_rep(s: u32) -> u32 {
-    if s < LIT_STATES {
-        9
-    } else {
-        11
-    }
-}
-
-/// The slot of an encoded distance: 0-3 for 0-3, then two slots per power
-/// of two (the top bit and the one below it).
-#[inline(always)]
-pub(crate) fn dist_slot(dist: u32) -> u32 {
-    if dist < DIST_MODEL_START {
-        dist
-    } else {
-        let n = 31 - dist.leading_zeros();
-        (n << 1) | ((dist >> (n - 1)) & 1)
-    }
-}
 
 /// Where a coding run stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +76,7 @@ pub(crate) struct LzmaCore {
     pub(crate) is_rep2: [u16; STATES],
     pub(crate) is_rep0_long: [[u16; POS_STATES_MAX]; STATES],
     dist_slot: [[u16; DIST_SLOTS]; DIST_STATES],
-    dist_special: [u16; 1 + (FULL_DISTANCES - DIST_MODEL_END) as usize],
+    dist_special: [u16; DIST_SPECIAL_PROBS],
     align: [u16; ALIGN_SIZE],
     literal: lzflow_core::Lease<u16>,
     pub(crate) match_len: LengthEncoder,
@@ -187,7 +135,7 @@ impl LzmaCore {
         let mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {
-            ((OPTS + 1) * 40) as u64 + 2 * 2 * POS_STATES_MAX as u64 * 272 * 4
+            ((OPTS + 1) * 40) as u64 + 2 * 2 * (POS_STATES_MAX * LEN_SYMBOLS) as u64 * 4
         } else {
             0
         };
@@ -229,7 +177,7 @@ impl LzmaCore {
             is_rep2: [PROB_INIT; STATES],
             is_rep0_long: [[PROB_INIT; POS_STATES_MAX]; STATES],
             dist_slot: [[PROB_INIT; DIST_SLOTS]; DIST_STATES],
-            dist_special: [PROB_INIT; 1 + (FULL_DISTANCES - DIST_MODEL_END) as usize],
+            dist_special: [PROB_INIT; DIST_SPECIAL_PROBS],
             align: [PROB_INIT; ALIGN_SIZE],
             literal,
             match_len: LengthEncoder::new(opts.nice_len - 1, normal),
@@ -272,7 +220,7 @@ impl LzmaCore {
         self.is_rep2 = [PROB_INIT; STATES];
         self.is_rep0_long = [[PROB_INIT; POS_STATES_MAX]; STATES];
         self.dist_slot = [[PROB_INIT; DIST_SLOTS]; DIST_STATES];
-        self.dist_special = [PROB_INIT; 1 + (FULL_DISTANCES - DIST_MODEL_END) as usize];
+        self.dist_special = [PROB_INIT; DIST_SPECIAL_PROBS];
         self.align = [PROB_INIT; ALIGN_SIZE];
         self.literal.fill(PROB_INIT);
         let pos_states = self.pos_mask as usize + 1;
@@ -319,7 +267,7 @@ impl LzmaCore {
             for slot in 0..DIST_SLOTS as u32 {
                 let mut p = bp.bit_tree(&self.dist_slot[ls], DIST_SLOT_BITS, slot);
                 if slot >= DIST_MODEL_END {
-                    p += direct_bits_price((slot >> 1) - 1 - ALIGN_BITS);
+                    p += direct_bits_price(dist_footer_bits(slot) - ALIGN_BITS);
                 }
                 self.dist_slot_prices[ls][slot as usize] = p;
             }
@@ -329,8 +277,8 @@ impl LzmaCore {
         }
         for d in DIST_MODEL_START..FULL_DISTANCES {
             let slot = dist_slot(d);
-            let footer = (slot >> 1) - 1;
-            let base = (2 | (slot & 1)) << footer;
+            let footer = dist_footer_bits(slot);
+            let base = dist_slot_base(slot);
             let p = bp.bit_tree_reverse(
                 &self.dist_special[(base - slot) as usize..],
                 footer,
@@ -436,7 +384,7 @@ impl LzmaCore {
         // bit: its bits from 8 up are the tree node, bit 7 the next bit.
         let mut sym = u32::from(byte) | 0x100;
         let mut price = 0;
-        if state < LIT_STATES {
+        if is_literal_state(state) {
             for _ in 0..8 {
                 price += bp.bit(probs[(sym >> 8) as usize], (sym >> 7) & 1);
                 sym <<= 1;
@@ -470,7 +418,7 @@ impl LzmaCore {
         self.rc.bit(&mut self.is_match[s][pos_state], 0);
         let off = self.literal_probs_offset(self.pos, prev);
         let probs = &mut self.literal[off..off + LITERAL_CODER_SIZE];
-        if self.state < LIT_STATES {
+        if is_literal_state(self.state) {
             self.rc.bit_tree(probs, 8, u32::from(byte));
         } else {
             let match_byte = u32::from(self.mf.buf[i - self.reps[0] as usize - 1]);
@@ -493,13 +441,13 @@ impl LzmaCore {
     }
 
     fn encode_dist(&mut self, dist: u32, len: u32) {
-        let ls = ((len - 2) as usize).min(DIST_STATES - 1);
+        let ls = ((len - MATCH_LEN_MIN) as usize).min(DIST_STATES - 1);
         let slot = dist_slot(dist);
         self.rc
             .bit_tree(&mut self.dist_slot[ls], DIST_SLOT_BITS, slot);
         if slot >= DIST_MODEL_START {
-            let footer = (slot >> 1) - 1;
-            let base = (2 | (slot & 1)) << footer;
+            let footer = dist_footer_bits(slot);
+            let base = dist_slot_base(slot);
             let reduced = dist - base;
             if slot < DIST_MODEL_END {
                 self.rc.bit_tree_reverse(
@@ -526,7 +474,7 @@ impl LzmaCore {
         self.rc.bit(&mut self.is_match[s][pos_state], 1);
         self.rc.bit(&mut self.is_rep[s], 0);
         self.match_len
-            .encode(&mut self.rc, len - 2, pos_state, &self.bp);
+            .encode(&mut self.rc, len - MATCH_LEN_MIN, pos_state, &self.bp);
         self.encode_dist(dist, len);
         self.reps = [dist, self.reps[0], self.reps[1], self.reps[2]];
         self.state = state_after_match(self.state);
@@ -556,7 +504,7 @@ impl LzmaCore {
             self.state = state_after_short_rep(self.state);
         } else {
             self.rep_len
-                .encode(&mut self.rc, len - 2, pos_state, &self.bp);
+                .encode(&mut self.rc, len - MATCH_LEN_MIN, pos_state, &self.bp);
             self.state = state_after_rep(self.state);
         }
     }
@@ -568,7 +516,7 @@ impl LzmaCore {
         self.rc.bit(&mut self.is_match[s][pos_state], 1);
         self.rc.bit(&mut self.is_rep[s], 0);
         self.match_len.encode(&mut self.rc, 0, pos_state, &self.bp);
-        self.encode_dist(u32::MAX, 2);
+        self.encode_dist(END_MARKER_DIST, MATCH_LEN_MIN);
     }
 
     /// Codes one decided symbol at `pos`. Decisions carry distances rather

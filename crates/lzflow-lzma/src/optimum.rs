@@ -7,13 +7,12 @@
 
 use lzflow_core::{Lease, Pool};
 
-use crate::encoder_options::MATCH_LEN_MAX;
-use crate::length_encoder::POS_STATES_MAX;
-use crate::lzma_encoder::{
-    state_after_literal, state_after_match, state_after_rep, state_after_short_rep, LzmaCore,
-    DIST_STATES, LIT_STATES, NO_DIST,
-};
+use crate::lzma_encoder::{LzmaCore, NO_DIST};
 use crate::match_finder::common_len;
+use crate::model::{
+    is_literal_state, state_after_literal, state_after_match, state_after_rep,
+    state_after_short_rep, DIST_STATES, MATCH_LEN_MAX, POS_STATES_MAX, STATES,
+};
 use crate::price::INFINITY;
 
 /// How many positions one search may cover.
@@ -669,7 +668,9 @@ impl LzmaCore {
                 s = state_after_rep(state_after_literal(s));
             }
         }
-        debug_assert!(s < 12 && (s >= LIT_STATES || matches!(o.step, Step::Lit)));
+        debug_assert!(
+            (s as usize) < STATES && (!is_literal_state(s) || matches!(o.step, Step::Lit))
+        );
         self.opts.set_state(cur, s);
         self.opts.set_reps(cur, reps);
         (s, reps)

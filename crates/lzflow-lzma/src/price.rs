@@ -3,7 +3,7 @@
 
 use std::sync::LazyLock;
 
-use crate::range_encoder::BIT_MODEL_TOTAL_BITS;
+use crate::range_coder::BIT_MODEL_TOTAL_BITS;
 
 /// Prices are in units of 1/16 bit.
 pub(crate) const PRICE_SHIFT: u32 = 4;

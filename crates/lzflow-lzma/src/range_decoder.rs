@@ -9,6 +9,9 @@
 //! input is left (`range_decoder/x86_64.rs`); the Rust here is its twin,
 //! bit for bit, and decodes everywhere else.
 
+use crate::model::LITERAL_CODER_SIZE;
+use crate::range_coder::{BIT_MODEL_TOTAL, BIT_MODEL_TOTAL_BITS, INIT_BYTES, MOVE_BITS, TOP};
+
 // The bit trees in assembly where there is some (see its
 // module docs); elsewhere, and with the `safe` feature, a module whose
 // functions decline so that the Rust below decodes.
@@ -19,19 +22,6 @@ mod fast;
 #[cfg(not(all(target_arch = "x86_64", not(feature = "safe"), not(miri))))]
 #[path = "range_decoder/portable.rs"]
 mod fast;
-
-/// Probabilities are 11-bit fixed point.
-const BIT_MODEL_TOTAL: u32 = 1 << 11;
-/// Adaptation speed of a probability.
-const MOVE_BITS: u32 = 5;
-/// Range below which the decoder shifts in another byte.
-const TOP: u32 = 1 << 24;
-
-/// A probability of "bit is 0" halfway between certain and impossible.
-pub(crate) const PROB_INIT: u16 = (BIT_MODEL_TOTAL / 2) as u16;
-
-/// Bytes the range decoder reads before the first bit.
-pub(crate) const INIT_BYTES: usize = 5;
 
 /// Longest reverse bit tree (distance slots 12 and 13 have 5 bits).
 const REVERSE_MAX_BITS: u32 = 5;
@@ -129,7 +119,7 @@ impl<'a> RangeDecoder<'a> {
     pub fn bit_normalized<const UPDATE: bool>(&mut self, p: &mut u16) -> u32 {
         debug_assert!(self.range >= TOP);
         let prob = u32::from(*p);
-        let bound = (self.range >> 11) * prob;
+        let bound = (self.range >> BIT_MODEL_TOTAL_BITS) * prob;
         let bit;
         if self.code < bound {
             self.range = bound;
@@ -153,7 +143,7 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     fn bit_with<const UPDATE: bool>(&mut self, prob: u32, slot: &mut u16) -> usize {
         self.normalize();
-        let bound = (self.range >> 11) * prob;
+        let bound = (self.range >> BIT_MODEL_TOTAL_BITS) * prob;
         let bit = u32::from(self.code >= bound);
         let mask = bit.wrapping_neg();
         let rest = self.range - bound;
@@ -175,7 +165,7 @@ impl<'a> RangeDecoder<'a> {
     /// (inlined: 6% fewer instructions than an out-of-line call on binary
     /// data).
     #[inline(always)]
-    pub fn literal<const UPDATE: bool>(self, probs: &mut [u16; 0x300]) -> (Self, u32) {
+    pub fn literal<const UPDATE: bool>(self, probs: &mut [u16; LITERAL_CODER_SIZE]) -> (Self, u32) {
         let mut rc = self;
         if UPDATE {
             if let Some(m) = fast::bittree(&mut rc, probs, 8) {
@@ -187,7 +177,10 @@ impl<'a> RangeDecoder<'a> {
 
     /// [`literal`](Self::literal) without the assembly.
     #[inline(always)]
-    fn literal_in_rust<const UPDATE: bool>(self, probs: &mut [u16; 0x300]) -> (Self, u32) {
+    fn literal_in_rust<const UPDATE: bool>(
+        self,
+        probs: &mut [u16; LITERAL_CODER_SIZE],
+    ) -> (Self, u32) {
         let mut rc = self;
         let mut sym = 1usize;
         let mut prob = u32::from(probs[1]);
@@ -214,7 +207,7 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     pub fn literal_matched<const UPDATE: bool>(
         self,
-        probs: &mut [u16; 0x300],
+        probs: &mut [u16; LITERAL_CODER_SIZE],
         match_byte: u32,
     ) -> (Self, u32) {
         let mut rc = self;
@@ -230,7 +223,7 @@ impl<'a> RangeDecoder<'a> {
     #[inline(always)]
     fn literal_matched_in_rust<const UPDATE: bool>(
         self,
-        probs: &mut [u16; 0x300],
+        probs: &mut [u16; LITERAL_CODER_SIZE],
         match_byte: u32,
     ) -> (Self, u32) {
         let mut rc = self;
@@ -356,6 +349,7 @@ impl<'a> RangeDecoder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::range_coder::PROB_INIT;
 
     #[test]
     fn init_needs_zero_first_byte() {

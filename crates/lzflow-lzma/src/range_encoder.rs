@@ -3,14 +3,7 @@
 //! `low` is kept in 33 bits so that a carry out of the 32-bit window can be
 //! propagated into bytes that were held back (`cache` plus a run of 0xFF).
 
-/// Number of bits in a probability (probabilities are out of 2^11).
-pub(crate) const BIT_MODEL_TOTAL_BITS: u32 = 11;
-/// A probability of one half: what every model starts at.
-pub(crate) const PROB_INIT: u16 = 1 << (BIT_MODEL_TOTAL_BITS - 1);
-/// How fast probabilities adapt (shift of the update step).
-const MOVE_BITS: u32 = 5;
-/// The range is renormalised when it drops below 2^24.
-const TOP: u32 = 1 << 24;
+use crate::range_coder::{BIT_MODEL_TOTAL_BITS, INIT_BYTES, MOVE_BITS, TOP};
 
 /// Capacity the output buffer starts with: an LZMA2 chunk's worth.
 const OUT_CAPACITY: usize = (64 << 10) + 64;
@@ -130,7 +123,7 @@ impl RangeEncoder {
 
     /// Writes out everything held back, ending the range-coded stream.
     pub(crate) fn flush(&mut self) {
-        for _ in 0..5 {
+        for _ in 0..INIT_BYTES {
             self.shift_low();
         }
     }
@@ -139,6 +132,7 @@ impl RangeEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::range_coder::PROB_INIT;
 
     #[test]
     fn empty_stream_is_five_zero_bytes() {
