@@ -199,6 +199,19 @@ impl From<lzflow_filters::FilterError> for SevenZError {
     }
 }
 
+impl From<lzflow_methods::MethodError> for SevenZError {
+    fn from(e: lzflow_methods::MethodError) -> Self {
+        use lzflow_methods::MethodError as M;
+        match e {
+            M::Unsupported { method } => SevenZError::Unsupported { method },
+            M::Lzma(e) => SevenZError::Lzma(e),
+            M::Filter(e) => SevenZError::Filter(e),
+            M::Limit(e) => SevenZError::Limit(e),
+            other => SevenZError::Corrupt(other.to_string()),
+        }
+    }
+}
+
 impl From<ExtractError> for SevenZError {
     fn from(e: ExtractError) -> Self {
         SevenZError::Extract(e)

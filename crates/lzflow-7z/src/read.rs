@@ -9,7 +9,6 @@ pub(crate) mod archive_index;
 pub(crate) mod bcj2;
 pub(crate) mod byte_reader;
 pub(crate) mod coder_graph;
-pub(crate) mod coders;
 pub(crate) mod entry;
 pub(crate) mod extract;
 pub(crate) mod files_info;

@@ -423,7 +423,7 @@ impl ArchiveIndex {
         };
         f.coders
             .iter()
-            .map(|c| crate::method_id::display_name(&c.method, &c.properties))
+            .map(|c| lzflow_methods::listing_name_7z(&c.method, &c.properties))
             .collect::<Vec<_>>()
             .join(" ")
     }

@@ -12,17 +12,34 @@
 //! input; filters (BCJ, Delta, AES, BCJ2) stop at their size.
 
 use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
-use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterKind};
-use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaDecoder, LzmaProps};
+use lzflow_lzma::DecoderOptions;
+use lzflow_methods::{check_decoder_memory, describe_7z, new_decoder, Method, Properties};
 
-use crate::method_id as m;
 use crate::read::aes::{AesDecoder, AesProps, KeyCache};
 use crate::read::bcj2::{Bcj2Decoder, Bcj2Need};
-use crate::read::coders::{
-    BoxedDecode, Bzip2Decoder, CopyDecoder, DeflateDecoder, FilterDecoder, Mapped,
-};
 use crate::read::folder::{Coder, Folder};
 use crate::SevenZError;
+
+/// A boxed folder coder.
+type BoxedDecode = Box<dyn Decode<Error = SevenZError> + Send>;
+
+/// Adapts a decoder of another layer, converting its errors.
+struct Mapped<D>(D);
+
+impl<D> Decode for Mapped<D>
+where
+    D: Decode,
+    D::Error: Into<SevenZError>,
+{
+    type Error = SevenZError;
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, SevenZError> {
+        self.0.decode(input, output).map_err(Into::into)
+    }
+}
 
 /// Largest buffer between two coders or behind a packed stream.
 const STREAM_BUF: usize = 64 << 10;
@@ -379,7 +396,7 @@ impl FolderDecoder {
         for c in &folder.coders {
             if c.num_out_streams != 1 {
                 return Err(SevenZError::Unsupported {
-                    method: m::describe(&c.method),
+                    method: describe_7z(&c.method),
                 });
             }
             builder.in_base.push(at);
@@ -588,14 +605,17 @@ impl Builder<'_> {
             inputs.push(slot);
         }
         let kind = make_coder(coder, out_size, self.keys, self.settings)?;
-        let method = coder.method.as_slice();
-        let exact = matches!(method, m::COPY | m::LZMA | m::LZMA2 | m::DEFLATE | m::BZIP2);
-        let must_fill = root || matches!(method, m::LZMA | m::LZMA2);
+        let method = Method::from_7z_id(&coder.method);
+        let exact = matches!(
+            method,
+            Some(Method::Copy | Method::Lzma | Method::Lzma2 | Method::Deflate | Method::BZip2)
+        );
+        let must_fill = root || matches!(method, Some(Method::Lzma | Method::Lzma2));
         let want_inputs = if matches!(kind, Kind::Bcj2(_)) { 4 } else { 1 };
         if inputs.len() != want_inputs {
             return Err(SevenZError::corrupt(format!(
                 "coder {} has {} inputs, expected {want_inputs}",
-                m::describe(&coder.method),
+                describe_7z(&coder.method),
                 inputs.len()
             )));
         }
@@ -611,57 +631,27 @@ impl Builder<'_> {
     }
 }
 
-/// Dictionary size an LZMA / LZMA2 coder declares.
-fn declared_dict(coder: &Coder) -> Result<Option<u32>, SevenZError> {
-    let p = &coder.properties;
-    Ok(match coder.method.as_slice() {
-        m::LZMA => {
-            if p.len() < 5 {
-                return Err(SevenZError::corrupt("LZMA properties are too short"));
-            }
-            Some(u32::from_le_bytes([p[1], p[2], p[3], p[4]]))
-        }
-        m::LZMA2 => {
-            let &[b] = p.as_slice() else {
-                return Err(SevenZError::corrupt("LZMA2 properties must be one byte"));
-            };
-            Some(lzma2_dict_size(b)?)
-        }
-        _ => None,
-    })
+/// The registry's view of a coder: its method and parsed properties
+/// (`None` for a method lzflow does not know).
+fn properties(coder: &Coder) -> Result<Option<Properties>, SevenZError> {
+    match Method::from_7z_id(&coder.method) {
+        Some(method) => Ok(Some(Properties::from_7z(method, &coder.properties)?)),
+        None => Ok(None),
+    }
 }
 
-/// A window larger than everything the coder will produce is never read,
-/// so it is not allocated either.
-fn window_size(dict: u32, out_size: u64) -> u32 {
-    let cap = out_size.max(4096).min(u64::from(u32::MAX)) as u32;
-    dict.min(cap).max(4096)
-}
-
+/// The one memory check ([`check_decoder_memory`]), over the folder's
+/// coders each with the size it produces; the coders are then built
+/// without a limit of their own.
 fn check_memory(folder: &Folder, settings: &CoderSettings) -> Result<(), SevenZError> {
-    let mut total: u64 = 0;
+    let mut chain = Vec::with_capacity(folder.coders.len());
     for (c, &size) in folder.coders.iter().zip(&folder.unpack_sizes) {
-        if let Some(dict) = declared_dict(c)? {
-            total = total.saturating_add(u64::from(window_size(dict, size)));
+        if let Some(p) = properties(c)? {
+            chain.push((p, Some(size)));
         }
     }
-    settings.limits.check_memory(total)?;
+    check_decoder_memory(chain.iter().map(|(p, n)| (p, *n)), &settings.limits)?;
     Ok(())
-}
-
-fn filter_kind(method: &[u8]) -> Option<FilterKind> {
-    Some(match method {
-        m::DELTA => FilterKind::Delta,
-        m::BCJ_X86 | [0x04] => FilterKind::X86,
-        m::BCJ_PPC | [0x05] => FilterKind::PowerPc,
-        m::BCJ_IA64 | [0x06] => FilterKind::Ia64,
-        m::BCJ_ARM | [0x07] => FilterKind::Arm,
-        m::BCJ_ARMT | [0x08] => FilterKind::ArmThumb,
-        m::BCJ_SPARC | [0x09] => FilterKind::Sparc,
-        m::BCJ_ARM64 => FilterKind::Arm64,
-        m::BCJ_RISCV => FilterKind::RiscV,
-        _ => return None,
-    })
 }
 
 fn make_coder(
@@ -670,47 +660,25 @@ fn make_coder(
     keys: &KeyCache,
     settings: &CoderSettings,
 ) -> Result<Kind, SevenZError> {
-    let p = coder.properties.as_slice();
-    let opts = DecoderOptions::default().with_limits(Limits {
-        memory: u64::MAX,
-        output: settings.limits.output,
-    });
-    let single = |d: BoxedDecode| Ok(Kind::Single(d));
-    match coder.method.as_slice() {
-        m::COPY => single(Box::new(CopyDecoder)),
-        m::LZMA => {
-            let dict = declared_dict(coder)?.unwrap_or(0);
-            let props = LzmaProps::from_byte(p[0])?;
-            let dec = LzmaDecoder::new(props, window_size(dict, out_size), Some(out_size), &opts)?;
-            single(Box::new(Mapped(dec)))
-        }
-        m::LZMA2 => {
-            let dict = declared_dict(coder)?.unwrap_or(0);
-            let mut dec = Lzma2Decoder::new(window_size(dict, out_size), &opts)?;
-            dec.set_uncompressed_size(Some(out_size));
-            // The folder gives the size: 7-Zip accepts a stream that stops
-            // between chunks without the end byte.
-            dec.set_end_byte_optional(true);
-            single(Box::new(Mapped(dec)))
-        }
-        m::BCJ2 => Ok(Kind::Bcj2(Box::new(Bcj2Decoder::new()))),
-        m::AES => {
-            let props = AesProps::parse(p)?;
+    let unsupported = || SevenZError::Unsupported {
+        method: describe_7z(&coder.method),
+    };
+    let props = properties(coder)?.ok_or_else(unsupported)?;
+    match props.method() {
+        Method::Bcj2 => Ok(Kind::Bcj2(Box::new(Bcj2Decoder::new()))),
+        Method::Aes7z => {
+            let props = AesProps::parse(&coder.properties)?;
             let key = keys.key(&props)?;
-            single(Box::new(AesDecoder::new(&key, &props.iv)))
+            Ok(Kind::Single(Box::new(AesDecoder::new(&key, &props.iv))))
         }
-        m::DEFLATE => single(Box::new(DeflateDecoder::new())),
-        m::BZIP2 => single(Box::new(Bzip2Decoder::new())),
-        method => match filter_kind(method) {
-            Some(kind) => {
-                let cfg = FilterConfig::from_7z_props(kind, p)?;
-                let filter = try_new_filter(&cfg, Direction::Decode)?;
-                single(Box::new(FilterDecoder::new(filter)))
-            }
-            None => Err(SevenZError::Unsupported {
-                method: m::describe(method),
-            }),
-        },
+        _ => {
+            let opts = DecoderOptions::default().with_limits(Limits {
+                memory: u64::MAX,
+                output: settings.limits.output,
+            });
+            let dec = new_decoder(&props, Some(out_size), &opts)?;
+            Ok(Kind::Single(Box::new(Mapped(dec))))
+        }
     }
 }
 

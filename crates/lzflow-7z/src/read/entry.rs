@@ -1,11 +1,9 @@
 //! An archive entry: a file record joined with its data stream.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
+use crate::filetime::filetime_to_system_time;
 use crate::SevenZError;
-
-/// FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01.
-const FILETIME_UNIX_EPOCH: u64 = 116_444_736_000_000_000;
 
 /// Windows directory attribute bit.
 pub const ATTR_DIRECTORY: u32 = 0x10;
@@ -42,17 +40,6 @@ pub struct Entry {
     /// Folder holding the data, and the entry's position in it.
     pub(crate) folder: Option<usize>,
     pub(crate) offset_in_folder: u64,
-}
-
-/// Converts a FILETIME to a `SystemTime`.
-pub fn filetime_to_system_time(ft: u64) -> SystemTime {
-    if ft >= FILETIME_UNIX_EPOCH {
-        let t = ft - FILETIME_UNIX_EPOCH;
-        UNIX_EPOCH + Duration::new(t / 10_000_000, (t % 10_000_000) as u32 * 100)
-    } else {
-        let t = FILETIME_UNIX_EPOCH - ft;
-        UNIX_EPOCH - Duration::new(t / 10_000_000, (t % 10_000_000) as u32 * 100)
-    }
 }
 
 impl Entry {
@@ -151,23 +138,5 @@ impl EntryCheck {
             });
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn filetime_converts_both_sides_of_1970() {
-        assert_eq!(filetime_to_system_time(FILETIME_UNIX_EPOCH), UNIX_EPOCH);
-        assert_eq!(
-            filetime_to_system_time(FILETIME_UNIX_EPOCH + 10_000_001),
-            UNIX_EPOCH + Duration::new(1, 100)
-        );
-        assert_eq!(
-            filetime_to_system_time(FILETIME_UNIX_EPOCH - 10_000_000),
-            UNIX_EPOCH - Duration::from_secs(1)
-        );
     }
 }

@@ -180,9 +180,9 @@ impl Folder {
 
     /// True when a coder of this folder is AES.
     pub fn is_encrypted(&self) -> bool {
-        self.coders
-            .iter()
-            .any(|c| c.method == crate::method_id::AES)
+        self.coders.iter().any(|c| {
+            lzflow_methods::Method::from_7z_id(&c.method) == Some(lzflow_methods::Method::Aes7z)
+        })
     }
 }
 

@@ -413,13 +413,13 @@ mod tests {
 
     fn sample_header() -> Header {
         let lzma2 = Coder {
-            method: crate::method_id::LZMA2.to_vec(),
+            method: vec![0x21],
             num_in_streams: 1,
             num_out_streams: 1,
             properties: vec![0x10],
         };
         let bcj = Coder {
-            method: crate::method_id::BCJ_X86.to_vec(),
+            method: vec![0x03, 0x03, 0x01, 0x03],
             num_in_streams: 1,
             num_out_streams: 1,
             properties: Vec::new(),

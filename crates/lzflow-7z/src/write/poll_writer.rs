@@ -9,8 +9,9 @@ use std::io::{self, SeekFrom};
 
 use lzflow_core::source::{PollRead, PollSink};
 
+use crate::write::entry_name::check_entry_name;
 use crate::write::output_spool::OutputSpool;
-use crate::write::writer::{check_entry_name, Writer};
+use crate::write::writer::Writer;
 use crate::write::writer_options::{EntryMeta, WriterOptions};
 use crate::write::writer_thread::{Command, WriterThread};
 use crate::SevenZError;

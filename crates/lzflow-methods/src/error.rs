@@ -1,0 +1,104 @@
+//! The registry layer's error type.
+
+use std::fmt;
+
+use lzflow_core::{CoderError, Culprit, LimitExceeded};
+use lzflow_filters::FilterError;
+use lzflow_lzma::LzmaError;
+
+/// What can go wrong looking up a method, parsing its properties or
+/// decoding with it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MethodError {
+    /// A method lzflow does not implement (or not in this role).
+    Unsupported {
+        /// The method: its ID and name when known, e.g. `030401 (PPMd)`.
+        method: String,
+    },
+    /// A method's properties are malformed.
+    Properties {
+        /// The method's name.
+        method: &'static str,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The data of a method that has no error type of its own (Deflate,
+    /// BZip2) is corrupt or ends early.
+    Data {
+        /// The method's name.
+        method: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// LZMA or LZMA2 data or properties.
+    Lzma(LzmaError),
+    /// A BCJ or Delta filter.
+    Filter(FilterError),
+    /// A coder chain would use more memory than allowed.
+    Limit(LimitExceeded),
+}
+
+impl fmt::Display for MethodError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MethodError::Unsupported { method } => {
+                write!(f, "compression method {method} is not supported")
+            }
+            MethodError::Properties { method, reason } => {
+                write!(f, "{method} properties: {reason}")
+            }
+            MethodError::Data { method, reason } => write!(f, "{method} data: {reason}"),
+            MethodError::Lzma(_) => f.write_str("LZMA data or properties are invalid"),
+            MethodError::Filter(_) => f.write_str("a filter rejected its data or properties"),
+            MethodError::Limit(_) => f.write_str("the coder chain exceeds a limit"),
+        }
+    }
+}
+
+impl std::error::Error for MethodError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            MethodError::Lzma(e) => Some(e),
+            MethodError::Filter(e) => Some(e),
+            MethodError::Limit(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl CoderError for MethodError {
+    fn culprit(&self) -> Culprit {
+        match self {
+            MethodError::Unsupported { .. } => Culprit::Unsupported,
+            MethodError::Properties { .. } | MethodError::Data { .. } => Culprit::Corrupt,
+            MethodError::Lzma(e) => e.culprit(),
+            MethodError::Filter(e) => e.culprit(),
+            MethodError::Limit(_) => Culprit::Limit,
+        }
+    }
+}
+
+impl From<LzmaError> for MethodError {
+    fn from(e: LzmaError) -> Self {
+        MethodError::Lzma(e)
+    }
+}
+
+impl From<FilterError> for MethodError {
+    fn from(e: FilterError) -> Self {
+        MethodError::Filter(e)
+    }
+}
+
+impl From<LimitExceeded> for MethodError {
+    fn from(e: LimitExceeded) -> Self {
+        MethodError::Limit(e)
+    }
+}
+
+impl From<MethodError> for std::io::Error {
+    fn from(e: MethodError) -> Self {
+        lzflow_core::into_io_error(e)
+    }
+}

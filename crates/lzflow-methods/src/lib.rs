@@ -1,0 +1,34 @@
+//! The one method registry of lzflow, shared by every container (XZ, 7z,
+//! and zip next).
+//!
+//! # Organization
+//! * `method.rs`: [`Method`], every coding method lzflow knows, and the one
+//!   table that maps it to its IDs in each container (XZ filter IDs, 7z
+//!   method IDs, zip compression methods) and to its human name.
+//! * `properties.rs`: [`Properties`], a method's parsed properties, from a
+//!   7z coder record or an XZ Filter Flags entry.
+//! * `memory.rs`: what a decoder of a method will use
+//!   ([`Properties::decoder_memory`]) and the one check of a coder chain
+//!   against [`Limits`](lzflow_core::Limits) ([`check_decoder_memory`]):
+//!   containers check memory here, once, and build their coders unlimited.
+//! * `decoders.rs`: [`new_decoder`], the single-input decoders a container
+//!   can chain: Copy, LZMA, LZMA2, the BCJ filters and Delta, Deflate and
+//!   BZip2 (through `flate2` and `bzip2`).
+//! * `error.rs`: [`MethodError`].
+//!
+//! Multi-input and keyed coders (7z's BCJ2 and AES) are built by their
+//! container, which has the streams and the keys; their IDs, names and
+//! properties are here like every other method's.
+#![forbid(unsafe_code)]
+
+mod decoders;
+mod error;
+mod memory;
+mod method;
+mod properties;
+
+pub use decoders::{new_decoder, BoxedDecoder};
+pub use error::MethodError;
+pub use memory::{check_decoder_memory, window_size};
+pub use method::{describe_7z, listing_name_7z, Method};
+pub use properties::Properties;

@@ -1,0 +1,307 @@
+//! Every coding method lzflow knows and the one table of its IDs in each
+//! container and its name.
+
+use lzflow_filters::FilterKind;
+
+/// A coding method, whatever container it is stored in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Method {
+    /// No compression (7z Copy, zip Stored).
+    Copy,
+    /// LZMA.
+    Lzma,
+    /// LZMA2.
+    Lzma2,
+    /// A BCJ filter or Delta.
+    Filter(FilterKind),
+    /// 7-Zip's x86 branch converter with four streams.
+    Bcj2,
+    /// Deflate.
+    Deflate,
+    /// Deflate64 (enhanced Deflate).
+    Deflate64,
+    /// BZip2.
+    BZip2,
+    /// PPMd (var. H in 7z, var. I rev. 1 in zip).
+    Ppmd,
+    /// Zstandard.
+    Zstd,
+    /// A whole `.xz` stream (zip method 95).
+    Xz,
+    /// 7-Zip's AES-256 with SHA-256 key derivation.
+    Aes7z,
+    /// WinZip AES (zip method 99: the real method is in the extra field).
+    WinZipAes,
+}
+
+/// One row of the table.
+struct Row {
+    method: Method,
+    /// The name 7-Zip's listings use.
+    name: &'static str,
+    /// 7z method IDs: the first is the one written, the rest are aliases
+    /// read as well.
+    sevenz: &'static [&'static [u8]],
+    /// XZ filter ID.
+    xz: Option<u64>,
+    /// Zip compression method.
+    zip: Option<u16>,
+}
+
+const fn row(
+    method: Method,
+    name: &'static str,
+    sevenz: &'static [&'static [u8]],
+    xz: Option<u64>,
+    zip: Option<u16>,
+) -> Row {
+    Row {
+        method,
+        name,
+        sevenz,
+        xz,
+        zip,
+    }
+}
+
+use FilterKind as F;
+use Method as M;
+
+/// The one table. 7z IDs are from 7-Zip's Methods.txt (the one-byte BCJ
+/// aliases are the XZ IDs, which 7-Zip also reads); XZ IDs from
+/// xz-file-format 5.3; zip methods from APPNOTE 4.4.5.
+static TABLE: &[Row] = &[
+    row(M::Copy, "Copy", &[&[0x00]], None, Some(0)),
+    row(M::Lzma, "LZMA", &[&[0x03, 0x01, 0x01]], None, Some(14)),
+    row(M::Lzma2, "LZMA2", &[&[0x21]], Some(0x21), None),
+    row(M::Filter(F::Delta), "Delta", &[&[0x03]], Some(0x03), None),
+    row(
+        M::Filter(F::X86),
+        "BCJ x86",
+        &[&[0x03, 0x03, 0x01, 0x03], &[0x04]],
+        Some(0x04),
+        None,
+    ),
+    row(
+        M::Filter(F::PowerPc),
+        "BCJ PowerPC",
+        &[&[0x03, 0x03, 0x02, 0x05], &[0x05]],
+        Some(0x05),
+        None,
+    ),
+    row(
+        M::Filter(F::Ia64),
+        "BCJ IA-64",
+        &[&[0x03, 0x03, 0x04, 0x01], &[0x06]],
+        Some(0x06),
+        None,
+    ),
+    row(
+        M::Filter(F::Arm),
+        "BCJ ARM",
+        &[&[0x03, 0x03, 0x05, 0x01], &[0x07]],
+        Some(0x07),
+        None,
+    ),
+    row(
+        M::Filter(F::ArmThumb),
+        "BCJ ARM-Thumb",
+        &[&[0x03, 0x03, 0x07, 0x01], &[0x08]],
+        Some(0x08),
+        None,
+    ),
+    row(
+        M::Filter(F::Sparc),
+        "BCJ SPARC",
+        &[&[0x03, 0x03, 0x08, 0x05], &[0x09]],
+        Some(0x09),
+        None,
+    ),
+    row(
+        M::Filter(F::Arm64),
+        "BCJ ARM64",
+        &[&[0x0A]],
+        Some(0x0A),
+        None,
+    ),
+    row(
+        M::Filter(F::RiscV),
+        "BCJ RISC-V",
+        &[&[0x0B]],
+        Some(0x0B),
+        None,
+    ),
+    row(M::Bcj2, "BCJ2", &[&[0x03, 0x03, 0x01, 0x1B]], None, None),
+    row(M::Deflate, "Deflate", &[&[0x04, 0x01, 0x08]], None, Some(8)),
+    row(
+        M::Deflate64,
+        "Deflate64",
+        &[&[0x04, 0x01, 0x09]],
+        None,
+        Some(9),
+    ),
+    row(M::BZip2, "BZip2", &[&[0x04, 0x02, 0x02]], None, Some(12)),
+    row(M::Ppmd, "PPMd", &[&[0x03, 0x04, 0x01]], None, Some(98)),
+    row(
+        M::Zstd,
+        "Zstandard",
+        &[&[0x04, 0xF7, 0x11, 0x01]],
+        None,
+        Some(93),
+    ),
+    row(M::Xz, "XZ", &[], None, Some(95)),
+    row(M::Aes7z, "7zAES", &[&[0x06, 0xF1, 0x07, 0x01]], None, None),
+    row(M::WinZipAes, "AES", &[], None, Some(99)),
+];
+
+impl Method {
+    fn row(self) -> &'static Row {
+        TABLE
+            .iter()
+            .find(|r| r.method == self)
+            .expect("every method has a row")
+    }
+
+    /// The method with this 7z method ID (the write ID or an alias).
+    pub fn from_7z_id(id: &[u8]) -> Option<Self> {
+        TABLE
+            .iter()
+            .find(|r| r.sevenz.contains(&id))
+            .map(|r| r.method)
+    }
+
+    /// The 7z method ID written for this method, if 7z has one.
+    pub fn sevenz_id(self) -> Option<&'static [u8]> {
+        self.row().sevenz.first().copied()
+    }
+
+    /// The method with this XZ filter ID.
+    pub fn from_xz_id(id: u64) -> Option<Self> {
+        TABLE.iter().find(|r| r.xz == Some(id)).map(|r| r.method)
+    }
+
+    /// The XZ filter ID, if XZ can hold this method.
+    pub fn xz_id(self) -> Option<u64> {
+        self.row().xz
+    }
+
+    /// The method with this zip compression method number.
+    pub fn from_zip_id(id: u16) -> Option<Self> {
+        TABLE.iter().find(|r| r.zip == Some(id)).map(|r| r.method)
+    }
+
+    /// The zip compression method number, if zip can hold this method.
+    pub fn zip_id(self) -> Option<u16> {
+        self.row().zip
+    }
+
+    /// The name listings show (7-Zip's spelling).
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// A 7z method ID for messages: the ID in hex and its name when known,
+/// e.g. `030401 (PPMd)`.
+pub fn describe_7z(id: &[u8]) -> String {
+    let hex: String = id.iter().map(|b| format!("{b:02X}")).collect();
+    match (Method::from_7z_id(id), hex.is_empty()) {
+        (Some(m), _) => format!("{hex} ({})", m.name()),
+        (None, true) => "(empty ID)".to_string(),
+        (None, false) => hex,
+    }
+}
+
+/// A 7z coder's name for listings, `LZMA2:96k` style: the method's name
+/// (or the hex ID when unknown) and, for LZMA and LZMA2, the dictionary
+/// size.
+pub fn listing_name_7z(id: &[u8], props: &[u8]) -> String {
+    let Some(method) = Method::from_7z_id(id) else {
+        return describe_7z(id);
+    };
+    let dict = crate::Properties::from_7z(method, props)
+        .ok()
+        .and_then(|p| p.dict_size())
+        .map(u64::from);
+    let name = method.name();
+    match dict {
+        Some(d) if d >= 1 << 20 && d % (1 << 20) == 0 => format!("{name}:{}m", d >> 20),
+        Some(d) if d >= 1 << 10 && d % (1 << 10) == 0 => format!("{name}:{}k", d >> 10),
+        Some(d) => format!("{name}:{d}"),
+        None => name.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_names() {
+        assert_eq!(listing_name_7z(&[0x21], &[16]), "LZMA2:1m");
+        assert_eq!(listing_name_7z(&[0x21], &[17]), "LZMA2:1536k");
+        assert_eq!(listing_name_7z(&[0x21], &[40]), "LZMA2:4294967295");
+        assert_eq!(
+            listing_name_7z(&[0x03, 0x01, 0x01], &[0x5D, 0, 0x80, 1, 0]),
+            "LZMA:96k"
+        );
+        assert_eq!(listing_name_7z(&[0x06, 0xF1, 0x07, 0x01], &[]), "7zAES");
+        assert_eq!(listing_name_7z(&[0x7F], &[]), "7F");
+    }
+
+    #[test]
+    fn every_id_maps_back_to_its_method() {
+        for r in TABLE {
+            for id in r.sevenz {
+                assert_eq!(Method::from_7z_id(id), Some(r.method), "{}", r.name);
+            }
+            if let Some(id) = r.xz {
+                assert_eq!(Method::from_xz_id(id), Some(r.method));
+            }
+            if let Some(id) = r.zip {
+                assert_eq!(Method::from_zip_id(id), Some(r.method));
+            }
+            assert_eq!(r.method.row().name, r.name, "one row per method");
+        }
+        for kind in FilterKind::ALL {
+            assert!(Method::Filter(kind).xz_id().is_some(), "{kind}");
+            assert!(Method::Filter(kind).sevenz_id().is_some(), "{kind}");
+        }
+    }
+
+    #[test]
+    fn ids_as_the_specs_give_them() {
+        assert_eq!(
+            Method::from_7z_id(&[0x03, 0x03, 0x01, 0x03]),
+            Some(Method::Filter(FilterKind::X86))
+        );
+        assert_eq!(
+            Method::from_7z_id(&[0x04]),
+            Some(Method::Filter(FilterKind::X86))
+        );
+        assert_eq!(
+            Method::Filter(FilterKind::Sparc).sevenz_id(),
+            Some(&[0x03, 0x03, 0x08, 0x05][..])
+        );
+        assert_eq!(Method::from_xz_id(0x21), Some(Method::Lzma2));
+        assert_eq!(
+            Method::from_xz_id(0x0B),
+            Some(Method::Filter(FilterKind::RiscV))
+        );
+        assert_eq!(Method::from_xz_id(0x4000_0000_0000_0001), None);
+        assert_eq!(Method::from_zip_id(8), Some(Method::Deflate));
+        assert_eq!(Method::from_zip_id(14), Some(Method::Lzma));
+        assert_eq!(Method::from_zip_id(95), Some(Method::Xz));
+        assert_eq!(Method::from_zip_id(7), None);
+        assert_eq!(describe_7z(&[0x03, 0x04, 0x01]), "030401 (PPMd)");
+        assert_eq!(describe_7z(&[0x7F]), "7F");
+        assert_eq!(describe_7z(&[]), "(empty ID)");
+    }
+}
