@@ -72,19 +72,6 @@ impl FilterConfig {
         Self::bcj_from_props(kind, props)
     }
 
-    /// Looks up an XZ filter ID and parses its properties; an ID this crate
-    /// does not implement is [`FilterError::UnsupportedFilter`].
-    pub fn from_xz(id: u64, props: &[u8]) -> Result<Self, FilterError> {
-        Self::from_xz_props(FilterKind::try_from_xz_id(id)?, props)
-    }
-
-    /// Looks up a 7z method ID (see [`FilterKind::from_7z_id`]) and parses
-    /// its properties; an unknown ID is [`FilterError::UnsupportedFilter`].
-    pub fn from_7z(id: u64, props: &[u8]) -> Result<Self, FilterError> {
-        let kind = FilterKind::from_7z_id(id).ok_or(FilterError::UnsupportedFilter(id))?;
-        Self::from_7z_props(kind, props)
-    }
-
     /// Parses the properties of a 7z coder. They are laid out as in XZ:
     /// Delta one byte (distance minus one), BCJ none or a 4-byte
     /// little-endian start offset.

@@ -1,6 +1,5 @@
-//! The filter registry: which filters exist and their IDs in XZ and 7z.
-
-use crate::FilterError;
+//! Which filters exist. Their IDs in XZ and 7z are in the one method
+//! registry (lzflow-methods).
 
 /// One of the filters this crate implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,57 +37,6 @@ impl FilterKind {
         FilterKind::Arm64,
         FilterKind::RiscV,
     ];
-
-    /// The filter with this XZ filter ID, if it is one of ours.
-    pub fn from_xz_id(id: u64) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.xz_id() == id)
-    }
-
-    /// Like [`from_xz_id`](Self::from_xz_id), but an error naming the ID.
-    pub fn try_from_xz_id(id: u64) -> Result<Self, FilterError> {
-        Self::from_xz_id(id).ok_or(FilterError::UnsupportedFilter(id))
-    }
-
-    /// The XZ filter ID (xz-file-format 5.3).
-    pub fn xz_id(self) -> u64 {
-        match self {
-            FilterKind::Delta => 0x03,
-            FilterKind::X86 => 0x04,
-            FilterKind::PowerPc => 0x05,
-            FilterKind::Ia64 => 0x06,
-            FilterKind::Arm => 0x07,
-            FilterKind::ArmThumb => 0x08,
-            FilterKind::Sparc => 0x09,
-            FilterKind::Arm64 => 0x0A,
-            FilterKind::RiscV => 0x0B,
-        }
-    }
-
-    /// The filter with this 7z method ID (the method ID bytes read as a
-    /// big-endian number), if it is one of ours. Both the 4-byte branch
-    /// codec IDs 7-Zip writes (`03 03 01 03` for x86, ...) and the 1-byte
-    /// aliases shared with XZ (`04` for x86, ...) are accepted.
-    pub fn from_7z_id(id: u64) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|k| k.sevenz_id() == id || k.xz_id() == id)
-    }
-
-    /// The 7z method ID 7-Zip writes, as a big-endian number of the ID bytes
-    /// (e.g. x86 BCJ is `03 03 01 03` = `0x0303_0103`; ARM64 is `0A`).
-    pub fn sevenz_id(self) -> u64 {
-        match self {
-            FilterKind::Delta => 0x03,
-            FilterKind::X86 => 0x0303_0103,
-            FilterKind::PowerPc => 0x0303_0205,
-            FilterKind::Ia64 => 0x0303_0401,
-            FilterKind::Arm => 0x0303_0501,
-            FilterKind::ArmThumb => 0x0303_0701,
-            FilterKind::Sparc => 0x0303_0805,
-            FilterKind::Arm64 => 0x0A,
-            FilterKind::RiscV => 0x0B,
-        }
-    }
 
     /// The instruction alignment of a BCJ filter, which its start offset
     /// must be a multiple of; 1 for Delta and x86.

@@ -6,43 +6,11 @@ use lzflow_core::{CoderError, Culprit};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterError, FilterKind};
 
 #[test]
-fn xz_ids_round_trip_and_unknown_ids_are_unsupported() {
-    let ids: Vec<u64> = FilterKind::ALL.iter().map(|k| k.xz_id()).collect();
-    assert_eq!(ids, [0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B]);
-    for k in FilterKind::ALL {
-        assert_eq!(FilterKind::from_xz_id(k.xz_id()), Some(k));
-    }
-    assert_eq!(FilterKind::from_xz_id(0x21), None); // LZMA2 is not a filter here
-    let e = FilterKind::try_from_xz_id(0x4000_0000_0000_0001).unwrap_err();
-    assert_eq!(e, FilterError::UnsupportedFilter(0x4000_0000_0000_0001));
+fn unsupported_filter_errors_name_the_id() {
+    let e = FilterError::UnsupportedFilter(0x4000_0000_0000_0001);
     assert_eq!(e.culprit(), Culprit::Unsupported);
     assert_eq!(e.to_string(), "unsupported filter ID 0x4000000000000001");
     assert_eq!(io::Error::from(e).kind(), io::ErrorKind::Unsupported);
-}
-
-#[test]
-fn sevenz_ids_accept_long_and_short_forms() {
-    assert_eq!(FilterKind::from_7z_id(0x0303_0103), Some(FilterKind::X86));
-    assert_eq!(FilterKind::from_7z_id(0x04), Some(FilterKind::X86));
-    assert_eq!(
-        FilterKind::from_7z_id(0x0303_0205),
-        Some(FilterKind::PowerPc)
-    );
-    assert_eq!(FilterKind::from_7z_id(0x0303_0401), Some(FilterKind::Ia64));
-    assert_eq!(FilterKind::from_7z_id(0x0303_0501), Some(FilterKind::Arm));
-    assert_eq!(
-        FilterKind::from_7z_id(0x0303_0701),
-        Some(FilterKind::ArmThumb)
-    );
-    assert_eq!(FilterKind::from_7z_id(0x0303_0805), Some(FilterKind::Sparc));
-    assert_eq!(FilterKind::from_7z_id(0x0A), Some(FilterKind::Arm64));
-    assert_eq!(FilterKind::from_7z_id(0x0B), Some(FilterKind::RiscV));
-    assert_eq!(FilterKind::from_7z_id(0x03), Some(FilterKind::Delta));
-    assert_eq!(FilterKind::from_7z_id(0x0303_011B), None); // BCJ2 is not a filter
-    assert_eq!(FilterKind::from_7z_id(0x03_0101), None); // LZMA
-    for k in FilterKind::ALL {
-        assert_eq!(FilterKind::from_7z_id(k.sevenz_id()), Some(k));
-    }
 }
 
 #[test]
@@ -169,30 +137,4 @@ fn alignment_table_matches_the_spec() {
     let got: Vec<u32> = FilterKind::ALL.iter().map(|k| k.alignment()).collect();
     // Delta, x86, PowerPC, IA-64, ARM, ARM-Thumb, SPARC, ARM64, RISC-V
     assert_eq!(got, [1, 1, 4, 16, 4, 2, 4, 4, 2]);
-}
-
-#[test]
-fn lookup_and_parse_in_one_step() {
-    let c = FilterConfig::from_xz(0x0A, &[0, 0x10, 0, 0]).unwrap();
-    assert_eq!(
-        c,
-        FilterConfig::new(FilterKind::Arm64).with_start_offset(4096)
-    );
-    assert_eq!(
-        FilterConfig::from_xz(0x21, &[0x16]).unwrap_err(),
-        FilterError::UnsupportedFilter(0x21)
-    );
-    let c = FilterConfig::from_7z(0x03, &[3]).unwrap();
-    assert_eq!(c, FilterConfig::new(FilterKind::Delta).with_distance(4));
-    assert_eq!(
-        FilterConfig::from_7z(0x0303_011B, &[]).unwrap_err(),
-        FilterError::UnsupportedFilter(0x0303_011B)
-    );
-    assert!(matches!(
-        FilterConfig::from_7z(0x0303_0501, &[1, 0, 0, 0]),
-        Err(FilterError::UnalignedStartOffset {
-            kind: FilterKind::Arm,
-            ..
-        })
-    ));
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use liblzma::stream::{Action, Filters, Status, Stream};
 use lzflow_core::{Decode, InBuf, OutBuf, Progress};
-use lzflow_filters::{decode_chain, FilterConfig, FilterDecoder, PassThrough};
+use lzflow_filters::{decode_chain, FilterConfig, FilterDecoder, FilterKind, PassThrough};
 use sha2::{Digest, Sha256};
 
 fn fixtures() -> PathBuf {
@@ -66,7 +66,9 @@ fn block_header(file: &[u8]) -> (Vec<FilterConfig>, u8, usize) {
         if id == 0x21 {
             lzma2 = Some(props[0]);
         } else {
-            cfgs.push(FilterConfig::from_xz(id, props).unwrap());
+            // XZ's filter IDs 0x03..=0x0B, in `FilterKind::ALL`'s order.
+            let kind = FilterKind::ALL[(id - 3) as usize];
+            cfgs.push(FilterConfig::from_xz_props(kind, props).unwrap());
         }
     }
     (cfgs, lzma2.unwrap(), start + size)

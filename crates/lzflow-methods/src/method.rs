@@ -290,6 +290,17 @@ mod tests {
             Method::Filter(FilterKind::Sparc).sevenz_id(),
             Some(&[0x03, 0x03, 0x08, 0x05][..])
         );
+        let xz: Vec<_> = FilterKind::ALL
+            .iter()
+            .map(|k| Method::Filter(*k).xz_id())
+            .collect();
+        let want = [0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B];
+        assert_eq!(xz, want.map(Some));
+        assert_eq!(
+            Method::from_7z_id(&[0x03, 0x03, 0x01, 0x1B]),
+            Some(Method::Bcj2)
+        );
+        assert_eq!(Method::from_7z_id(&[0x03, 0x01, 0x01]), Some(Method::Lzma));
         assert_eq!(Method::from_xz_id(0x21), Some(Method::Lzma2));
         assert_eq!(
             Method::from_xz_id(0x0B),

@@ -4,6 +4,7 @@
 use lzflow_core::{Decode, InBuf, LimitExceeded, Limits, OutBuf, Progress};
 use lzflow_filters::{new_chain, Direction, FilterDecoder};
 use lzflow_lzma::{lzma2_dict_size, DecoderOptions, Lzma2Decoder, LzmaError};
+use lzflow_methods::{check_decoder_memory, Properties};
 
 use crate::block_header::{BlockHeader, UNPADDED_SIZE_MAX};
 use crate::check::{CheckValue, Checker};
@@ -35,20 +36,27 @@ impl Coder {
 }
 
 /// Sets up `coder` for a Block: checks the memory limit against the
-/// dictionary, then creates or resets the decoder.
+/// chain (the method registry's one check), then creates or resets the
+/// decoder.
 pub(crate) fn prepare_coder(
     coder: &mut Option<Coder>,
     header: &BlockHeader,
     opts: &DecoderOptions,
 ) -> Result<(), XzError> {
     let dict = lzma2_dict_size(header.lzma2_props)?;
-    opts.limits.check_memory(Lzma2Decoder::memory_usage(dict))?;
-    // The XZ layer enforces the output limit itself, across Blocks.
+    let lzma2 = Properties::Lzma2 { dict_size: dict };
+    let filters: Vec<_> = header
+        .filters
+        .iter()
+        .cloned()
+        .map(Properties::Filter)
+        .collect();
+    let chain = std::iter::once(&lzma2).chain(&filters).map(|p| (p, None));
+    check_decoder_memory(chain, &opts.limits)?;
+    // Memory was checked above, once; the XZ layer enforces the output
+    // limit itself, across Blocks.
     let lzma_opts = DecoderOptions {
-        limits: Limits {
-            output: u64::MAX,
-            ..opts.limits
-        },
+        limits: Limits::NONE,
         ..opts.clone()
     };
     // Filters apply to LZMA2's output, so the XZ list is run backwards.

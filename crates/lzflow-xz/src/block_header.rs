@@ -1,7 +1,8 @@
 //! Block Header (spec section 3.1): size, flags, optional sizes, the List of
 //! Filter Flags, Header Padding and a CRC32.
 
-use lzflow_filters::{FilterConfig, FilterKind};
+use lzflow_filters::FilterConfig;
+use lzflow_methods::Method;
 
 use crate::vli::{self, VliError, VLI_MAX};
 use crate::XzError;
@@ -10,8 +11,6 @@ use crate::XzError;
 pub(crate) const BLOCK_HEADER_SIZE_MAX: usize = 1024;
 /// Most filters in one chain.
 pub(crate) const FILTERS_MAX: usize = 4;
-/// Filter ID of LZMA2.
-pub(crate) const LZMA2_ID: u64 = 0x21;
 /// Largest Unpadded Size of a Block (so that the Block stays below 2^63).
 pub(crate) const UNPADDED_SIZE_MAX: u64 = VLI_MAX & !3;
 /// Smallest Unpadded Size an Index Record may give (the format's bound).
@@ -126,27 +125,30 @@ impl BlockHeader {
             let props = &fields[f.pos..f.pos + props_len as usize];
             f.pos += props_len as usize;
             let last = i + 1 == count;
-            if id == LZMA2_ID {
-                if !last {
+            match Method::from_xz_id(id) {
+                Some(Method::Lzma2) if !last => {
                     return Err(XzError::UnsupportedFilterChain {
                         reason: "LZMA2 is allowed only as the last filter",
                     });
                 }
-                let [p] = props else {
-                    return Err(XzError::BlockHeader {
-                        reason: "LZMA2 properties must be exactly one byte",
-                    });
-                };
-                lzflow_lzma::lzma2_dict_size(*p)?;
-                lzma2_props = Some(*p);
-            } else {
-                let kind = FilterKind::from_xz_id(id).ok_or(XzError::UnsupportedFilter { id })?;
-                if last {
+                Some(Method::Lzma2) => {
+                    let [p] = props else {
+                        return Err(XzError::BlockHeader {
+                            reason: "LZMA2 properties must be exactly one byte",
+                        });
+                    };
+                    lzflow_lzma::lzma2_dict_size(*p)?;
+                    lzma2_props = Some(*p);
+                }
+                Some(Method::Filter(_)) if last => {
                     return Err(XzError::UnsupportedFilterChain {
                         reason: "the last filter must be LZMA2",
                     });
                 }
-                filters.push(FilterConfig::from_xz_props(kind, props)?);
+                Some(Method::Filter(kind)) => {
+                    filters.push(FilterConfig::from_xz_props(kind, props)?);
+                }
+                _ => return Err(XzError::UnsupportedFilter { id }),
             }
         }
         if fields[f.pos..].iter().any(|&b| b != 0) {
@@ -183,11 +185,18 @@ impl BlockHeader {
         for filter in &self.filters {
             filter.validate()?;
             let props = filter.xz_props();
-            vli::encode(filter.kind.xz_id(), &mut out);
+            let id = Method::Filter(filter.kind)
+                .xz_id()
+                .ok_or(XzError::InvalidOptions {
+                    reason: "the filter has no XZ ID",
+                })?;
+            vli::encode(id, &mut out);
             vli::encode(props.len() as u64, &mut out);
             out.extend_from_slice(&props);
         }
-        out.extend_from_slice(&[LZMA2_ID as u8, 1, self.lzma2_props]);
+        // LZMA2's Filter ID (0x21) is one VLI byte.
+        let lzma2 = Method::Lzma2.xz_id().expect("LZMA2 is an XZ filter") as u8;
+        out.extend_from_slice(&[lzma2, 1, self.lzma2_props]);
         let size = (out.len() + 4).next_multiple_of(4);
         debug_assert!(size <= BLOCK_HEADER_SIZE_MAX);
         out.resize(size - 4, 0);
@@ -201,6 +210,8 @@ impl BlockHeader {
 
 #[cfg(test)]
 mod tests {
+    use lzflow_filters::FilterKind;
+
     use super::*;
 
     fn with_crc(mut fields: Vec<u8>) -> Vec<u8> {

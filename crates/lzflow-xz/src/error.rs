@@ -355,6 +355,22 @@ impl From<LzmaError> for XzError {
     }
 }
 
+impl From<lzflow_methods::MethodError> for XzError {
+    fn from(e: lzflow_methods::MethodError) -> Self {
+        use lzflow_methods::MethodError as M;
+        match e {
+            M::Limit(l) => XzError::Limit(l),
+            M::Lzma(e) => e.into(),
+            M::Filter(e) => e.into(),
+            // The registry is asked only about LZMA2 and the filters here;
+            // anything else would be a chain XZ cannot hold.
+            _ => XzError::UnsupportedFilterChain {
+                reason: "a method XZ cannot hold",
+            },
+        }
+    }
+}
+
 impl From<FilterError> for XzError {
     fn from(e: FilterError) -> Self {
         match e {
