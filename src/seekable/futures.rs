@@ -1,24 +1,20 @@
 //! The futures-io face: [`AsyncSeekableXzReader`] over `futures_io::AsyncRead
-//! + AsyncSeek`, twin of the tokio face.
+//! + AsyncSeek`: constructors and the futures-io traits over the generic
+//! face, twin of the tokio face.
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek};
-use lzflow_xz::XzDecoderOptions;
+use lzflow_xz::{PollSeekableXz, XzDecoderOptions};
 
-use super::{Core, STEPS_PER_POLL};
+use super::{face, STEPS_PER_POLL};
 use crate::futures::source::FuturesSource;
-
-type Source<R> = FuturesSource<R>;
 
 /// Random access into an `.xz` file over a futures-io `AsyncRead +
 /// AsyncSeek` source; see [`SeekableXzReader`](super::SeekableXzReader).
-#[derive(Debug)]
-pub struct AsyncSeekableXzReader<R> {
-    core: Core<Source<R>>,
-}
+pub type AsyncSeekableXzReader<R> = face::AsyncSeekableXzReader<FuturesSource<R>>;
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
     /// Opens `reader` with default options.
@@ -28,29 +24,13 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
 
     /// Opens `reader`: reads every footer and Index from the end.
     pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let mut core = Core::new(FuturesSource { inner: reader }, opts);
-        std::future::poll_fn(|cx| core.poll_open(cx)).await?;
-        Ok(AsyncSeekableXzReader { core })
-    }
-
-    /// Bytes of uncompressed data.
-    pub fn len(&self) -> u64 {
-        self.core.decoder().len()
-    }
-
-    /// True when the file holds no data.
-    pub fn is_empty(&self) -> bool {
-        self.core.decoder().is_empty()
-    }
-
-    /// Bytes read from the source so far, Indexes included.
-    pub fn bytes_read(&self) -> u64 {
-        self.core.bytes_read()
+        let core = PollSeekableXz::open(FuturesSource::new(reader), opts).await?;
+        Ok(face::AsyncSeekableXzReader::new(core))
     }
 
     /// Gives back the source.
     pub fn into_inner(self) -> R {
-        self.core.src.inner
+        self.core.into_source().into_inner()
     }
 }
 

@@ -1,27 +1,20 @@
 //! The tokio face: [`AsyncSeekableXzReader`] over `tokio::io::AsyncRead +
-//! AsyncSeek`, a thin adapter over the core.
+//! AsyncSeek`: constructors and the tokio traits over the generic face.
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
-use lzflow_xz::XzDecoderOptions;
+use lzflow_xz::{PollSeekableXz, XzDecoderOptions};
 
-use super::{Core, STEPS_PER_POLL};
+use super::{face, STEPS_PER_POLL};
 use crate::tokio::source::TokioSource;
-
-type Source<R> = TokioSource<R>;
 
 /// Random access into an `.xz` file over a tokio `AsyncRead + AsyncSeek`
 /// source; see [`SeekableXzReader`](super::SeekableXzReader), which this
 /// mirrors. Reads are cancellation-safe: a dropped read loses no state.
-#[derive(Debug)]
-pub struct AsyncSeekableXzReader<R> {
-    core: Core<Source<R>>,
-    /// The target of the last `start_seek`, reported by `poll_complete`.
-    seek_result: Option<io::Result<u64>>,
-}
+pub type AsyncSeekableXzReader<R> = face::AsyncSeekableXzReader<TokioSource<R>>;
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
     /// Opens `reader` with default options.
@@ -31,38 +24,13 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
 
     /// Opens `reader`: reads every footer and Index from the end.
     pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let src = TokioSource::new(reader);
-        let mut core = Core::new(src, opts);
-        std::future::poll_fn(|cx| core.poll_open(cx)).await?;
-        Ok(AsyncSeekableXzReader {
-            core,
-            seek_result: None,
-        })
-    }
-
-    /// Bytes of uncompressed data.
-    pub fn len(&self) -> u64 {
-        self.core.decoder().len()
-    }
-
-    /// True when the file holds no data.
-    pub fn is_empty(&self) -> bool {
-        self.core.decoder().is_empty()
-    }
-
-    /// Number of Blocks in the file.
-    pub fn block_count(&self) -> usize {
-        self.core.decoder().map().block_count()
-    }
-
-    /// Bytes read from the source so far, Indexes included.
-    pub fn bytes_read(&self) -> u64 {
-        self.core.bytes_read()
+        let core = PollSeekableXz::open(TokioSource::new(reader), opts).await?;
+        Ok(face::AsyncSeekableXzReader::new(core))
     }
 
     /// Gives back the source.
     pub fn into_inner(self) -> R {
-        self.core.src.inner
+        self.core.into_source().into_inner()
     }
 }
 
