@@ -37,11 +37,15 @@ enum Core {
 
 const FINISHED: SevenZError = SevenZError::WriterUnusable("the archive is finished");
 
-/// The poll-style writer over any [`PollSink`]: the blocking [`Writer`] core
-/// compresses into an [`OutputSpool`] that is drained to the sink after every
-/// piece. With more than one compressing thread the core runs on a
-/// [`WriterThread`] instead, and the spool is drained while the caller
-/// waits for room to queue the next piece.
+/// The poll-style writer over any [`PollSink`]: the one writer state
+/// machine ([`Writer`]) compresses into memory that is drained to the sink
+/// after every piece. With more than one compressing thread the state
+/// machine runs on a thread of its own instead (its calls wait for the
+/// workers, which a poll must not), and its output is drained while the
+/// caller waits for room to queue the next piece.
+///
+/// Every byte handed to the sink is accounted for before the next await,
+/// so a dropped [`finish`](Self::finish) future can be called again.
 #[derive(Debug)]
 pub struct PollWriter<S> {
     core: Core,
