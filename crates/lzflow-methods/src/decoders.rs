@@ -170,6 +170,33 @@ impl Decode for FilterStream {
     }
 }
 
+/// What a decompressor's call that did not end its stream means, having
+/// taken `used` bytes and made `made`: more room or input wanted, or data
+/// that ends early or makes no progress.
+fn mid_stream(
+    method: &'static str,
+    input: &InBuf<'_>,
+    output: &OutBuf<'_>,
+    used: usize,
+    made: usize,
+) -> Result<Progress, MethodError> {
+    let data = |reason: &str| MethodError::Data {
+        method,
+        reason: reason.into(),
+    };
+    if output.is_full() {
+        Ok(Progress::OutputFull)
+    } else if input.is_empty() && input.is_last() && made == 0 {
+        Err(data("it ends early"))
+    } else if input.is_empty() {
+        Ok(Progress::NeedInput)
+    } else if used == 0 && made == 0 {
+        Err(data("it is stuck"))
+    } else {
+        Ok(Progress::OutputFull)
+    }
+}
+
 /// Raw Deflate.
 struct DeflateDecoder {
     inner: flate2::Decompress,
@@ -211,23 +238,11 @@ impl Decode for DeflateDecoder {
         let made = (self.inner.total_out() - out0) as usize;
         input.advance(used);
         output.advance(made);
-        match status {
-            flate2::Status::StreamEnd => {
-                self.done = true;
-                Ok(Progress::StreamEnd)
-            }
-            _ if output.is_full() => Ok(Progress::OutputFull),
-            _ if input.is_empty() && input.is_last() && made == 0 => Err(MethodError::Data {
-                method: "Deflate",
-                reason: "it ends early".into(),
-            }),
-            _ if input.is_empty() => Ok(Progress::NeedInput),
-            _ if used == 0 && made == 0 => Err(MethodError::Data {
-                method: "Deflate",
-                reason: "it is stuck".into(),
-            }),
-            _ => Ok(Progress::OutputFull),
+        if status == flate2::Status::StreamEnd {
+            self.done = true;
+            return Ok(Progress::StreamEnd);
         }
+        mid_stream("Deflate", input, output, used, made)
     }
 }
 
@@ -287,17 +302,7 @@ impl Decode for Bzip2Decoder {
                     Progress::NeedInput
                 })
             }
-            _ if output.is_full() => Ok(Progress::OutputFull),
-            _ if input.is_empty() && input.is_last() && made == 0 => Err(MethodError::Data {
-                method: "BZip2",
-                reason: "it ends early".into(),
-            }),
-            _ if input.is_empty() => Ok(Progress::NeedInput),
-            _ if used == 0 && made == 0 => Err(MethodError::Data {
-                method: "BZip2",
-                reason: "it is stuck".into(),
-            }),
-            _ => Ok(Progress::OutputFull),
+            _ => mid_stream("BZip2", input, output, used, made),
         }
     }
 }
