@@ -139,3 +139,70 @@ impl<E: Encode + ?Sized> Encode for Box<E> {
         (**self).finish(output)
     }
 }
+
+impl<E: Encode + ?Sized> Encode for &mut E {
+    type Error = E::Error;
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, Self::Error> {
+        (**self).encode(input, output)
+    }
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+        (**self).flush(output)
+    }
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, Self::Error> {
+        (**self).finish(output)
+    }
+}
+
+/// A coder of one layer seen with another layer's error type `E`: each
+/// error converts with `Into`. How a container chains coders of the layers
+/// below it.
+pub struct ErrInto<C, E> {
+    inner: C,
+    to: std::marker::PhantomData<fn() -> E>,
+}
+
+impl<C, E> ErrInto<C, E> {
+    /// Wraps `inner`.
+    pub fn new(inner: C) -> Self {
+        ErrInto {
+            inner,
+            to: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<C: std::fmt::Debug, E> std::fmt::Debug for ErrInto<C, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl<D: Decode, E> Decode for ErrInto<D, E>
+where
+    D::Error: Into<E>,
+{
+    type Error = E;
+    fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, E> {
+        self.inner.decode(input, output).map_err(Into::into)
+    }
+}
+
+impl<C: Encode, E> Encode for ErrInto<C, E>
+where
+    C::Error: Into<E>,
+{
+    type Error = E;
+    fn encode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, E> {
+        self.inner.encode(input, output).map_err(Into::into)
+    }
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, E> {
+        self.inner.flush(output).map_err(Into::into)
+    }
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, E> {
+        self.inner.finish(output).map_err(Into::into)
+    }
+}

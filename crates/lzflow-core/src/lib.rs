@@ -37,7 +37,7 @@ mod ready;
 pub mod source;
 
 pub use buf::{InBuf, OutBuf};
-pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, Progress};
+pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, ErrInto, Progress};
 pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;

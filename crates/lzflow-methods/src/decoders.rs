@@ -3,7 +3,7 @@
 //! BCJ filters and Delta run as a stream of their own (lzflow-filters),
 //! Deflate and BZip2 (the `flate2` and `bzip2` crates' raw decompressors).
 
-use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
 use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaDecoder};
 
@@ -37,7 +37,9 @@ pub fn new_decoder(
     Ok(match props {
         Properties::Lzma { props, dict_size } => {
             let window = window_size(*dict_size, out_size);
-            Box::new(Mapped(LzmaDecoder::new(*props, window, out_size, &opts)?))
+            Box::new(ErrInto::new(LzmaDecoder::new(
+                *props, window, out_size, &opts,
+            )?))
         }
         Properties::Lzma2 { dict_size } => {
             let mut dec = Lzma2Decoder::new(window_size(*dict_size, out_size), &opts)?;
@@ -45,7 +47,7 @@ pub fn new_decoder(
                 dec.set_uncompressed_size(out_size);
                 dec.set_end_byte_optional(true);
             }
-            Box::new(Mapped(dec))
+            Box::new(ErrInto::new(dec))
         }
         Properties::Filter(cfg) => {
             Box::new(FilterStream::new(try_new_filter(cfg, Direction::Decode)?))
@@ -61,24 +63,6 @@ pub fn new_decoder(
             })
         }
     })
-}
-
-/// Adapts a decoder of another layer, converting its errors.
-struct Mapped<D>(D);
-
-impl<D> Decode for Mapped<D>
-where
-    D: Decode,
-    D::Error: Into<MethodError>,
-{
-    type Error = MethodError;
-    fn decode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, MethodError> {
-        self.0.decode(input, output).map_err(Into::into)
-    }
 }
 
 /// The Copy method: output is the input.

@@ -11,7 +11,7 @@
 //! Deflate, BZip2) must end exactly at its declared size and use up its
 //! input; filters (BCJ, Delta, AES, BCJ2) stop at their size.
 
-use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_lzma::DecoderOptions;
 use lzflow_methods::{check_decoder_memory, describe_7z, new_decoder, Method, Properties};
 
@@ -22,24 +22,6 @@ use crate::SevenZError;
 
 /// A boxed folder coder.
 type BoxedDecode = Box<dyn Decode<Error = SevenZError> + Send>;
-
-/// Adapts a decoder of another layer, converting its errors.
-struct Mapped<D>(D);
-
-impl<D> Decode for Mapped<D>
-where
-    D: Decode,
-    D::Error: Into<SevenZError>,
-{
-    type Error = SevenZError;
-    fn decode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, SevenZError> {
-        self.0.decode(input, output).map_err(Into::into)
-    }
-}
 
 /// Largest buffer between two coders or behind a packed stream.
 const STREAM_BUF: usize = 64 << 10;
@@ -677,7 +659,7 @@ fn make_coder(
                 output: settings.limits.output,
             });
             let dec = new_decoder(&props, Some(out_size), &opts)?;
-            Ok(Kind::Single(Box::new(Mapped(dec))))
+            Ok(Kind::Single(Box::new(ErrInto::new(dec))))
         }
     }
 }

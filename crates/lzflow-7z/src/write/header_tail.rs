@@ -4,8 +4,8 @@
 //! header pointing at it. The tail is built once, so that a retried
 //! `finish` writes the same bytes (the header's AES IV is random).
 
-use lzflow_core::{Encode, InBuf, OutBuf, Progress};
-use lzflow_lzma::{LzmaEncoder, LzmaError, LzmaOptions};
+use lzflow_core::{Encode, ErrInto};
+use lzflow_lzma::{LzmaEncoder, LzmaOptions};
 
 use crate::read::folder::{BindPair, Folder};
 use crate::read::header::StreamsInfo;
@@ -150,7 +150,7 @@ fn compress_header(
     opts.dict_size = HEADER_DICT_MAX;
     let mut enc = LzmaEncoder::with_size_hint(&opts, false, len)?;
     opts.dict_size = enc.dict_size();
-    let mut sink = Compressing::new(Mapped(&mut enc));
+    let mut sink = Compressing::new(ErrInto::<_, SevenZError>::new(&mut enc));
     write(&mut sink);
     let (out, crc, written) = sink.finish()?;
     debug_assert_eq!(written, len, "measured and written header sizes differ");
@@ -243,24 +243,4 @@ fn encode_all<E: Encode<Error = SevenZError>>(
 ) -> Result<(), SevenZError> {
     let mut space = SecretBuf::with_len(CHUNK);
     lzflow_core::encode_to_end(enc, data, out, &mut space)
-}
-
-/// An LZMA-layer encoder seen with the 7z error type.
-struct Mapped<'a, E>(&'a mut E);
-
-impl<E: Encode<Error = LzmaError>> Encode for Mapped<'_, E> {
-    type Error = SevenZError;
-    fn encode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, SevenZError> {
-        Ok(self.0.encode(input, output)?)
-    }
-    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
-        Ok(self.0.flush(output)?)
-    }
-    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
-        Ok(self.0.finish(output)?)
-    }
 }
