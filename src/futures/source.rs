@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 
-pub use lzflow_core::source::{PollRead, PollSink, PollSource};
+pub use lzflow_core::source::{Adapter, PollRead, PollSink, PollSource};
 
 /// A futures-io `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
@@ -72,5 +72,33 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for FuturesSink<W> {
 
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_flush(cx)
+    }
+}
+
+impl<R> Adapter for FuturesSource<R> {
+    type Inner = R;
+    type Reader<T> = FuturesSource<T>;
+    fn new(inner: R) -> Self {
+        FuturesSource::new(inner)
+    }
+    fn into_inner(self) -> R {
+        FuturesSource::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> FuturesSource<T> {
+        FuturesSource::new(reader)
+    }
+}
+
+impl<W> Adapter for FuturesSink<W> {
+    type Inner = W;
+    type Reader<T> = FuturesSource<T>;
+    fn new(inner: W) -> Self {
+        FuturesSink::new(inner)
+    }
+    fn into_inner(self) -> W {
+        FuturesSink::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> FuturesSource<T> {
+        FuturesSource::new(reader)
     }
 }

@@ -1,13 +1,12 @@
 //! The futures-io face: [`AsyncSeekableXzReader`] over `futures_io::AsyncRead
-//! + AsyncSeek`: constructors and the futures-io traits over the generic
-//! face, twin of the tokio face.
+//! + AsyncSeek`: the generic face with the futures-io adapter, and the
+//! futures-io traits.
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek};
-use lzflow_xz::{PollSeekableXz, XzDecoderOptions};
 
 use super::{face, STEPS_PER_POLL};
 use crate::futures::source::FuturesSource;
@@ -15,24 +14,6 @@ use crate::futures::source::FuturesSource;
 /// Random access into an `.xz` file over a futures-io `AsyncRead +
 /// AsyncSeek` source; see [`SeekableXzReader`](super::SeekableXzReader).
 pub type AsyncSeekableXzReader<R> = face::AsyncSeekableXzReader<FuturesSource<R>>;
-
-impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
-    /// Opens `reader` with default options.
-    pub async fn open(reader: R) -> io::Result<Self> {
-        Self::open_with(reader, XzDecoderOptions::default()).await
-    }
-
-    /// Opens `reader`: reads every footer and Index from the end.
-    pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let core = PollSeekableXz::open(FuturesSource::new(reader), opts).await?;
-        Ok(face::AsyncSeekableXzReader::new(core))
-    }
-
-    /// Gives back the source.
-    pub fn into_inner(self) -> R {
-        self.core.into_source().into_inner()
-    }
-}
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncSeekableXzReader<R> {
     fn poll_read(

@@ -1,12 +1,11 @@
 //! The tokio face: [`AsyncSeekableXzReader`] over `tokio::io::AsyncRead +
-//! AsyncSeek`: constructors and the tokio traits over the generic face.
+//! AsyncSeek`: the generic face with the tokio adapter, and the tokio traits.
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
-use lzflow_xz::{PollSeekableXz, XzDecoderOptions};
 
 use super::{face, STEPS_PER_POLL};
 use crate::tokio::source::TokioSource;
@@ -15,24 +14,6 @@ use crate::tokio::source::TokioSource;
 /// source; see [`SeekableXzReader`](super::SeekableXzReader), which this
 /// mirrors. Reads are cancellation-safe: a dropped read loses no state.
 pub type AsyncSeekableXzReader<R> = face::AsyncSeekableXzReader<TokioSource<R>>;
-
-impl<R: AsyncRead + AsyncSeek + Unpin> AsyncSeekableXzReader<R> {
-    /// Opens `reader` with default options.
-    pub async fn open(reader: R) -> io::Result<Self> {
-        Self::open_with(reader, XzDecoderOptions::default()).await
-    }
-
-    /// Opens `reader`: reads every footer and Index from the end.
-    pub async fn open_with(reader: R, opts: XzDecoderOptions) -> io::Result<Self> {
-        let core = PollSeekableXz::open(TokioSource::new(reader), opts).await?;
-        Ok(face::AsyncSeekableXzReader::new(core))
-    }
-
-    /// Gives back the source.
-    pub fn into_inner(self) -> R {
-        self.core.into_source().into_inner()
-    }
-}
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncSeekableXzReader<R> {
     fn poll_read(

@@ -1,15 +1,18 @@
 //! The async 7z reader, generic over a runtime's source adapter: the
 //! tokio face is `AsyncArchive<TokioSource<R>>`, the futures-io face
-//! `AsyncArchive<FuturesSource<R>>`. Everything but the constructors and
-//! the `AsyncRead` impls is written once, here, over the one reading core
+//! `AsyncArchive<FuturesSource<R>>`. Everything but the runtimes'
+//! `AsyncRead` impls is written once, here, over the one reading core
 //! ([`PollArchive`]).
 
 use std::path::Path;
 
 use lzflow_7z::{
-    ArchiveIndex, Entry, ExtractOptions, PollArchive, PollEntries, PollEntryReader, SevenZError,
+    ArchiveIndex, ArchiveOptions, Entry, ExtractOptions, PollArchive, PollEntries, PollEntryReader,
+    SevenZError, SpoolOptions,
 };
-use lzflow_core::source::PollSource;
+use lzflow_core::source::{Adapter, PollRead, PollSource};
+
+use super::AsyncSpooled;
 
 /// A 7z archive over an async source; see the runtime modules for the
 /// constructors (`lzflow::sevenz::AsyncArchive` for tokio,
@@ -17,6 +20,51 @@ use lzflow_core::source::PollSource;
 #[derive(Debug)]
 pub struct AsyncArchive<S> {
     pub(crate) core: PollArchive<S>,
+}
+
+impl<S: PollSource + Adapter> AsyncArchive<S> {
+    /// Opens an archive with default options.
+    pub async fn open(reader: S::Inner) -> Result<Self, SevenZError> {
+        Self::open_with(reader, ArchiveOptions::default()).await
+    }
+
+    /// Opens an archive: reads and verifies the signature header and the
+    /// header (decoding and decrypting it when packed).
+    pub async fn open_with(reader: S::Inner, options: ArchiveOptions) -> Result<Self, SevenZError> {
+        let core = PollArchive::open(S::new(reader), options).await?;
+        Ok(AsyncArchive { core })
+    }
+
+    /// Gives back the source.
+    pub fn into_inner(self) -> S::Inner {
+        self.core.into_source().into_inner()
+    }
+}
+
+impl<S: PollSource + Adapter<Inner = AsyncSpooled>> AsyncArchive<S> {
+    /// Opens an archive from a source that cannot seek (a socket, a pipe,
+    /// an upload body): the whole source is copied first, into memory up to
+    /// `spool.memory_limit` bytes and beyond that into an anonymous
+    /// temporary file in `spool.temp_dir`, then opened from the copy.
+    pub async fn open_spooled<R>(reader: R, spool: SpoolOptions) -> Result<Self, SevenZError>
+    where
+        S::Reader<R>: PollRead,
+    {
+        Self::open_spooled_with(reader, spool, ArchiveOptions::default()).await
+    }
+
+    /// [`open_spooled`](Self::open_spooled) with archive options.
+    pub async fn open_spooled_with<R>(
+        reader: R,
+        spool: SpoolOptions,
+        options: ArchiveOptions,
+    ) -> Result<Self, SevenZError>
+    where
+        S::Reader<R>: PollRead,
+    {
+        let copy = lzflow_7z::spool::spool_from(&mut S::reader(reader), spool).await?;
+        Self::open_with(AsyncSpooled(copy), options).await
+    }
 }
 
 impl<S: PollSource> AsyncArchive<S> {

@@ -1,19 +1,60 @@
 //! The async 7z writer, generic over a runtime's sink adapter: the tokio
 //! face is `AsyncWriter<TokioSink<W>>`, the futures-io face
-//! `AsyncWriter<FuturesSink<W>>`. The runtime modules add the
-//! constructors, `add_file` (it takes the runtime's reader) and `finish`
-//! (it gives the runtime's writer back); the rest is here, over the one
+//! `AsyncWriter<FuturesSink<W>>`: written once, here, over the one
 //! poll-style writer ([`PollWriter`]).
 
-use lzflow_7z::{EntryMeta, PollWriter, SevenZError};
-use lzflow_core::source::PollSink;
+use lzflow_7z::{EntryMeta, PollWriter, SevenZError, WriterOptions};
+use lzflow_core::source::{Adapter, PollRead, PollSink};
 
-/// A 7z writer over an async sink; see the runtime modules for the
-/// constructors (`lzflow::sevenz_writer::AsyncWriter` for tokio,
-/// `lzflow::sevenz_writer::futures::AsyncWriter` for futures-io).
+/// A 7z writer over an async sink (`lzflow::sevenz_writer::AsyncWriter`
+/// for tokio, `lzflow::sevenz_writer::futures::AsyncWriter` for
+/// futures-io).
+///
+/// Every byte handed to the sink is accounted for in the writer before
+/// the next await, so a dropped [`finish`](Self::finish) future can be
+/// retried. Dropping an [`add_file`](Self::add_file) future in the middle
+/// of a file leaves the writer unusable (the source's position is lost
+/// with the future).
 #[derive(Debug)]
 pub struct AsyncWriter<S> {
-    pub(crate) core: PollWriter<S>,
+    core: PollWriter<S>,
+}
+
+impl<S: PollSink + Adapter> AsyncWriter<S> {
+    /// A writer with default options; the archive starts at the sink's
+    /// current position.
+    pub async fn new(sink: S::Inner) -> Result<Self, SevenZError> {
+        Self::with_options(sink, WriterOptions::default()).await
+    }
+
+    /// A writer with `opts` (see [`Writer::with_options`](lzflow_7z::Writer::with_options)).
+    pub async fn with_options(sink: S::Inner, opts: WriterOptions) -> Result<Self, SevenZError> {
+        let core = PollWriter::new(S::new(sink), opts).await?;
+        Ok(AsyncWriter { core })
+    }
+
+    /// Adds a file whose data is read from `reader` (the runtime's
+    /// `AsyncRead`) to its end, compressed as it arrives (see
+    /// [`Writer::add_file`](lzflow_7z::Writer::add_file)).
+    pub async fn add_file<R>(
+        &mut self,
+        name: &str,
+        reader: R,
+        meta: EntryMeta,
+    ) -> Result<(), SevenZError>
+    where
+        S::Reader<R>: PollRead,
+    {
+        self.core.add_file(name, &mut S::reader(reader), meta).await
+    }
+
+    /// Ends the archive (see [`Writer::finish`](lzflow_7z::Writer::finish))
+    /// and gives back the sink, flushed and positioned at the end of the
+    /// archive. After an I/O error (or a dropped future) calling it again
+    /// resumes.
+    pub async fn finish(&mut self) -> Result<S::Inner, SevenZError> {
+        Ok(self.core.finish().await?.into_inner())
+    }
 }
 
 impl<S: PollSink> AsyncWriter<S> {

@@ -1,55 +1,20 @@
 //! The futures-io face: [`AsyncWriter`] over `futures_io::AsyncWrite +
-//! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …). A thin
-//! adapter over the runtime-free core, twin of the tokio face.
+//! AsyncSeek` (async-std, smol, `futures::io::AllowStdIo`, …), the generic
+//! face with the futures-io adapter.
 
-use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
-
-use super::{face, EntryMeta, SevenZError, WriterOptions};
-use crate::futures::source::{FuturesSink, FuturesSource};
-use lzflow_7z::PollWriter;
+use super::face;
+use crate::futures::source::FuturesSink;
 
 /// A 7z writer over a futures-io `AsyncWrite + AsyncSeek` sink, with the
 /// behaviour of the tokio [`AsyncWriter`](crate::sevenz_writer::AsyncWriter).
 pub type AsyncWriter<W> = face::AsyncWriter<FuturesSink<W>>;
-
-impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
-    /// A writer with default options; the archive starts at the sink's
-    /// current position.
-    pub async fn new(sink: W) -> Result<Self, SevenZError> {
-        Self::with_options(sink, WriterOptions::default()).await
-    }
-
-    /// A writer with `opts` (see [`Writer::with_options`](super::Writer::with_options)).
-    pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-        let core = PollWriter::new(FuturesSink::new(sink), opts).await?;
-        Ok(face::AsyncWriter { core })
-    }
-
-    /// Adds a file whose data is read from `reader` to its end,
-    /// compressed as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
-    pub async fn add_file<R: AsyncRead + Unpin>(
-        &mut self,
-        name: &str,
-        reader: R,
-        meta: EntryMeta,
-    ) -> Result<(), SevenZError> {
-        let mut src = FuturesSource::new(reader);
-        self.core.add_file(name, &mut src, meta).await
-    }
-
-    /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the
-    /// sink, flushed and positioned at the end of the archive. After an
-    /// I/O error (or a dropped future) calling it again resumes.
-    pub async fn finish(&mut self) -> Result<W, SevenZError> {
-        Ok(self.core.finish().await?.into_inner())
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use futures::io::Cursor;
 
     use super::*;
+    use crate::sevenz_writer::{EntryMeta, SevenZError, WriterOptions};
     use crate::sevenz_writer::{Solid, Writer};
 
     fn data(n: usize) -> Vec<u8> {

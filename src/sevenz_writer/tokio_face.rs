@@ -1,53 +1,12 @@
 //! The tokio face: [`AsyncWriter`] over `tokio::io::AsyncWrite +
-//! AsyncSeek`: constructors, `add_file` and `finish` over the generic face.
+//! AsyncSeek`, the generic face with the tokio adapter.
 
-use ::tokio::io::{AsyncRead, AsyncSeek, AsyncWrite};
+use super::face;
+use crate::tokio::source::TokioSink;
 
-use super::{face, EntryMeta, SevenZError, WriterOptions};
-use crate::tokio::source::{TokioSink, TokioSource};
-use lzflow_7z::PollWriter;
-
-/// A 7z writer over a tokio `AsyncWrite + AsyncSeek` sink.
-///
-/// Every byte handed to the sink is accounted for in the writer before
-/// the next await, so a dropped [`finish`](face::AsyncWriter::finish)
-/// future can be retried. Dropping an [`add_file`](Self::add_file) future
-/// in the middle of a file leaves the writer unusable (the source's
-/// position is lost with the future).
+/// A 7z writer over a tokio `AsyncWrite + AsyncSeek` sink; files added
+/// are read from tokio `AsyncRead`s.
 pub type AsyncWriter<W> = face::AsyncWriter<TokioSink<W>>;
-
-impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncWriter<W> {
-    /// A writer with default options; the archive starts at the sink's
-    /// current position.
-    pub async fn new(sink: W) -> Result<Self, SevenZError> {
-        Self::with_options(sink, WriterOptions::default()).await
-    }
-
-    /// A writer with `opts` (see [`Writer::with_options`](super::Writer::with_options)).
-    pub async fn with_options(sink: W, opts: WriterOptions) -> Result<Self, SevenZError> {
-        let core = PollWriter::new(TokioSink::new(sink), opts).await?;
-        Ok(face::AsyncWriter { core })
-    }
-
-    /// Adds a file whose data is read from `reader` to its end,
-    /// compressed as it arrives (see [`Writer::add_file`](super::Writer::add_file)).
-    pub async fn add_file<R: AsyncRead + Unpin>(
-        &mut self,
-        name: &str,
-        reader: R,
-        meta: EntryMeta,
-    ) -> Result<(), SevenZError> {
-        let mut src = TokioSource::new(reader);
-        self.core.add_file(name, &mut src, meta).await
-    }
-
-    /// Ends the archive (see [`Writer::finish`](super::Writer::finish)) and gives back the
-    /// sink, flushed and positioned at the end of the archive. After an
-    /// I/O error (or a dropped future) calling it again resumes.
-    pub async fn finish(&mut self) -> Result<W, SevenZError> {
-        Ok(self.core.finish().await?.into_inner())
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -56,6 +15,7 @@ mod tests {
     use super::*;
     use crate::sevenz::{Archive, ArchiveOptions};
     use crate::sevenz_writer::Writer;
+    use crate::sevenz_writer::{EntryMeta, SevenZError, WriterOptions};
 
     fn data(n: usize) -> Vec<u8> {
         (0..n)

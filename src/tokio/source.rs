@@ -13,7 +13,7 @@ use ::tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use super::coop::TimedStep;
 use super::seek::TwoStepSeek;
-pub use lzflow_core::source::{PollRead, PollSink, PollSource};
+pub use lzflow_core::source::{Adapter, PollRead, PollSink, PollSource};
 
 /// A tokio `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
@@ -106,5 +106,33 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for TokioSink<W> {
 
     fn step_done(&mut self) {
         self.step.done();
+    }
+}
+
+impl<R> Adapter for TokioSource<R> {
+    type Inner = R;
+    type Reader<T> = TokioSource<T>;
+    fn new(inner: R) -> Self {
+        TokioSource::new(inner)
+    }
+    fn into_inner(self) -> R {
+        TokioSource::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> TokioSource<T> {
+        TokioSource::new(reader)
+    }
+}
+
+impl<W> Adapter for TokioSink<W> {
+    type Inner = W;
+    type Reader<T> = TokioSource<T>;
+    fn new(inner: W) -> Self {
+        TokioSink::new(inner)
+    }
+    fn into_inner(self) -> W {
+        TokioSink::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> TokioSource<T> {
+        TokioSource::new(reader)
     }
 }

@@ -52,6 +52,24 @@ pub trait PollSink {
     fn step_done(&mut self) {}
 }
 
+/// A runtime's adapter around its reader or writer (the facade's
+/// `TokioSource<R>`, `FuturesSink<W>`, …): what lets one generic face
+/// build itself for any runtime, so that the faces of two runtimes differ
+/// only in their adapter and their runtime's I/O traits.
+pub trait Adapter {
+    /// The runtime's reader or writer.
+    type Inner;
+    /// The same runtime's adapter of a plain reader (the data of a file to
+    /// add, a source to copy).
+    type Reader<R>;
+    /// Adapts `inner`.
+    fn new(inner: Self::Inner) -> Self;
+    /// Gives back the reader or writer.
+    fn into_inner(self) -> Self::Inner;
+    /// Adapts a plain reader of the same runtime.
+    fn reader<R>(reader: R) -> Self::Reader<R>;
+}
+
 /// A std reader or writer as a source or sink that is never pending.
 #[derive(Debug, Default)]
 pub struct Blocking<T>(pub T);
