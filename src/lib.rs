@@ -140,6 +140,8 @@ mod mt;
 mod pump;
 mod std_io;
 
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub mod async_face;
 pub mod bufread;
 #[cfg(feature = "futures-io")]
 pub mod futures;

@@ -11,6 +11,5 @@
 //! take part in tokio's budget.
 
 pub mod bufread;
-mod mt;
 pub mod source;
 pub mod write;

@@ -24,7 +24,6 @@ pub mod bufread;
 pub(crate) mod coop;
 #[cfg(feature = "tokio-fs")]
 pub mod fs;
-mod mt;
 pub(crate) mod seek;
 pub mod source;
 pub mod write;

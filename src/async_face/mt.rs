@@ -1,69 +1,40 @@
-//! tokio faces of the multi-threaded XZ coders: [`MtXzDecoder`] (an
-//! `AsyncRead` over an `AsyncBufRead`) and [`MtXzEncoder`] (an
-//! `AsyncWrite`). They never block the runtime: while a block is being
-//! decoded or compressed on a worker thread, polls return `Pending` and the
-//! worker wakes the task when it is done.
+//! The multi-threaded XZ faces: [`MtXzDecoder`] (read through
+//! [`bufread`](super::bufread)) and [`MtXzEncoder`] (through
+//! [`write`](super::write)). They never block the runtime: while a block is
+//! being decoded or compressed on a worker thread, polls return `Pending`
+//! and the worker wakes the task when it is done.
 
 use std::io;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use ::tokio::io::{AsyncBufRead, AsyncRead, AsyncWrite, ReadBuf};
 use lzflow_core::Readiness;
 
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder};
 use crate::driver::Driver;
 use crate::encode_options::Level;
 use crate::mt::{self, BuildMtEncoder, Gated, MtEncodeOptions, MtEncoderBuilder, MtWriter};
-use crate::pump::{self, Sink, Source};
-use crate::tokio::coop::TOKIO_BUDGET;
-
-/// A pinned tokio `AsyncBufRead` as a [`Source`].
-struct TokioSource<'a, R>(Pin<&'a mut R>);
-
-impl<R: AsyncBufRead> Source for TokioSource<'_, R> {
-    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
-        self.0.as_mut().poll_fill_buf(cx)
-    }
-
-    fn consume(&mut self, n: usize) {
-        self.0.as_mut().consume(n);
-    }
-}
-
-/// A pinned tokio `AsyncWrite` as a [`Sink`].
-struct TokioSink<'a, W>(Pin<&'a mut W>);
-
-impl<W: AsyncWrite> Sink for TokioSink<'_, W> {
-    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.0.as_mut().poll_write(cx, buf)
-    }
-
-    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_flush(cx)
-    }
-
-    fn poll_close(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.0.as_mut().poll_shutdown(cx)
-    }
-}
+use crate::pump::{self, Budget, Sink, Source};
 
 pin_project_lite::pin_project! {
     /// Decodes a `.xz` stream read from an `AsyncBufRead`, blocks in
     /// parallel on worker threads (those whose headers carry both sizes:
-    /// `xz -T`, [`MtXzEncoder`] and lzflow's encoders write them). Output
-    /// and errors are the single-threaded decoder's. Configure with
+    /// `xz -T`, [`MtXzEncoder`] and lzflow's encoders write them), for the
+    /// runtime `Rt`. Output and errors are the single-threaded decoder's.
+    /// Configure with
     /// `MtXzDecoder::builder().threads(2).memory_budget(n).build(r)`.
     #[derive(Debug)]
-    pub struct MtXzDecoder<R> {
+    pub struct MtXzDecoder<R, Rt> {
         #[pin]
         inner: R,
         driver: Driver<lzflow_xz::MtXzDecoder>,
         readiness: Option<Readiness>,
+        runtime: PhantomData<Rt>,
     }
 }
 
-impl<R> MtXzDecoder<R> {
+impl<R, Rt> MtXzDecoder<R, Rt> {
     /// Decodes `inner` with one worker per CPU and default options.
     pub fn new(inner: R) -> Self {
         Self::build_decoder(inner, DecodeOptions::default())
@@ -106,7 +77,7 @@ impl<R> MtXzDecoder<R> {
     }
 }
 
-impl<R> BuildDecoder for MtXzDecoder<R> {
+impl<R, Rt> BuildDecoder for MtXzDecoder<R, Rt> {
     type Inner = R;
     fn build_decoder(inner: R, opts: DecodeOptions) -> Self {
         let driver = Driver::from_result(mt::nonblocking_decoder(&opts));
@@ -115,49 +86,47 @@ impl<R> BuildDecoder for MtXzDecoder<R> {
             inner,
             driver,
             readiness,
+            runtime: PhantomData,
         }
     }
 }
 
-impl<R: AsyncBufRead> AsyncRead for MtXzDecoder<R> {
-    fn poll_read(
-        self: Pin<&mut Self>,
+impl<R, Rt> MtXzDecoder<R, Rt> {
+    /// The runtime's `poll_read`: decodes into `out` from the inner reader
+    /// as adapted by `source`, pending while the coder waits for a worker.
+    pub(crate) fn poll_read_via<'a, S: Source>(
+        self: Pin<&'a mut Self>,
+        source: impl FnOnce(Pin<&'a mut R>) -> S,
         cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
+        out: &mut [u8],
+        budget: impl Budget,
+    ) -> Poll<io::Result<usize>> {
         let this = self.project();
         let mut src = Gated {
-            source: TokioSource(this.inner),
+            source: source(this.inner),
             readiness: this.readiness.as_ref(),
         };
-        let out = buf.initialize_unfilled();
-        let n = std::task::ready!(pump::poll_read_decoded(
-            this.driver,
-            &mut src,
-            cx,
-            out,
-            TOKIO_BUDGET
-        ))?;
-        buf.advance(n);
-        Poll::Ready(Ok(()))
+        pump::poll_read_decoded(this.driver, &mut src, cx, out, budget)
     }
 }
 
 pin_project_lite::pin_project! {
     /// Compresses what is written into a `.xz` stream written to an
-    /// `AsyncWrite`, blocks in parallel on worker threads; the bytes are
-    /// exactly what the single-threaded encoder writes with the same
-    /// options. `shutdown().await` writes the rest and the trailer.
-    /// Configure with `MtXzEncoder::builder().threads(2).block_size(n).build(w)`.
+    /// `AsyncWrite`, blocks in parallel on worker threads, for the runtime
+    /// `Rt`; the bytes are exactly what the single-threaded encoder writes
+    /// with the same options. Shutting it down (tokio's `shutdown`,
+    /// futures-io's `close`) writes the rest and the trailer. Configure
+    /// with `MtXzEncoder::builder().threads(2).block_size(n).build(w)`.
     #[derive(Debug)]
-    pub struct MtXzEncoder<W> {
+    pub struct MtXzEncoder<W, Rt> {
         #[pin]
         inner: W,
         state: MtWriter,
+        runtime: PhantomData<Rt>,
     }
 }
 
-impl<W> MtXzEncoder<W> {
+impl<W, Rt> MtXzEncoder<W, Rt> {
     /// Compresses into `inner` at preset 6, one worker per CPU.
     pub fn new(inner: W) -> Self {
         Self::builder().build(inner)
@@ -199,36 +168,51 @@ impl<W> MtXzEncoder<W> {
     }
 }
 
-impl<W> BuildMtEncoder for MtXzEncoder<W> {
+impl<W, Rt> BuildMtEncoder for MtXzEncoder<W, Rt> {
     type Inner = W;
     fn build_mt_encoder(inner: W, opts: MtEncodeOptions) -> Self {
         MtXzEncoder {
             inner,
             state: MtWriter::new(&opts),
+            runtime: PhantomData,
         }
     }
 }
 
-impl<W: AsyncWrite> AsyncWrite for MtXzEncoder<W> {
-    fn poll_write(
-        self: Pin<&mut Self>,
+impl<W, Rt> MtXzEncoder<W, Rt> {
+    /// The runtime's `poll_write` into the inner writer as adapted by
+    /// `sink`.
+    pub(crate) fn poll_write_via<'a, S: Sink>(
+        self: Pin<&'a mut Self>,
+        sink: impl FnOnce(Pin<&'a mut W>) -> S,
         cx: &mut Context<'_>,
+        budget: impl Budget,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.project();
         this.state
-            .poll_write(&mut TokioSink(this.inner), cx, TOKIO_BUDGET, buf)
+            .poll_write(&mut sink(this.inner), cx, budget, buf)
     }
 
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    /// The runtime's `poll_flush`.
+    pub(crate) fn poll_flush_via<'a, S: Sink>(
+        self: Pin<&'a mut Self>,
+        sink: impl FnOnce(Pin<&'a mut W>) -> S,
+        cx: &mut Context<'_>,
+        budget: impl Budget,
+    ) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state
-            .poll_flush(&mut TokioSink(this.inner), cx, TOKIO_BUDGET)
+        this.state.poll_flush(&mut sink(this.inner), cx, budget)
     }
 
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    /// The runtime's `poll_shutdown`/`poll_close`.
+    pub(crate) fn poll_close_via<'a, S: Sink>(
+        self: Pin<&'a mut Self>,
+        sink: impl FnOnce(Pin<&'a mut W>) -> S,
+        cx: &mut Context<'_>,
+        budget: impl Budget,
+    ) -> Poll<io::Result<()>> {
         let this = self.project();
-        this.state
-            .poll_shutdown(&mut TokioSink(this.inner), cx, TOKIO_BUDGET)
+        this.state.poll_shutdown(&mut sink(this.inner), cx, budget)
     }
 }
