@@ -15,6 +15,7 @@ use lzflow_xz::{PollSeekableXz, XzDecoderOptions};
 pub struct AsyncSeekableXzReader<S> {
     pub(crate) core: PollSeekableXz<S>,
     /// The target of the last seek, reported by tokio's `poll_complete`.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(crate) seek_result: Option<io::Result<u64>>,
 }
 

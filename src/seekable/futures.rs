@@ -1,6 +1,6 @@
-//! The futures-io face: [`AsyncSeekableXzReader`] over `futures_io::AsyncRead
-//! + AsyncSeek`: the generic face with the futures-io adapter, and the
-//! futures-io traits.
+//! The futures-io face: [`AsyncSeekableXzReader`] over futures-io's
+//! `AsyncRead` and `AsyncSeek`: the generic face with the futures-io
+//! adapter, and the futures-io traits.
 
 use std::io::{self, SeekFrom};
 use std::pin::Pin;
