@@ -49,6 +49,28 @@
 //! * Any lzflow coder runs in any face: the generic `Decoder<_, D>` /
 //!   `Encoder<_, E>` types take a coder with `with_coder`.
 //!
+//! ## One shape for every container, one face per direction
+//! The crates below this one are layered: `lzflow-core` (buffers, the
+//! coder traits, limits, pools, the poll source/sink traits in
+//! `lzflow_core::source`, the extraction rules), the coders
+//! (`lzflow-lzma`, `lzflow-filters`), the one method registry
+//! (`lzflow-methods`: IDs in every container, properties, memory use,
+//! decoders), then the containers (`lzflow-xz`, `lzflow-lzip`,
+//! `lzflow-7z`). A container is sans-I/O parsers and a coder graph, then
+//! one poll-style core in its own crate (7z: `PollArchive`, `PollWriter`;
+//! random access into `.xz`: `PollSeekableXz`) that its std face drives
+//! over a `Blocking` source with `block_on`. This crate adds only runtime
+//! adapters (`tokio::source`, `futures::source`: `TokioSource`,
+//! `TokioSink`, `FuturesSource`, `FuturesSink`, each an
+//! `lzflow_core::source::Adapter`) and one generic face per container
+//! ([`sevenz::face`], [`sevenz_writer::face`], [`seekable::face`]) whose
+//! tokio and futures-io names are type aliases over the adapter. The
+//! codec faces follow the same rule: [`async_face`] holds each `bufread`,
+//! `write` and multi-threaded face once, generic over the runtime, and
+//! [`tokio`] and [`futures`] add only their traits. The single-stream
+//! formats share one poll loop (`pump.rs`) for std, tokio and futures-io.
+//! A new container follows the same recipe.
+//!
 //! # Errors
 //! Faces return `io::Error`s whose kind says who is to blame
 //! (`InvalidData` corrupt, `UnexpectedEof` truncated, `Unsupported`,
