@@ -3,7 +3,7 @@
 //! and emit a literal instead when the next position starts a better match
 //! (one step of lazy evaluation).
 
-use crate::lzma_encoder::{LzmaCore, NO_DIST};
+use crate::encoder_state::{LzmaCore, NO_DIST};
 use crate::match_finder::common_len;
 use crate::model::MATCH_LEN_MAX;
 

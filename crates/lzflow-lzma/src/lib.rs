@@ -19,9 +19,28 @@
 //! `lzma_decoder` (the probability table, symbol loop and
 //! [`LzmaDecoder`]), `lzma2_decoder`, `alone_decoder`.
 //!
-//! Encoding: `range_encoder`, `price`, `length_encoder`, `match_finder`,
-//! `greedy` (fast mode) and `optimum` (normal mode), `lzma_encoder`
-//! ([`LzmaEncoder`]), `lzma2_encoder`, `mt_lzma2_encoder`, `alone_encoder`.
+//! Encoding, from the bottom up:
+//! * `range_encoder`, `price` (bit prices), `length_encoder`,
+//!   `match_finder`;
+//! * `search_table` — the optimal parser's table: the cheapest known way
+//!   to each position of a search;
+//! * `encoder_state` — `LzmaCore`, the encoder state shared by LZMA1,
+//!   LZMA2 and both parsers: probability model, price tables, match
+//!   finder, range encoder, parsing buffers (and the LZMA2 chunk size its
+//!   window is sized for);
+//! * `greedy` (fast mode) and `optimum` (normal mode) — decide symbols on
+//!   that state;
+//! * `lzma_encoder` — codes the decided symbols (the run loop that calls
+//!   `greedy` or `optimum`) and [`LzmaEncoder`] (raw LZMA1);
+//! * `lzma2_encoder` — cuts the output into chunks ([`Lzma2Encoder`]);
+//! * `mt_lzma2_encoder` ([`MtLzma2Encoder`]) over `lzma2_encoder`,
+//!   `alone_encoder` over `lzma_encoder`.
+//!
+//! Dependencies go one way: a module uses only modules listed before it
+//! (the shared ones and `error`, `decoder_options`, `encoder_options`
+//! first; decoding and encoding never use each other). A directory module
+//! (`match_finder`, `range_decoder`) is one unit: its private files hold
+//! parts of its implementation.
 //!
 //! # Features
 //! * `safe`: use only bounds-checked code (and turn on lzflow-core's
@@ -36,6 +55,7 @@ mod alone_decoder;
 mod alone_encoder;
 mod decoder_options;
 mod encoder_options;
+mod encoder_state;
 mod error;
 mod greedy;
 mod length_encoder;
@@ -52,6 +72,7 @@ mod props;
 mod range_coder;
 mod range_decoder;
 mod range_encoder;
+mod search_table;
 mod window;
 
 pub use alone_decoder::AloneDecoder;

@@ -5,11 +5,10 @@
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 
 use crate::encoder_options::LzmaOptions;
-use crate::lzma_encoder::{LzmaCore, RunLimit, Stop};
+use crate::encoder_state::{LzmaCore, CHUNK_UNCOMPRESSED_MAX};
+use crate::lzma_encoder::{RunLimit, Stop};
 use crate::{lzma2_props_byte, LzmaError};
 
-/// Most uncompressed bytes in one LZMA chunk.
-pub(crate) const CHUNK_UNCOMPRESSED_MAX: u64 = 2 << 20;
 /// Most compressed bytes in one LZMA chunk, and most bytes in one
 /// uncompressed chunk.
 const CHUNK_COMPRESSED_MAX: usize = 64 << 10;
