@@ -3,8 +3,6 @@
 
 use sha2::{Digest as _, Sha256};
 
-use crate::XzError;
-
 /// The check types lzflow can compute and verify.
 ///
 /// Stream Flags may name sixteen check IDs (0..=15). Only these four are
@@ -26,21 +24,8 @@ pub enum Check {
 }
 
 impl Check {
-    /// The check of a Stream Flags check ID.
-    ///
-    /// Errors: [`XzError::UnsupportedCheck`] for the reserved IDs 0..=15
-    /// other than 0x00, 0x01, 0x04 and 0x0A; [`XzError::InvalidCheckId`]
-    /// above 15.
-    pub fn from_id(id: u8) -> Result<Check, XzError> {
-        match id {
-            0x00 => Ok(Check::None),
-            0x01 => Ok(Check::Crc32),
-            0x04 => Ok(Check::Crc64),
-            0x0A => Ok(Check::Sha256),
-            id if id <= 15 => Err(XzError::UnsupportedCheck { id }),
-            _ => Err(XzError::InvalidCheckId { id }),
-        }
-    }
+    // `Check::from_id` is defined in `error`, beside the errors it returns,
+    // so that this module stays below `error` (which names `Check`).
 
     /// The check ID stored in Stream Flags.
     pub fn id(self) -> u8 {
@@ -229,14 +214,6 @@ mod tests {
         }
         assert_eq!(Check::Sha256.size(), 32);
         assert_eq!(Check::Crc64.size(), 8);
-        assert!(matches!(
-            Check::from_id(2),
-            Err(XzError::UnsupportedCheck { id: 2 })
-        ));
-        assert!(matches!(
-            Check::from_id(16),
-            Err(XzError::InvalidCheckId { id: 16 })
-        ));
         assert_eq!(size_of_id(15), 64);
         assert_eq!(size_of_id(7), 16);
     }

@@ -1,12 +1,15 @@
-//! `XzDecoder`: a whole `.xz` file, that is one or more streams with Stream
-//! Padding (spec section 2.2) between and after them.
+//! The front decoders, on top of the single-threaded stream decoder and
+//! the worker pool: [`XzDecoder`], a whole `.xz` file, that is one or more
+//! streams with Stream Padding (spec section 2.2) between and after them;
+//! and [`MtXzDecoder`], the same with Blocks of known size decoded on
+//! worker threads.
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, OutBuf, Progress, Readiness};
 use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::Coder;
 use crate::mt_decoder::MtPool;
-use crate::stream_decoder::StreamDecoder;
+use crate::stream_decoder::{BlockDispatch, StreamDecoder};
 use crate::{Check, XzError};
 
 /// Options for [`XzDecoder`].
@@ -91,7 +94,7 @@ pub struct XzDecoder {
     last_check: Option<Check>,
     /// A fatal error; returned again by every later call.
     error: Option<XzError>,
-    /// Worker threads, for [`MtXzDecoder`](crate::MtXzDecoder).
+    /// Worker threads, for [`MtXzDecoder`].
     mt: Option<MtPool>,
 }
 
@@ -132,15 +135,15 @@ impl XzDecoder {
     }
 
     /// A decoder that hands Blocks with known sizes to `mt`'s workers.
-    pub(crate) fn with_mt(opts: XzDecoderOptions, mt: MtPool) -> Self {
+    fn with_mt(opts: XzDecoderOptions, mt: MtPool) -> Self {
         XzDecoder {
             mt: Some(mt),
             ..Self::new(opts)
         }
     }
 
-    /// The worker pool of an [`MtXzDecoder`](crate::MtXzDecoder).
-    pub(crate) fn mt_mut(&mut self) -> Option<&mut MtPool> {
+    /// The worker pool of an [`MtXzDecoder`].
+    fn mt_mut(&mut self) -> Option<&mut MtPool> {
         self.mt.as_mut()
     }
 
@@ -311,5 +314,129 @@ impl Decode for XzDecoder {
                 }
             }
         }
+    }
+}
+
+/// Options for [`MtXzDecoder`].
+#[derive(Debug, Clone)]
+pub struct MtXzDecoderOptions {
+    /// Limits, pools, stream and check settings, as for [`XzDecoder`].
+    /// The memory limit applies to each worker's dictionary.
+    pub base: XzDecoderOptions,
+    /// Decoding threads (blocking: the caller and `threads - 1` workers;
+    /// non-blocking: `threads` workers); 0 means one per available CPU.
+    pub threads: usize,
+    /// Most bytes of Blocks in flight (their input plus their output). A
+    /// Block larger than this is decoded inline, single-threaded.
+    pub memory_budget: u64,
+}
+
+impl Default for MtXzDecoderOptions {
+    fn default() -> Self {
+        MtXzDecoderOptions {
+            base: XzDecoderOptions::default(),
+            threads: 0,
+            memory_budget: 256 << 20,
+        }
+    }
+}
+
+/// Multi-threaded `.xz` decoder with the same [`Decode`] contract and
+/// output as [`XzDecoder`].
+///
+/// Blocks whose headers carry both Compressed and Uncompressed Size (what
+/// `xz -T` and [`XzEncoder`](crate::XzEncoder) write) are collected whole
+/// and decoded in parallel; output is handed out in order. Blocks without
+/// sizes, or larger than
+/// [`memory_budget`](MtXzDecoderOptions::memory_budget), are decoded on the
+/// calling thread.
+///
+/// Threads: by default `decode` blocks when it can do nothing but wait for
+/// a worker, and rather than idle the calling thread decodes a queued Block
+/// itself (the one whose output is due next, else the one with the most
+/// input), so `threads` decoding threads are the caller plus
+/// `threads - 1` workers, which take the queued Block with the most input
+/// first. In [non-blocking](Self::set_nonblocking) mode
+/// (async faces) there are `threads` workers and `decode` returns instead
+/// of waiting; [`readiness`](Self::readiness) says when to call again.
+///
+/// Memory: at most `memory_budget` bytes of Blocks in flight (each Block's
+/// input plus its output, at most `4 × threads` Blocks), plus one
+/// dictionary per decoding thread and one for inline decoding, each within
+/// the memory limit.
+pub struct MtXzDecoder {
+    inner: XzDecoder,
+    readiness: Readiness,
+}
+
+impl std::fmt::Debug for MtXzDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MtXzDecoder")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl MtXzDecoder {
+    /// A decoder with these options; threads start with the first Block
+    /// that can use them.
+    pub fn new(opts: MtXzDecoderOptions) -> Self {
+        let threads = match opts.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let readiness = Readiness::new();
+        let pool = MtPool::new(
+            threads,
+            opts.memory_budget,
+            &opts.base.lzma,
+            readiness.clone(),
+        );
+        MtXzDecoder {
+            inner: XzDecoder::with_mt(opts.base, pool),
+            readiness,
+        }
+    }
+
+    /// Switches to non-blocking mode (before the first call): where
+    /// `decode` would wait for a worker it returns
+    /// [`Progress::OutputFull`], having made what progress it could, and
+    /// [`readiness`](Self::readiness) is pending until a worker finishes.
+    /// Async faces use this so that the executor thread never blocks.
+    pub fn set_nonblocking(&mut self, nonblocking: bool) {
+        if let Some(mt) = self.inner.mt_mut() {
+            mt.set_nonblocking(nonblocking);
+        }
+    }
+
+    /// The handle that tells, in non-blocking mode, whether the next call
+    /// can make progress, and wakes a task when a worker finishes.
+    pub fn readiness(&self) -> &Readiness {
+        &self.readiness
+    }
+
+    /// The single-threaded decoder state underneath (totals, checks).
+    pub fn get_ref(&self) -> &XzDecoder {
+        &self.inner
+    }
+}
+
+impl Default for MtXzDecoder {
+    fn default() -> Self {
+        Self::new(MtXzDecoderOptions::default())
+    }
+}
+
+impl Decode for MtXzDecoder {
+    type Error = XzError;
+
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, XzError> {
+        // A new call: it stalls again (and says so) only if it must.
+        self.readiness.clear();
+        self.inner.decode(input, output)
     }
 }

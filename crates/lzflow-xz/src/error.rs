@@ -307,6 +307,26 @@ impl fmt::Display for XzError {
     }
 }
 
+// Defined here rather than in `check`, beside the two errors it returns:
+// `XzError` names `Check`, so `check` stays below this module.
+impl Check {
+    /// The check of a Stream Flags check ID.
+    ///
+    /// Errors: [`XzError::UnsupportedCheck`] for the reserved IDs 0..=15
+    /// other than 0x00, 0x01, 0x04 and 0x0A; [`XzError::InvalidCheckId`]
+    /// above 15.
+    pub fn from_id(id: u8) -> Result<Check, XzError> {
+        match id {
+            0x00 => Ok(Check::None),
+            0x01 => Ok(Check::Crc32),
+            0x04 => Ok(Check::Crc64),
+            0x0A => Ok(Check::Sha256),
+            id if id <= 15 => Err(XzError::UnsupportedCheck { id }),
+            _ => Err(XzError::InvalidCheckId { id }),
+        }
+    }
+}
+
 impl std::error::Error for XzError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -436,6 +456,18 @@ mod tests {
         assert!(matches!(
             XzError::from(LzmaError::Limit(limit)),
             XzError::Limit(LimitExceeded::Output { limit: 5 })
+        ));
+    }
+
+    #[test]
+    fn reserved_and_invalid_check_ids() {
+        assert!(matches!(
+            Check::from_id(2),
+            Err(XzError::UnsupportedCheck { id: 2 })
+        ));
+        assert!(matches!(
+            Check::from_id(16),
+            Err(XzError::InvalidCheckId { id: 16 })
         ));
     }
 }

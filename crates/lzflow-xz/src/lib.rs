@@ -8,13 +8,19 @@
 //! * `block_header` — Block Header and Filter Flags (3.1);
 //! * `block_decoder` — Compressed Data, Block Padding and Check (3.2–3.4);
 //! * `check` — [`Check`] and the running CRC32 / CRC64 / SHA-256;
+//! * `error` — [`XzError`] (and `Check::from_id`, beside the errors it
+//!   returns);
 //! * `index` — the Index and its Records (4);
-//! * `stream_decoder`, `decoder` — one stream, then [`XzDecoder`] over
-//!   concatenated streams with Stream Padding (2.2);
+//! * `stream_decoder` — one stream, single-threaded; Blocks whose headers
+//!   carry both sizes can be collected whole and handed to a
+//!   `BlockDispatch` instead of being decoded inline;
+//! * `mt_decoder` — the worker pool (`MtPool`, a `BlockDispatch`): such
+//!   Blocks decoded on worker threads, their output handed out in order;
+//! * `decoder` — the front: [`XzDecoder`] over concatenated streams with
+//!   Stream Padding (2.2), and [`MtXzDecoder`], the same with the worker
+//!   pool;
 //! * `block_encoder`, `encoder` — [`XzEncoder`], Blocks buffered so that
 //!   their headers carry both sizes;
-//! * `mt_decoder` — [`MtXzDecoder`], Blocks with known sizes decoded on
-//!   worker threads;
 //! * `mt_encoder` — [`MtXzEncoder`], Blocks compressed on worker threads,
 //!   output identical to [`XzEncoder`]'s;
 //! * [`info`] — reading the Index from the end of a seekable file, as
@@ -22,6 +28,14 @@
 //!   asks for byte ranges; [`info::read_info`] reads them);
 //! * `seekable` — [`BlockMap`] and [`SeekableXzDecoder`]: random access,
 //!   decoding from the Block that holds an offset.
+//!
+//! Dependencies go one way, from the bottom up: `vli`, `check`, `error`;
+//! `stream_flags`, `block_header`, `index`; `block_decoder`,
+//! `block_encoder`; `stream_decoder`, which knows nothing of threads (it
+//! defines `BlockDispatch`); `mt_decoder`, which implements it over
+//! `block_decoder`; `decoder`, on top of both; `encoder`, then
+//! `mt_encoder` on top of it; `info`; `seekable` and the faces over it
+//! (they use `decoder`'s options). No module uses one that comes later.
 //!
 //! ```no_run
 //! use lzflow_core::{Decode, InBuf, OutBuf, Progress};
@@ -62,10 +76,9 @@ mod stream_flags;
 pub mod vli;
 
 pub use check::{size_of_id as check_size_of_id, Check};
-pub use decoder::{XzDecoder, XzDecoderOptions};
+pub use decoder::{MtXzDecoder, MtXzDecoderOptions, XzDecoder, XzDecoderOptions};
 pub use encoder::{XzEncoder, XzEncoderOptions};
 pub use error::XzError;
-pub use mt_decoder::{MtXzDecoder, MtXzDecoderOptions};
 pub use mt_encoder::{MtXzEncoder, MtXzEncoderOptions};
 pub use poll_seekable::PollSeekableXz;
 pub use seekable::{BlockMap, SeekableXzDecoder};

@@ -1,33 +1,23 @@
-//! Multi-threaded decoding: Blocks whose headers state both sizes are
-//! collected whole and decoded on worker threads; their output is handed
-//! out in order. Other Blocks are decoded inline once everything before
-//! them has been handed out.
+//! Multi-threaded decoding: the worker pool ([`MtPool`]) that decodes the
+//! Blocks the stream decoder collects whole (those whose headers state
+//! both sizes) and hands their output out in order. It implements the
+//! stream decoder's [`BlockDispatch`]; the front decoder
+//! ([`XzDecoder`](crate::XzDecoder), which [`MtXzDecoder`](crate::MtXzDecoder)
+//! wraps) drives both. Other Blocks are decoded inline once everything
+//! before them has been handed out.
 
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, OutBuf, Progress, Readiness};
+use lzflow_core::{InBuf, Lease, LimitExceeded, OutBuf, Progress, Readiness};
 use lzflow_lzma::DecoderOptions;
 
 use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
 use crate::block_header::BlockHeader;
-use crate::decoder::{XzDecoder, XzDecoderOptions};
-use crate::{Check, XzError};
-
-/// A Block for a worker.
-pub(crate) struct BlockJob {
-    /// The whole Block: header, data, padding, check (fewer bytes when the
-    /// input ended inside it).
-    pub(crate) data: Lease<u8>,
-    pub(crate) header: BlockHeader,
-    pub(crate) check: Option<Check>,
-    pub(crate) check_size: usize,
-    pub(crate) number: u64,
-    /// No input follows the Block's bytes.
-    pub(crate) at_end: bool,
-}
+use crate::stream_decoder::{BlockDispatch, BlockJob};
+use crate::XzError;
 
 /// A Block handed to a worker, and its number in dispatch order (where
 /// its result goes).
@@ -150,7 +140,12 @@ pub(crate) struct MtPool {
 }
 
 impl MtPool {
-    fn new(threads: usize, budget: u64, opts: &DecoderOptions, readiness: Readiness) -> Self {
+    pub(crate) fn new(
+        threads: usize,
+        budget: u64,
+        opts: &DecoderOptions,
+        readiness: Readiness,
+    ) -> Self {
         MtPool {
             threads: threads.max(1),
             shared: None,
@@ -166,46 +161,6 @@ impl MtPool {
             block: BlockDecoder::idle(),
             deferred: None,
         }
-    }
-
-    /// True while some dispatched Block's output has not been handed out.
-    pub(crate) fn has_pending(&self) -> bool {
-        self.current.is_some() || !self.queue.is_empty()
-    }
-
-    /// Bytes a Block costs in flight: its input plus its output.
-    pub(crate) fn cost(header: &BlockHeader, check_size: usize) -> Option<u64> {
-        let cs = header.compressed_size?;
-        let us = header.uncompressed_size?;
-        Some(header.header_size as u64 + cs.next_multiple_of(4) + check_size as u64 + us)
-    }
-
-    /// Whether a Block of this cost goes to a worker at all.
-    pub(crate) fn takes(&self, cost: u64) -> bool {
-        cost <= self.budget
-    }
-
-    /// Whether a Block of this cost can be dispatched now.
-    pub(crate) fn has_room(&self, cost: u64) -> bool {
-        !self.has_pending()
-            || (self.queue.len() < MAX_IN_FLIGHT_PER_THREAD * self.threads
-                && self.in_flight + cost <= self.budget)
-    }
-
-    /// Sends a Block to the workers (starting them on first use).
-    pub(crate) fn submit(&mut self, block: BlockJob, cost: u64) {
-        let shared = match &self.shared {
-            Some(s) => Arc::clone(s),
-            None => self.start_workers(),
-        };
-        let mut q = shared.lock();
-        let seq = q.first + q.results.len() as u64;
-        q.results.push_back(None);
-        q.jobs.push_back(Job { block, seq });
-        drop(q);
-        shared.queued.notify_one();
-        self.queue.push_back(InFlight { cost });
-        self.in_flight += cost;
     }
 
     /// Blocking, the calling thread decodes too, so `threads` decoding
@@ -231,7 +186,8 @@ impl MtPool {
         shared
     }
 
-    /// See [`MtXzDecoder::set_nonblocking`]; takes effect if no worker has
+    /// See [`MtXzDecoder::set_nonblocking`](crate::MtXzDecoder::set_nonblocking);
+    /// takes effect if no worker has
     /// started yet.
     pub(crate) fn set_nonblocking(&mut self, nonblocking: bool) {
         if self.shared.is_none() {
@@ -318,6 +274,48 @@ impl MtPool {
                 q = shared.finished.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         }
+    }
+}
+
+impl BlockDispatch for MtPool {
+    /// Bytes a Block costs in flight: its input plus its output.
+    fn cost(header: &BlockHeader, check_size: usize) -> Option<u64> {
+        let cs = header.compressed_size?;
+        let us = header.uncompressed_size?;
+        Some(header.header_size as u64 + cs.next_multiple_of(4) + check_size as u64 + us)
+    }
+
+    /// Whether a Block of this cost goes to a worker at all.
+    fn takes(&self, cost: u64) -> bool {
+        cost <= self.budget
+    }
+
+    /// Whether a Block of this cost can be dispatched now.
+    fn has_room(&self, cost: u64) -> bool {
+        !self.has_pending()
+            || (self.queue.len() < MAX_IN_FLIGHT_PER_THREAD * self.threads
+                && self.in_flight + cost <= self.budget)
+    }
+
+    /// Sends a Block to the workers (starting them on first use).
+    fn submit(&mut self, block: BlockJob, cost: u64) {
+        let shared = match &self.shared {
+            Some(s) => Arc::clone(s),
+            None => self.start_workers(),
+        };
+        let mut q = shared.lock();
+        let seq = q.first + q.results.len() as u64;
+        q.results.push_back(None);
+        q.jobs.push_back(Job { block, seq });
+        drop(q);
+        shared.queued.notify_one();
+        self.queue.push_back(InFlight { cost });
+        self.in_flight += cost;
+    }
+
+    /// True while some dispatched Block's output has not been handed out.
+    fn has_pending(&self) -> bool {
+        self.current.is_some() || !self.queue.is_empty()
     }
 }
 
@@ -427,130 +425,6 @@ fn decode_block(
     };
     out.truncate(produced);
     Done { out, error }
-}
-
-/// Options for [`MtXzDecoder`].
-#[derive(Debug, Clone)]
-pub struct MtXzDecoderOptions {
-    /// Limits, pools, stream and check settings, as for [`XzDecoder`].
-    /// The memory limit applies to each worker's dictionary.
-    pub base: XzDecoderOptions,
-    /// Decoding threads (blocking: the caller and `threads - 1` workers;
-    /// non-blocking: `threads` workers); 0 means one per available CPU.
-    pub threads: usize,
-    /// Most bytes of Blocks in flight (their input plus their output). A
-    /// Block larger than this is decoded inline, single-threaded.
-    pub memory_budget: u64,
-}
-
-impl Default for MtXzDecoderOptions {
-    fn default() -> Self {
-        MtXzDecoderOptions {
-            base: XzDecoderOptions::default(),
-            threads: 0,
-            memory_budget: 256 << 20,
-        }
-    }
-}
-
-/// Multi-threaded `.xz` decoder with the same [`Decode`] contract and
-/// output as [`XzDecoder`].
-///
-/// Blocks whose headers carry both Compressed and Uncompressed Size (what
-/// `xz -T` and [`XzEncoder`](crate::XzEncoder) write) are collected whole
-/// and decoded in parallel; output is handed out in order. Blocks without
-/// sizes, or larger than
-/// [`memory_budget`](MtXzDecoderOptions::memory_budget), are decoded on the
-/// calling thread.
-///
-/// Threads: by default `decode` blocks when it can do nothing but wait for
-/// a worker, and rather than idle the calling thread decodes a queued Block
-/// itself (the one whose output is due next, else the one with the most
-/// input), so `threads` decoding threads are the caller plus
-/// `threads - 1` workers, which take the queued Block with the most input
-/// first. In [non-blocking](Self::set_nonblocking) mode
-/// (async faces) there are `threads` workers and `decode` returns instead
-/// of waiting; [`readiness`](Self::readiness) says when to call again.
-///
-/// Memory: at most `memory_budget` bytes of Blocks in flight (each Block's
-/// input plus its output, at most `4 × threads` Blocks), plus one
-/// dictionary per decoding thread and one for inline decoding, each within
-/// the memory limit.
-pub struct MtXzDecoder {
-    inner: XzDecoder,
-    readiness: Readiness,
-}
-
-impl std::fmt::Debug for MtXzDecoder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MtXzDecoder")
-            .field("inner", &self.inner)
-            .finish()
-    }
-}
-
-impl MtXzDecoder {
-    /// A decoder with these options; threads start with the first Block
-    /// that can use them.
-    pub fn new(opts: MtXzDecoderOptions) -> Self {
-        let threads = match opts.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let readiness = Readiness::new();
-        let pool = MtPool::new(
-            threads,
-            opts.memory_budget,
-            &opts.base.lzma,
-            readiness.clone(),
-        );
-        MtXzDecoder {
-            inner: XzDecoder::with_mt(opts.base, pool),
-            readiness,
-        }
-    }
-
-    /// Switches to non-blocking mode (before the first call): where
-    /// `decode` would wait for a worker it returns
-    /// [`Progress::OutputFull`], having made what progress it could, and
-    /// [`readiness`](Self::readiness) is pending until a worker finishes.
-    /// Async faces use this so that the executor thread never blocks.
-    pub fn set_nonblocking(&mut self, nonblocking: bool) {
-        if let Some(mt) = self.inner.mt_mut() {
-            mt.set_nonblocking(nonblocking);
-        }
-    }
-
-    /// The handle that tells, in non-blocking mode, whether the next call
-    /// can make progress, and wakes a task when a worker finishes.
-    pub fn readiness(&self) -> &Readiness {
-        &self.readiness
-    }
-
-    /// The single-threaded decoder state underneath (totals, checks).
-    pub fn get_ref(&self) -> &XzDecoder {
-        &self.inner
-    }
-}
-
-impl Default for MtXzDecoder {
-    fn default() -> Self {
-        Self::new(MtXzDecoderOptions::default())
-    }
-}
-
-impl Decode for MtXzDecoder {
-    type Error = XzError;
-
-    fn decode(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-    ) -> Result<Progress, XzError> {
-        // A new call: it stalls again (and says so) only if it must.
-        self.readiness.clear();
-        self.inner.decode(input, output)
-    }
 }
 
 #[cfg(test)]

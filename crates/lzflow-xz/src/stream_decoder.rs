@@ -7,11 +7,47 @@ use lzflow_lzma::DecoderOptions;
 use crate::block_decoder::{prepare_coder, BlockDecoder, Coder};
 use crate::block_header::{header_size, BlockHeader, BLOCK_HEADER_SIZE_MAX};
 use crate::index::{IndexDecoder, IndexEvent, IndexRecord};
-use crate::mt_decoder::{BlockJob, MtPool};
 use crate::stream_flags::{
     decode_footer, decode_header, StreamFlags, HEADER_MAGIC, STREAM_HEADER_SIZE,
 };
-use crate::XzError;
+use crate::{Check, XzError};
+
+/// A whole Block collected for decoding elsewhere (see [`BlockDispatch`]).
+pub(crate) struct BlockJob {
+    /// The whole Block: header, data, padding, check (fewer bytes when the
+    /// input ended inside it).
+    pub(crate) data: Lease<u8>,
+    pub(crate) header: BlockHeader,
+    pub(crate) check: Option<Check>,
+    pub(crate) check_size: usize,
+    pub(crate) number: u64,
+    /// No input follows the Block's bytes.
+    pub(crate) at_end: bool,
+}
+
+/// Where the stream decoder can send Blocks whose headers state both
+/// sizes instead of decoding them inline: such a Block is collected whole
+/// and handed over as a [`BlockJob`]. The dispatcher (the multi-threaded
+/// decoder's worker pool) decodes them and hands out their output in
+/// order; the stream decoder only holds back inline Blocks while any is
+/// pending.
+pub(crate) trait BlockDispatch {
+    /// Bytes a Block costs in flight: its input (all of its bytes, what
+    /// is collected) plus its output; `None` unless both sizes are known.
+    fn cost(header: &BlockHeader, check_size: usize) -> Option<u64>;
+
+    /// Whether a Block of this cost is sent at all.
+    fn takes(&self, cost: u64) -> bool;
+
+    /// Whether a Block of this cost can be sent now.
+    fn has_room(&self, cost: u64) -> bool;
+
+    /// Sends a Block.
+    fn submit(&mut self, block: BlockJob, cost: u64);
+
+    /// True while some sent Block's output has not been handed out.
+    fn has_pending(&self) -> bool;
+}
 
 enum State {
     Header,
@@ -20,7 +56,7 @@ enum State {
         size: usize,
     },
     Block,
-    /// Collecting a whole Block for a worker thread.
+    /// Collecting a whole Block for the [`BlockDispatch`].
     Collect {
         data: Lease<u8>,
         header: BlockHeader,
@@ -111,15 +147,16 @@ impl StreamDecoder {
     }
 
     /// Decodes until the stream ends (`StreamEnd`, the Footer verified),
-    /// input runs out or output is full.
-    pub(crate) fn decode(
+    /// input runs out or output is full. With `mt`, Blocks it takes are
+    /// collected and sent there instead of being decoded inline.
+    pub(crate) fn decode<D: BlockDispatch>(
         &mut self,
         coder: &mut Option<Coder>,
         opts: &DecoderOptions,
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
         out_left: &mut u64,
-        mut mt: Option<&mut MtPool>,
+        mut mt: Option<&mut D>,
     ) -> Result<Progress, XzError> {
         loop {
             match &mut self.state {
@@ -173,9 +210,7 @@ impl StreamDecoder {
                     let check_size = self.flags.check_size();
                     let header = BlockHeader::decode(&self.buf[..size], check_size)?;
                     if let Some(mt) = mt.as_deref_mut() {
-                        if let Some(cost) =
-                            MtPool::cost(&header, check_size).filter(|&c| mt.takes(c))
-                        {
+                        if let Some(cost) = D::cost(&header, check_size).filter(|&c| mt.takes(c)) {
                             if !mt.has_room(cost) {
                                 // Wait for a worker; the header is parsed
                                 // again next time.
