@@ -1,0 +1,37 @@
+//! Zip archive reading for lzflow.
+//!
+//! # Organization
+//! The crate follows the shape every lzflow container has: sans-I/O
+//! record parsers, then one poll-style core over
+//! `lzflow_core::source`'s [`PollSource`](lzflow_core::source::PollSource),
+//! driven by the std face here and by the facade's tokio and futures-io
+//! faces. Methods come from the one registry, `lzflow-methods`.
+//!
+//! `read/`: the records of PKWARE's APPNOTE, one file each:
+//! `end_of_central_directory` (with the Zip64 locator and record),
+//! `central_directory` (borrowed entry views), `local_file_header`,
+//! `data_descriptor`, `extra_field`, and the entry metadata they carry
+//! (`entry_name`, `dos_time`); `zip_crypto` and `winzip_aes`, the
+//! decryption coders; `method`, zip methods onto the registry's decoders
+//! (and LZMA's zip header); `entry_decoder`, one entry's decryption,
+//! decompression and checks as one decoder; `poll_archive`, the reading
+//! core ([`PollZipArchive`]); `archive`, its std face ([`ZipArchive`]);
+//! `zip_options`, the password and limits.
+#![forbid(unsafe_code)]
+
+mod error;
+mod read;
+
+pub use error::ZipError;
+pub use lzflow_core::{LimitExceeded, Limits};
+pub use read::archive::{ZipArchive, ZipEntryReader};
+pub use read::central_directory::{CentralDirectory, CentralEntry};
+pub use read::data_descriptor::DataDescriptor;
+pub use read::dos_time::DosDateTime;
+pub use read::end_of_central_directory::{CentralDirectoryLocation, DirectoryLocator};
+pub use read::extra_field::{AesExtra, AesVendorVersion, ExtraField, ExtraFields};
+pub use read::local_file_header::LocalFileHeader;
+pub use read::poll_archive::{PollZipArchive, PollZipEntryReader};
+pub use read::winzip_aes::{AesStrength, WinZipAesDecoder};
+pub use read::zip_crypto::ZipCryptoDecoder;
+pub use read::zip_options::ZipOptions;

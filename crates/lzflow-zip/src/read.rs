@@ -1,0 +1,21 @@
+//! Reading: the APPNOTE records, one file each, then the entry decoder
+//! (decryption, method, checks), the one poll-style reading core and its
+//! std face.
+
+pub(crate) mod archive;
+pub(crate) mod central_directory;
+pub(crate) mod data_descriptor;
+pub(crate) mod dos_time;
+pub(crate) mod end_of_central_directory;
+pub(crate) mod entry_decoder;
+pub(crate) mod entry_name;
+pub(crate) mod extra_field;
+mod little_endian;
+pub(crate) mod local_file_header;
+pub(crate) mod method;
+pub(crate) mod poll_archive;
+#[cfg(test)]
+mod test_archive;
+pub(crate) mod winzip_aes;
+pub(crate) mod zip_crypto;
+pub(crate) mod zip_options;

@@ -1,0 +1,335 @@
+//! The one zip reading core, in poll style, over any [`PollSource`]:
+//! locating and reading the central directory, checking that no entry
+//! overlaps another or leaves the file, and reading an entry (its local
+//! header checked against the central directory, then decryption,
+//! decompression and the checks). The std face
+//! ([`ZipArchive`](crate::ZipArchive)) drives it over a
+//! [`Blocking`](lzflow_core::source::Blocking) source; the facade's tokio
+//! and futures-io faces over their runtime's adapter.
+//!
+//! Every byte read is handed to the decoder before `Ready` is returned, so
+//! a dropped future loses nothing.
+
+use std::future::poll_fn;
+use std::io::{self, SeekFrom};
+use std::task::{ready, Context, Poll};
+
+use lzflow_core::source::PollSource;
+use lzflow_core::{Decode, InBuf, Lease, OutBuf, Pool, Progress};
+
+use crate::read::central_directory::{CentralDirectory, CentralEntry};
+use crate::read::end_of_central_directory::DirectoryLocator;
+use crate::read::entry_decoder::EntryDecoder;
+use crate::read::extra_field::AesVendorVersion;
+use crate::read::local_file_header::LocalFileHeader;
+use crate::read::method::{self, EntryCoder};
+use crate::read::winzip_aes::{AesStrength, WinZipAesDecoder};
+use crate::read::zip_crypto::ZipCryptoDecoder;
+use crate::read::zip_options::ZipOptions;
+use crate::ZipError;
+
+/// Stored bytes read from the source at a time.
+const READ_CHUNK: usize = 64 << 10;
+
+/// Flag bit 6: PKWARE's strong encryption, which lzflow does not read.
+const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;
+
+/// Zip method 99: WinZip AES (the real method is in the 0x9901 extra).
+const METHOD_AES: u16 = 99;
+
+async fn seek<S: PollSource>(src: &mut S, pos: u64) -> Result<(), ZipError> {
+    if poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(pos))).await? != pos {
+        return Err(ZipError::Truncated);
+    }
+    Ok(())
+}
+
+/// Fills `buf` from `pos`, or reports the file as truncated.
+async fn read_exact_at<S: PollSource>(
+    src: &mut S,
+    pos: u64,
+    buf: &mut [u8],
+) -> Result<(), ZipError> {
+    seek(src, pos).await?;
+    let mut n = 0;
+    while n < buf.len() {
+        let k = poll_fn(|cx| src.poll_read(cx, &mut buf[n..])).await?;
+        if k == 0 {
+            return Err(ZipError::Truncated);
+        }
+        n += k;
+    }
+    Ok(())
+}
+
+/// An opened zip archive over any [`PollSource`]: the core every face
+/// drives.
+#[derive(Debug)]
+pub struct PollZipArchive<S> {
+    src: S,
+    dir: CentralDirectory,
+    options: ZipOptions,
+}
+
+impl<S: PollSource> PollZipArchive<S> {
+    /// Locates and reads the central directory, and checks that every
+    /// entry lies inside the file, before the directory, and overlaps no
+    /// other (the "overlapping entries" zip bomb).
+    pub async fn open(mut src: S, options: ZipOptions) -> Result<Self, ZipError> {
+        let len = poll_fn(|cx| src.poll_seek(cx, SeekFrom::End(0))).await?;
+        let mut locator = DirectoryLocator::new(len);
+        while let Some((at, n)) = locator.request() {
+            let mut bytes = vec![0u8; n];
+            read_exact_at(&mut src, at, &mut bytes).await?;
+            locator.feed(&bytes)?;
+        }
+        let location = locator.finish()?;
+        if location.size > options.max_directory_size {
+            return Err(lzflow_core::LimitExceeded::HeaderSize {
+                needed: location.size,
+                limit: options.max_directory_size,
+            }
+            .into());
+        }
+        // The locator checked the directory against the file's length, so
+        // this allocation is bounded by what the file holds.
+        let size = usize::try_from(location.size)
+            .map_err(|_| ZipError::UnsupportedFeature("a central directory this large"))?;
+        let mut bytes = vec![0u8; size];
+        read_exact_at(&mut src, location.offset, &mut bytes).await?;
+        let dir = CentralDirectory::parse(bytes, &location)?;
+        check_layout(&dir, location.offset)?;
+        Ok(PollZipArchive { src, dir, options })
+    }
+
+    /// The central directory: entries by index, by name, in order.
+    pub fn directory(&self) -> &CentralDirectory {
+        &self.dir
+    }
+
+    /// The options the archive was opened with.
+    pub fn options(&self) -> &ZipOptions {
+        &self.options
+    }
+
+    /// The source.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.src
+    }
+
+    /// Gives back the source.
+    pub fn into_source(self) -> S {
+        self.src
+    }
+
+    /// A reader of entry `index`'s data: its local header is read and
+    /// checked against the central directory, and the password (if the
+    /// entry is encrypted) is verified as early as the format allows.
+    pub async fn reader(&mut self, index: usize) -> Result<PollZipEntryReader<'_, S>, ZipError> {
+        let entry = self.dir.get(index).ok_or(ZipError::NoSuchEntry)?;
+        let at = entry.local_header_offset();
+        let mut fixed = [0u8; LocalFileHeader::LEN];
+        read_exact_at(&mut self.src, at, &mut fixed).await?;
+        let mut local = LocalFileHeader::parse(&fixed)?;
+        let mut var = vec![0u8; local.variable_len()];
+        let pos = at + LocalFileHeader::LEN as u64;
+        read_exact_at(&mut self.src, pos, &mut var).await?;
+        let (name, _) = local.parse_variable(&var)?;
+        local.check_against(name, &entry)?;
+        let stored = entry.compressed_size();
+        let size = entry.uncompressed_size();
+        self.options.limits.check_output(size)?;
+        let dec = entry_decoder(&entry, &self.options)?;
+        let mut buf = Pool::<u8>::global().lease(READ_CHUNK);
+        buf.resize(READ_CHUNK, 0);
+        Ok(PollZipEntryReader {
+            src: &mut self.src,
+            dec,
+            index,
+            dir: &self.dir,
+            pos: local.data_offset(at),
+            left: stored,
+            buf,
+            start: 0,
+            end: 0,
+            seeked: false,
+            done: false,
+        })
+    }
+}
+
+/// Every entry's stored bytes (its local header, at least, and its data)
+/// must lie before the central directory and overlap no other entry's.
+/// One sort of (start, end) pairs: 16 bytes per entry, once.
+fn check_layout(dir: &CentralDirectory, cd_offset: u64) -> Result<(), ZipError> {
+    let mut spans = Vec::with_capacity(dir.len());
+    for e in dir.iter() {
+        let start = e.local_header_offset();
+        let end = start
+            .checked_add(LocalFileHeader::LEN as u64 + e.name_bytes().len() as u64)
+            .and_then(|n| n.checked_add(e.compressed_size()))
+            .ok_or_else(|| ZipError::corrupt("an entry's size overflows"))?;
+        if end > cd_offset {
+            return Err(ZipError::corrupt(format!(
+                "entry {} runs into the central directory",
+                e.name()
+            )));
+        }
+        spans.push((start, end));
+    }
+    spans.sort_unstable();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        return Err(ZipError::corrupt(format!(
+            "entries at offsets {} and {} overlap",
+            w[0].0, w[1].0
+        )));
+    }
+    Ok(())
+}
+
+/// The decoder chain of `entry` under `options`.
+fn entry_decoder(entry: &CentralEntry<'_>, options: &ZipOptions) -> Result<EntryDecoder, ZipError> {
+    if entry.flags() & FLAG_STRONG_ENCRYPTION != 0 {
+        return Err(ZipError::UnsupportedFeature("PKWARE strong encryption"));
+    }
+    let stored = entry.compressed_size();
+    let size = entry.uncompressed_size();
+    let mut method = entry.method();
+    let mut want_crc = Some(entry.crc32());
+    let decrypt: Option<EntryCoder> = if !entry.is_encrypted() {
+        None
+    } else {
+        let password = options
+            .password
+            .as_deref()
+            .ok_or(ZipError::PasswordRequired)?;
+        match entry.aes() {
+            Some(aes) if method == METHOD_AES => {
+                let strength = AesStrength::from_byte(aes.strength)
+                    .ok_or_else(|| ZipError::corrupt("unknown WinZip AES strength"))?;
+                method = aes.method;
+                if aes.version == AesVendorVersion::Ae2 {
+                    // AE-2 stores no CRC: the authentication code checks.
+                    want_crc = None;
+                }
+                let name = entry.name().into_owned();
+                Some(Box::new(WinZipAesDecoder::new(
+                    password, strength, stored, name,
+                )?))
+            }
+            _ if method == METHOD_AES => {
+                return Err(ZipError::corrupt(
+                    "WinZip AES entry without its extra field",
+                ));
+            }
+            _ => {
+                // The header's last byte is the CRC's high byte, or the
+                // DOS time's when the CRC comes after the data.
+                let check = if entry.has_data_descriptor() {
+                    (entry.dos_time().time >> 8) as u8
+                } else {
+                    (entry.crc32() >> 24) as u8
+                };
+                Some(Box::new(
+                    ZipCryptoDecoder::new(password, check).with_len(stored),
+                ))
+            }
+        }
+    };
+    let decompress = method::decoder(method, size, &options.limits)?;
+    Ok(EntryDecoder::new(decrypt, decompress, want_crc, size))
+}
+
+/// One entry's data, from [`PollZipArchive::reader`]; ends with an error
+/// if the data does not match the entry's CRC-32 (or, for WinZip AES, its
+/// authentication code).
+pub struct PollZipEntryReader<'a, S> {
+    src: &'a mut S,
+    dec: EntryDecoder,
+    index: usize,
+    dir: &'a CentralDirectory,
+    /// Where the next stored bytes are in the file.
+    pos: u64,
+    /// Stored bytes not yet read.
+    left: u64,
+    buf: Lease<u8>,
+    start: usize,
+    end: usize,
+    seeked: bool,
+    done: bool,
+}
+
+impl<S> std::fmt::Debug for PollZipEntryReader<'_, S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PollZipEntryReader")
+            .field("index", &self.index)
+            .field("left", &self.left)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: PollSource> PollZipEntryReader<'_, S> {
+    /// The entry's data into `out`; `Ok(0)` at its end.
+    pub fn poll_read(&mut self, cx: &mut Context<'_>, out: &mut [u8]) -> Poll<io::Result<usize>> {
+        if self.done || out.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        ready!(self.src.poll_proceed(cx));
+        let r = self
+            .poll_step(cx, out)
+            .map_err(|e| io::Error::from(self.name_error(e)));
+        if r.is_ready() {
+            self.src.step_done();
+        }
+        r
+    }
+
+    fn poll_step(&mut self, cx: &mut Context<'_>, out: &mut [u8]) -> Poll<Result<usize, ZipError>> {
+        loop {
+            if self.start == self.end && self.left > 0 {
+                if !self.seeked {
+                    let at = ready!(self.src.poll_seek(cx, SeekFrom::Start(self.pos)))?;
+                    if at != self.pos {
+                        return Poll::Ready(Err(ZipError::Truncated));
+                    }
+                    self.seeked = true;
+                }
+                let want = self.left.min(self.buf.len() as u64) as usize;
+                let n = ready!(self.src.poll_read(cx, &mut self.buf[..want]))?;
+                if n == 0 {
+                    return Poll::Ready(Err(ZipError::Truncated));
+                }
+                self.start = 0;
+                self.end = n;
+                self.left -= n as u64;
+                self.pos += n as u64;
+            }
+            let mut input = InBuf::new(&self.buf[self.start..self.end]).with_last(self.left == 0);
+            let mut output = OutBuf::new(out);
+            let p = self.dec.decode(&mut input, &mut output)?;
+            self.start += input.pos();
+            if p == Progress::StreamEnd {
+                self.done = true;
+            }
+            if output.pos() > 0 || self.done {
+                return Poll::Ready(Ok(output.pos()));
+            }
+            if p == Progress::NeedInput && self.left == 0 && self.start == self.end {
+                return Poll::Ready(Err(ZipError::Truncated));
+            }
+        }
+    }
+
+    /// Names the entry in errors the decoders raised without its name.
+    fn name_error(&self, e: ZipError) -> ZipError {
+        let name = || {
+            self.dir
+                .get(self.index)
+                .map_or_else(String::new, |e| e.name().into_owned())
+        };
+        match e {
+            ZipError::DataCrc { entry } if entry.is_empty() => ZipError::DataCrc { entry: name() },
+            e => e,
+        }
+    }
+}
