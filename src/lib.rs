@@ -38,6 +38,8 @@
 //! * [`extract`]: the extraction rules and options every archive format
 //!   follows (no path outside the target, no writing through existing
 //!   files, no setuid bits, the overwrite policy).
+//! * [`zip`]: reading zip archives (`ZipArchive` over `Read + Seek`,
+//!   `AsyncZipArchive` for tokio and futures-io).
 //! * [`sevenz`]: reading 7z archives (`Archive` over `Read + Seek`,
 //!   `AsyncArchive` for tokio and futures-io), and [`sevenz_writer`]:
 //!   writing them (`Writer` over `Write + Seek`, `AsyncWriter` for tokio
@@ -175,6 +177,7 @@ pub mod stream;
 #[cfg(feature = "tokio")]
 pub mod tokio;
 pub mod write;
+pub mod zip;
 
 pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
 pub use driver::StickyError;

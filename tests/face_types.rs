@@ -165,3 +165,12 @@ async fn runtime_faces_stay_distinct() {
         .unwrap();
     assert_eq!(out, text);
 }
+
+#[test]
+fn zip_faces_are_send() {
+    fn _assert_send<T: Send>() {}
+    _assert_send::<lzflow::zip::AsyncZipArchive<tokio::fs::File>>();
+    _assert_send::<lzflow::zip::AsyncZipEntryReader<'static, tokio::fs::File>>();
+    _assert_send::<lzflow::zip::futures::AsyncZipArchive<futures::io::Cursor<Vec<u8>>>>();
+    _assert_send::<lzflow::zip::ZipArchive<std::fs::File>>();
+}
