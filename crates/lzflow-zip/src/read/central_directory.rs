@@ -375,7 +375,7 @@ impl<'a> CentralEntry<'a> {
         )
     }
 
-    /// The name as text: see [`entry_name::decode_name`] (UTF-8 by flag
+    /// The name as text: UTF-8 by flag
     /// bit 11 or a matching Unicode Path extra field, else UTF-8 when
     /// valid, else CP437).
     pub fn name(&self) -> Cow<'a, str> {

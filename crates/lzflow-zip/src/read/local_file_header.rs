@@ -162,8 +162,7 @@ impl LocalFileHeader {
         self.flags & FLAG_UTF8 != 0
     }
 
-    /// The name as text, by the rules of
-    /// [`entry_name::decode_name`].
+    /// The name as text, by the rules of [`CentralEntry::name`].
     pub fn name<'b>(&self, name: &'b [u8], extra: &'b [u8]) -> Cow<'b, str> {
         entry_name::decode_name(name, self.is_utf8(), extra)
     }
