@@ -500,7 +500,10 @@ fn dropping_a_threaded_async_writer_mid_archive_stops_its_threads() {
     // out; this test counts its own.
     let t = std::time::Instant::now();
     while threads_named("lzflow-7z-write") > 0 {
-        assert!(t.elapsed().as_secs() < 10, "earlier writer threads still running");
+        assert!(
+            t.elapsed().as_secs() < 10,
+            "earlier writer threads still running"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let o = WriterOptions::default()
