@@ -123,3 +123,27 @@ fn futures_face_reads_what_std_reads() {
         });
     }
 }
+
+#[tokio::test]
+async fn tokio_extraction_writes_what_std_reads() {
+    let bytes = std::fs::read(format!("{DIR}7zz/7z-aes256.zip")).unwrap();
+    let want = std_read(&bytes);
+    let dir = std::env::temp_dir().join(format!("lzflow-zip-async-x-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = Hesitant {
+        inner: Cursor::new(bytes.clone()),
+        ready: false,
+    };
+    let mut a = lzflow::zip::AsyncZipArchive::open_with(src, opts())
+        .await
+        .unwrap();
+    a.extract_to_with(&dir, &Default::default()).await.unwrap();
+    let std_a = ZipArchive::open_with(Cursor::new(&bytes[..]), opts()).unwrap();
+    for (i, w) in want.iter().enumerate() {
+        let e = std_a.directory().get(i).unwrap();
+        if !e.is_dir() {
+            assert!(std::fs::read(dir.join(&*e.name())).unwrap() == *w);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

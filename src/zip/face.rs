@@ -54,6 +54,19 @@ impl<S: PollSource> AsyncZipArchive<S> {
         })
     }
 
+    /// Extracts every entry below `dir` under `options`, with the rules
+    /// and steps of the sync
+    /// [`ZipArchive::extract_to_with`](lzflow_zip::ZipArchive::extract_to_with)
+    /// (one walk). The archive is read asynchronously; files are written
+    /// with `std::fs` calls from this task, 16 KiB at a time.
+    pub async fn extract_to_with(
+        &mut self,
+        dir: impl AsRef<std::path::Path>,
+        options: &lzflow_zip::ExtractOptions,
+    ) -> Result<(), ZipError> {
+        self.core.extract_to_with(dir.as_ref(), options).await
+    }
+
     /// An `AsyncRead` of the entry named `name`.
     pub async fn reader_by_name(
         &mut self,

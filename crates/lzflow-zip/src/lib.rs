@@ -15,7 +15,9 @@
 //! decryption coders; `method`, zip methods onto the registry's decoders
 //! (and LZMA's zip header); `entry_decoder`, one entry's decryption,
 //! decompression and checks as one decoder; `poll_archive`, the reading
-//! core ([`PollZipArchive`]); `archive`, its std face ([`ZipArchive`]);
+//! core ([`PollZipArchive`]); `extract`, its one extraction walk under
+//! the rules every lzflow container shares; `archive`, its std face
+//! ([`ZipArchive`]);
 //! `zip_options`, the password and limits.
 #![forbid(unsafe_code)]
 
@@ -23,6 +25,7 @@ mod error;
 mod read;
 
 pub use error::ZipError;
+pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 pub use lzflow_core::{LimitExceeded, Limits};
 pub use read::archive::{ZipArchive, ZipEntryReader};
 pub use read::central_directory::{CentralDirectory, CentralEntry};

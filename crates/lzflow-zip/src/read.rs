@@ -10,6 +10,7 @@ pub(crate) mod end_of_central_directory;
 pub(crate) mod entry_decoder;
 pub(crate) mod entry_name;
 pub(crate) mod extra_field;
+pub(crate) mod extract;
 mod little_endian;
 pub(crate) mod local_file_header;
 pub(crate) mod method;

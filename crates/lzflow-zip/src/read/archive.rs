@@ -3,6 +3,9 @@
 //! [`Blocking`] source.
 
 use std::io::{self, Read, Seek};
+use std::path::Path;
+
+use lzflow_core::extract::ExtractOptions;
 
 use lzflow_core::source::{block_on, block_on_poll, Blocking};
 
@@ -60,6 +63,24 @@ impl<R: Read + Seek> ZipArchive<R> {
             .find(name.as_bytes())
             .ok_or(ZipError::NoSuchEntry)?;
         self.reader(index)
+    }
+
+    /// Extracts every entry below `dir` (created if missing) with the
+    /// default [`ExtractOptions`]: existing files are refused before
+    /// anything is written. See [`extract_to_with`](Self::extract_to_with).
+    pub fn extract_to(&mut self, dir: impl AsRef<Path>) -> Result<(), ZipError> {
+        self.extract_to_with(dir, &ExtractOptions::default())
+    }
+
+    /// Extracts every entry below `dir` under `options`, with the rules
+    /// every lzflow container shares (see
+    /// [`PollZipArchive::extract_to_with`]).
+    pub fn extract_to_with(
+        &mut self,
+        dir: impl AsRef<Path>,
+        options: &ExtractOptions,
+    ) -> Result<(), ZipError> {
+        block_on(self.core.extract_to_with(dir.as_ref(), options))
     }
 
     /// Gives back the reader.

@@ -1,0 +1,115 @@
+//! Extraction to a directory under the rules every lzflow container
+//! follows (`lzflow_core::extract`): no path outside the target, no
+//! writing through existing files or links, existing files kept unless the
+//! caller chose otherwise, no setuid/setgid/sticky bits, the umask
+//! respected, and no file left for an entry whose data failed. One walk
+//! ([`PollZipArchive::extract_to_with`]) for the std face and the async
+//! faces alike.
+
+use std::future::poll_fn;
+use std::io::Write;
+use std::path::Path;
+
+use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, Planned};
+use lzflow_core::source::PollSource;
+
+use crate::read::central_directory::CentralEntry;
+use crate::read::poll_archive::PollZipArchive;
+use crate::ZipError;
+
+/// Bytes moved from an entry to its file per write (on the stack, in the
+/// walk's state).
+const COPY_CHUNK: usize = 16 << 10;
+
+fn kind(entry: &CentralEntry<'_>) -> EntryKind {
+    if entry.is_dir() {
+        EntryKind::Directory
+    } else {
+        EntryKind::File
+    }
+}
+
+fn attrs(entry: &CentralEntry<'_>) -> EntryAttrs {
+    EntryAttrs {
+        mode: entry.unix_mode(),
+        // MS-DOS attribute 0x01 when no Unix mode says otherwise.
+        readonly: entry.unix_mode().is_none() && entry.external_attributes() & 1 != 0,
+        mtime: entry.mtime(),
+    }
+}
+
+impl<S: PollSource> PollZipArchive<S> {
+    /// Extracts every entry below `dir` (created if missing) under
+    /// `options`. Every path is checked first (absolute paths, `..`,
+    /// drive letters, duplicates, existing files unless the policy says
+    /// otherwise) and nothing is written if one fails; each file is written
+    /// under a temporary name and moved into place once its CRC (or
+    /// authentication code) has been verified; an entry whose data fails
+    /// leaves no file (unless `keep_broken`), the entries before it stay.
+    /// Symbolic links are written as regular files holding the target.
+    pub async fn extract_to_with(
+        &mut self,
+        dir: &Path,
+        options: &ExtractOptions,
+    ) -> Result<(), ZipError> {
+        let mut ex = Extractor::new(dir, options.clone())?;
+        let names: Vec<(String, EntryKind)> = self
+            .directory()
+            .iter()
+            .map(|e| (e.name().into_owned(), kind(&e)))
+            .collect();
+        let plan = ex.plan(names.iter().map(|(n, k)| (n.as_str(), *k)))?;
+        let result = self.write_entries(&mut ex, plan).await;
+        match result {
+            Ok(()) => Ok(ex.finish()?),
+            Err(e @ (ZipError::WrongPassword | ZipError::PasswordRequired)) => {
+                // Everything written would be garbage or empty shells.
+                ex.rollback();
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn write_entries(
+        &mut self,
+        ex: &mut Extractor,
+        plan: Vec<Planned>,
+    ) -> Result<(), ZipError> {
+        let mut buf = [0u8; COPY_CHUNK];
+        for (i, step) in plan.into_iter().enumerate() {
+            let Planned::Write(rel) = step else {
+                continue;
+            };
+            let entry = self.directory().get(i).ok_or(ZipError::NoSuchEntry)?;
+            let (is_dir, attrs) = (entry.is_dir(), attrs(&entry));
+            if is_dir {
+                ex.make_dir(&rel, attrs)?;
+                continue;
+            }
+            let Some(mut out) = ex.create_file(&rel, attrs)? else {
+                continue;
+            };
+            let mut reader = match self.reader(i).await {
+                Ok(r) => r,
+                Err(e) => {
+                    ex.discard(out)?;
+                    return Err(e);
+                }
+            };
+            loop {
+                let written = match poll_fn(|cx| reader.poll_read(cx, &mut buf)).await {
+                    Ok(0) => break,
+                    Ok(n) => out.write_all(&buf[..n]),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = written {
+                    ex.discard(out)?;
+                    return Err(e.into());
+                }
+            }
+            ex.commit(out)?;
+        }
+        Ok(())
+    }
+}
