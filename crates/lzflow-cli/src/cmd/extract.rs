@@ -1,4 +1,4 @@
-//! `lzflow x`: extract a 7z archive; also the 7z side of `l` (list entries)
+//! `lzflow x`: extract a 7z archive (a zip one through `zip.rs`); also the 7z side of `l` (list entries)
 //! and `t` (verify every CRC). Split archives (`name.7z.001`, …) are opened
 //! as one stream.
 
@@ -94,6 +94,20 @@ pub fn run(args: &Args) -> Status {
         .with_keep_broken(args.keep_broken)
         .with_unnamed(unnamed_entry_name(&args.archive));
     let password = args.password.as_deref();
+    if super::zip::is_zip(&args.archive) {
+        let r = super::zip::extract(
+            &args.archive,
+            &args.output,
+            &options,
+            password,
+            args.memlimit,
+        );
+        if let Err(e) = r {
+            report::file_error(&args.archive, &e);
+            status.fail();
+        }
+        return status;
+    }
     let archive_options = args.limits.options(args.memlimit, password);
     let result = open(&args.archive, archive_options, args.quiet)
         .and_then(|archive| require_password(archive, password.is_some()))
@@ -249,7 +263,7 @@ fn attributes(entry: &Entry) -> String {
 /// `drwxr-xr-x` from a mode, as `ls -l` shows it: setuid and setgid as
 /// `s` (`S` without execute), sticky as `t` (`T`), so a stored mode is
 /// shown in full even though extraction never applies those bits.
-fn unix_mode_string(mode: u32, is_dir: bool) -> String {
+pub(crate) fn unix_mode_string(mode: u32, is_dir: bool) -> String {
     let kind = match mode & 0o170000 {
         0o040000 => 'd',
         0o120000 => 'l',
@@ -277,7 +291,7 @@ fn unix_mode_string(mode: u32, is_dir: bool) -> String {
 }
 
 /// `YYYY-MM-DD HH:MM:SS` (UTC) from a FILETIME.
-fn format_filetime(ft: u64) -> String {
+pub(crate) fn format_filetime(ft: u64) -> String {
     const TICKS: i64 = 10_000_000;
     const EPOCH_DIFF: i64 = 11_644_473_600;
     let secs = (ft / TICKS as u64) as i64 - EPOCH_DIFF;

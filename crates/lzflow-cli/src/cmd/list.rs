@@ -60,6 +60,13 @@ pub fn run(args: &Args) -> Status {
             }
             continue;
         }
+        if super::zip::is_zip(file) {
+            if let Err(e) = super::zip::list(file, args.password.as_deref(), u64::MAX) {
+                report::file_error(file, &e);
+                status.fail();
+            }
+            continue;
+        }
         if super::extract::is_7z(file) {
             let options = args.limits.options(u64::MAX, args.password.as_deref());
             if let Err(e) = super::extract::list(file, options) {

@@ -6,6 +6,7 @@ pub mod decompress;
 pub mod extract;
 pub mod list;
 pub mod test;
+pub mod zip;
 
 use std::io::{self, Write};
 

@@ -16,7 +16,7 @@ pub struct Args {
     /// Print `FILE: OK` and the decoded size for each good file.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Password of an encrypted 7z archive.
+    /// Password of an encrypted 7z or zip archive.
     #[arg(short, long, value_name = "PASSWORD")]
     pub password: Option<String>,
     #[command(flatten)]
@@ -35,6 +35,20 @@ pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
     for file in &files {
         let name = if file == "-" { "(stdin)" } else { file };
+        if super::zip::is_zip(file) {
+            let pw = args.password.as_deref();
+            match super::zip::test(file, pw, args.decode.memlimit) {
+                Ok((n, bytes)) if args.verbose => {
+                    outln!("{name}: OK ({n} entries, {bytes} bytes)")
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    report::file_error(name, &e);
+                    status.fail();
+                }
+            }
+            continue;
+        }
         if super::extract::is_7z(file) {
             let pw = args.password.as_deref();
             let options = args.limits.options(args.decode.memlimit, pw);
