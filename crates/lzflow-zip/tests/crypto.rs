@@ -5,25 +5,13 @@
 //! wrong passwords, altered ciphertext, truncation, and small AES-128/192
 //! and AE-1 vectors made by 7-Zip and by the fixtures' own writer.
 
-// The coders are crate-private until the reader exports them; compile their
-// sources into this test. `crate::ZipError` in them resolves to this import.
-use lzflow_zip::ZipError;
-
-#[allow(dead_code)]
-#[path = "../src/read/winzip_aes.rs"]
-mod winzip_aes;
-#[allow(dead_code)]
-#[path = "../src/read/zip_crypto.rs"]
-mod zip_crypto;
-
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 
 use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_zip::{AesStrength, WinZipAesDecoder, ZipCryptoDecoder, ZipError};
 use sha2::{Digest, Sha256};
-use winzip_aes::{AesStrength, WinZipAesDecoder};
-use zip_crypto::ZipCryptoDecoder;
 
 const PASSWORD: &[u8] = b"fixture-pass";
 const WRONG: &[u8] = b"wrong-pass";

@@ -6,52 +6,13 @@
 //! descriptors. The damaged archives in `bad/` must fail with a typed
 //! error at the record they damage, or pass where the damage is in the data.
 
-// The parsers are crate-private until the crate root exports them; compile
-// their sources into this test, with the error type they build (its
-// `corrupt` constructor is crate-private too): `crate::ZipError` and
-// `super::` in them resolve to this test's root. (Their unit tests run here
-// too.)
-#[allow(dead_code)]
-#[path = "../src/error.rs"]
-mod error;
-use error::ZipError;
-
-#[allow(dead_code)]
-#[path = "../src/read/central_directory.rs"]
-mod central_directory;
-#[allow(dead_code)]
-#[path = "../src/read/data_descriptor.rs"]
-mod data_descriptor;
-#[allow(dead_code)]
-#[path = "../src/read/dos_time.rs"]
-mod dos_time;
-#[allow(dead_code)]
-#[path = "../src/read/end_of_central_directory.rs"]
-mod end_of_central_directory;
-#[allow(dead_code)]
-#[path = "../src/read/entry_name.rs"]
-mod entry_name;
-#[allow(dead_code)]
-#[path = "../src/read/extra_field.rs"]
-mod extra_field;
-#[allow(dead_code)]
-#[path = "../src/read/little_endian.rs"]
-mod little_endian;
-#[allow(dead_code)]
-#[path = "../src/read/local_file_header.rs"]
-mod local_file_header;
-#[allow(dead_code)]
-#[path = "../src/read/test_archive.rs"]
-mod test_archive;
-
 use std::collections::HashMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use central_directory::{CentralDirectory, CentralEntry};
-use data_descriptor::DataDescriptor;
-use end_of_central_directory::{CentralDirectoryLocation, DirectoryLocator};
-use extra_field::{AesVendorVersion, ExtraFields};
-use local_file_header::LocalFileHeader;
+use lzflow_zip::{
+    AesVendorVersion, CentralDirectory, CentralDirectoryLocation, CentralEntry, DataDescriptor,
+    DirectoryLocator, ExtraFields, LocalFileHeader, ZipError,
+};
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/zip/");
 

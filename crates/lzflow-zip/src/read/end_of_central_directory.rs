@@ -36,11 +36,7 @@ impl EndOfCentralDirectory {
     /// Parses the first [`Self::LEN`] bytes of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self, ZipError> {
         let mut r = FieldReader::new(bytes);
-        match r.u32() {
-            Some(Self::SIGNATURE) => {}
-            Some(_) => return Err(ZipError::NotZip),
-            None => return Err(ZipError::Truncated),
-        }
+        r.signature(Self::SIGNATURE, || ZipError::NotZip)?;
         let (
             Some(disk_number),
             Some(central_directory_disk),
@@ -124,15 +120,9 @@ impl Zip64EndOfCentralDirectoryLocator {
     /// Parses the first [`Self::LEN`] bytes of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self, ZipError> {
         let mut r = FieldReader::new(bytes);
-        match r.u32() {
-            Some(Self::SIGNATURE) => {}
-            Some(_) => {
-                return Err(ZipError::corrupt(
-                    "bad Zip64 end of central directory locator signature",
-                ))
-            }
-            None => return Err(ZipError::Truncated),
-        }
+        r.signature(Self::SIGNATURE, || {
+            ZipError::corrupt("bad Zip64 end of central directory locator signature")
+        })?;
         let (Some(record_disk), Some(record_offset), Some(total_disks)) =
             (r.u32(), r.u64(), r.u32())
         else {
@@ -182,15 +172,9 @@ impl Zip64EndOfCentralDirectory {
     /// Parses the first [`Self::LEN`] bytes of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self, ZipError> {
         let mut r = FieldReader::new(bytes);
-        match r.u32() {
-            Some(Self::SIGNATURE) => {}
-            Some(_) => {
-                return Err(ZipError::corrupt(
-                    "bad Zip64 end of central directory record signature",
-                ))
-            }
-            None => return Err(ZipError::Truncated),
-        }
+        r.signature(Self::SIGNATURE, || {
+            ZipError::corrupt("bad Zip64 end of central directory record signature")
+        })?;
         let (
             Some(record_size),
             Some(version_made_by),

@@ -2,6 +2,8 @@
 //! first (APPNOTE 4.4.1.1). Every read is bounds-checked and answers
 //! `None` past the end, so no record parser indexes out of range.
 
+use crate::ZipError;
+
 /// A cursor over a record's fields, read in order.
 #[derive(Debug, Clone)]
 pub(crate) struct FieldReader<'a> {
@@ -46,6 +48,20 @@ impl<'a> FieldReader<'a> {
     /// The next 64-bit field.
     pub(crate) fn u64(&mut self) -> Option<u64> {
         self.array().map(u64::from_le_bytes)
+    }
+
+    /// Reads a record's 32-bit signature: `Truncated` when the bytes end
+    /// first, `mismatch()` when it is another.
+    pub(crate) fn signature(
+        &mut self,
+        want: u32,
+        mismatch: impl FnOnce() -> ZipError,
+    ) -> Result<(), ZipError> {
+        match self.u32() {
+            Some(got) if got == want => Ok(()),
+            Some(_) => Err(mismatch()),
+            None => Err(ZipError::Truncated),
+        }
     }
 
     /// The bytes not read yet.

@@ -52,11 +52,9 @@ impl LocalFileHeader {
     /// Parses the fixed part, the first [`Self::LEN`] bytes of `bytes`.
     pub fn parse(bytes: &[u8]) -> Result<Self, ZipError> {
         let mut r = FieldReader::new(bytes);
-        match r.u32() {
-            Some(Self::SIGNATURE) => {}
-            Some(_) => return Err(ZipError::corrupt("bad local file header signature")),
-            None => return Err(ZipError::Truncated),
-        }
+        r.signature(Self::SIGNATURE, || {
+            ZipError::corrupt("bad local file header signature")
+        })?;
         let (
             Some(version_needed),
             Some(flags),
