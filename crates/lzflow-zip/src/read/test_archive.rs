@@ -1,5 +1,8 @@
 //! Small archives written byte by byte for the record parsers' tests, and
-//! a driver that runs [`DirectoryLocator`] over a file in memory.
+//! a driver that runs [`DirectoryLocator`] over a file in memory, and one
+//! that runs a decoder over input in `step`-byte slices.
+
+use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 
 use super::central_directory::CentralDirectory;
 use super::end_of_central_directory::{CentralDirectoryLocation, DirectoryLocator};
@@ -248,4 +251,28 @@ pub(crate) fn open(file: &[u8]) -> Result<CentralDirectory, ZipError> {
     let start = usize::try_from(location.offset).unwrap();
     let bytes = file[start..][..usize::try_from(location.size).unwrap()].to_vec();
     CentralDirectory::parse(bytes, &location)
+}
+
+/// Runs `dec` over `data` in `step`-byte slices, into `room`-byte output
+/// pieces, to its end; gives the output and the input bytes consumed.
+pub(crate) fn decode_in_steps<D: Decode<Error = ZipError>>(
+    dec: &mut D,
+    data: &[u8],
+    step: usize,
+    room: usize,
+) -> Result<(Vec<u8>, usize), ZipError> {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; room];
+    let mut pos = 0;
+    loop {
+        let end = (pos + step).min(data.len());
+        let mut input = InBuf::new(&data[pos..end]).with_last(end == data.len());
+        let mut o = OutBuf::new(&mut buf);
+        let p = dec.decode(&mut input, &mut o)?;
+        out.extend_from_slice(o.written());
+        pos += input.pos();
+        if p == Progress::StreamEnd {
+            return Ok((out, pos));
+        }
+    }
 }

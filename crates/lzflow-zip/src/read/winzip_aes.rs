@@ -366,21 +366,9 @@ mod tests {
     }
 
     fn run(dec: &mut WinZipAesDecoder, data: &[u8], step: usize) -> Result<Vec<u8>, ZipError> {
-        let mut out = Vec::new();
-        let mut buf = [0u8; 5];
-        let mut pos = 0;
-        loop {
-            let end = (pos + step).min(data.len());
-            let mut input = InBuf::new(&data[pos..end]).with_last(end == data.len());
-            let mut o = OutBuf::new(&mut buf);
-            let p = dec.decode(&mut input, &mut o)?;
-            out.extend_from_slice(o.written());
-            pos += input.pos();
-            if p == Progress::StreamEnd {
-                assert_eq!(pos, data.len());
-                return Ok(out);
-            }
-        }
+        let (out, used) = crate::read::test_archive::decode_in_steps(dec, data, step, 5)?;
+        assert_eq!(used, data.len());
+        Ok(out)
     }
 
     fn decoder(strength: AesStrength, data: &[u8], password: &[u8]) -> WinZipAesDecoder {

@@ -280,20 +280,7 @@ mod tests {
     }
 
     fn run(dec: &mut ZipCryptoDecoder, data: &[u8], step: usize) -> Result<Vec<u8>, ZipError> {
-        let mut out = Vec::new();
-        let mut buf = [0u8; 7];
-        let mut pos = 0;
-        loop {
-            let end = (pos + step).min(data.len());
-            let mut input = InBuf::new(&data[pos..end]).with_last(end == data.len());
-            let mut o = OutBuf::new(&mut buf);
-            let p = dec.decode(&mut input, &mut o)?;
-            out.extend_from_slice(o.written());
-            pos += input.pos();
-            if p == Progress::StreamEnd {
-                return Ok(out);
-            }
-        }
+        crate::read::test_archive::decode_in_steps(dec, data, step, 7).map(|(out, _)| out)
     }
 
     #[test]
