@@ -45,6 +45,8 @@ pub enum ZipError {
     Limit(LimitExceeded),
     /// A method's decoder rejected its data or properties.
     Method(lzflow_methods::MethodError),
+    /// An XZ entry's data (method 95) is invalid.
+    Xz(lzflow_xz::XzError),
     /// Extraction could not write an entry; the same error for every
     /// container.
     Extract(ExtractError),
@@ -88,6 +90,7 @@ impl fmt::Display for ZipError {
             ZipError::Limit(e) => e.fmt(f),
             ZipError::Extract(e) => e.fmt(f),
             ZipError::Method(_) => f.write_str("zip entry data is corrupt"),
+            ZipError::Xz(_) => f.write_str("zip entry's XZ data is invalid"),
             ZipError::NoSuchEntry => f.write_str("no such entry in the zip archive"),
             ZipError::Io(_) => f.write_str("I/O error reading the zip archive"),
         }
@@ -98,6 +101,7 @@ impl std::error::Error for ZipError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ZipError::Method(e) => Some(e),
+            ZipError::Xz(e) => Some(e),
             ZipError::Io(e) => Some(e),
             _ => None,
         }
@@ -118,6 +122,7 @@ impl CoderError for ZipError {
             ZipError::PasswordRequired | ZipError::WrongPassword => Culprit::Password,
             ZipError::Limit(_) => Culprit::Limit,
             ZipError::Method(e) => e.culprit(),
+            ZipError::Xz(e) => e.culprit(),
             ZipError::Extract(e) => e.culprit(),
             ZipError::NoSuchEntry => Culprit::Usage,
             ZipError::Io(_) => Culprit::Io,
@@ -136,6 +141,15 @@ impl From<lzflow_methods::MethodError> for ZipError {
         match e {
             lzflow_methods::MethodError::Limit(l) => ZipError::Limit(l),
             e => ZipError::Method(e),
+        }
+    }
+}
+
+impl From<lzflow_xz::XzError> for ZipError {
+    fn from(e: lzflow_xz::XzError) -> Self {
+        match e {
+            lzflow_xz::XzError::Limit(l) => ZipError::Limit(l),
+            e => ZipError::Xz(e),
         }
     }
 }

@@ -53,12 +53,15 @@ impl<S: PollSource> PollZipArchive<S> {
         options: &ExtractOptions,
     ) -> Result<(), ZipError> {
         let mut ex = Extractor::new(dir, options.clone())?;
-        let names: Vec<(String, EntryKind)> = self
-            .directory()
-            .iter()
-            .map(|e| (e.name().into_owned(), kind(&e)))
-            .collect();
-        let plan = ex.plan(names.iter().map(|(n, k)| (n.as_str(), *k)))?;
+        let plan = {
+            // Names borrowed from the directory where they are UTF-8.
+            let names: Vec<_> = self
+                .directory()
+                .iter()
+                .map(|e| (e.name(), kind(&e)))
+                .collect();
+            ex.plan(names.iter().map(|(n, k)| (n.as_ref(), *k)))?
+        };
         let result = self.write_entries(&mut ex, plan).await;
         match result {
             Ok(()) => Ok(ex.finish()?),

@@ -48,15 +48,6 @@ pub(crate) fn decoder(method: u16, size: u64, limits: &Limits) -> Result<EntryCo
     }
 }
 
-impl From<lzflow_xz::XzError> for ZipError {
-    fn from(e: lzflow_xz::XzError) -> Self {
-        match e {
-            lzflow_xz::XzError::Limit(l) => ZipError::Limit(l),
-            e => ZipError::Corrupt(format!("XZ data: {e}")),
-        }
-    }
-}
-
 /// Bytes of the zip LZMA header: version (2), properties size (2), then
 /// the 5 properties bytes (lc/lp/pb and the dictionary size).
 const LZMA_HEADER: usize = 9;
