@@ -207,6 +207,7 @@ impl From<lzflow_methods::MethodError> for SevenZError {
             M::Lzma(e) => SevenZError::Lzma(e),
             M::Filter(e) => SevenZError::Filter(e),
             M::Limit(e) => SevenZError::Limit(e),
+            M::Truncated { .. } => SevenZError::Truncated,
             other => SevenZError::Corrupt(other.to_string()),
         }
     }

@@ -24,12 +24,18 @@ pub enum MethodError {
         reason: &'static str,
     },
     /// The data of a method that has no error type of its own (Deflate,
-    /// BZip2) is corrupt or ends early.
+    /// Deflate64, BZip2, Zstandard) is corrupt.
     Data {
         /// The method's name.
         method: &'static str,
         /// What is wrong.
         reason: String,
+    },
+    /// The data of a method that has no error type of its own ends before
+    /// its stream does.
+    Truncated {
+        /// The method's name.
+        method: &'static str,
     },
     /// LZMA or LZMA2 data or properties.
     Lzma(LzmaError),
@@ -49,6 +55,7 @@ impl fmt::Display for MethodError {
                 write!(f, "{method} properties: {reason}")
             }
             MethodError::Data { method, reason } => write!(f, "{method} data: {reason}"),
+            MethodError::Truncated { method } => write!(f, "{method} data ends early"),
             MethodError::Lzma(_) => f.write_str("LZMA data or properties are invalid"),
             MethodError::Filter(_) => f.write_str("a filter rejected its data or properties"),
             MethodError::Limit(_) => f.write_str("the coder chain exceeds a limit"),
@@ -72,6 +79,7 @@ impl CoderError for MethodError {
         match self {
             MethodError::Unsupported { .. } => Culprit::Unsupported,
             MethodError::Properties { .. } | MethodError::Data { .. } => Culprit::Corrupt,
+            MethodError::Truncated { .. } => Culprit::Truncated,
             MethodError::Lzma(e) => e.culprit(),
             MethodError::Filter(e) => e.culprit(),
             MethodError::Limit(_) => Culprit::Limit,

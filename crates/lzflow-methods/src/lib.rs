@@ -1,5 +1,5 @@
-//! The one method registry of lzflow, shared by every container (XZ, 7z,
-//! and zip next).
+//! The one method registry of lzflow, shared by every container (XZ, 7z
+//! and zip).
 //!
 //! # Organization
 //! * `method.rs`: [`Method`], every coding method lzflow knows, and the one
@@ -10,10 +10,14 @@
 //! * `memory.rs`: what a decoder of a method will use
 //!   ([`Properties::decoder_memory`]) and the one check of a coder chain
 //!   against [`Limits`](lzflow_core::Limits) ([`check_decoder_memory`]):
-//!   containers check memory here, once, and build their coders unlimited.
+//!   containers check memory here, once, and build their coders unlimited
+//!   (but for Zstandard's window, which only its frames declare).
 //! * `decoders.rs`: [`new_decoder`], the single-input decoders a container
-//!   can chain: Copy, LZMA, LZMA2, the BCJ filters and Delta, Deflate and
-//!   BZip2 (through `flate2` and `bzip2`).
+//!   can chain: Copy, LZMA, LZMA2, the BCJ filters and Delta, Deflate
+//!   (zlib-rs through `flate2`; miniz_oxide with the `safe` feature),
+//!   Deflate64 (`deflate64`) and BZip2 (`bzip2`).
+//! * `zstd.rs`: the Zstandard decoder (`ruzstd`), fed whole frame headers
+//!   and blocks, checking each frame's window against the memory limit.
 //! * `error.rs`: [`MethodError`].
 //!
 //! Multi-input and keyed coders (7z's BCJ2 and AES) are built by their
@@ -26,6 +30,7 @@ mod error;
 mod memory;
 mod method;
 mod properties;
+mod zstd;
 
 pub use decoders::{new_decoder, BoxedDecoder};
 pub use error::MethodError;

@@ -11,9 +11,27 @@ use crate::{Method, MethodError, Properties};
 /// The smallest window an LZMA decoder allocates.
 const MIN_WINDOW: u32 = 4096;
 
-/// Inflate's state in `flate2`'s Rust backend: a 32 KiB window and its
+/// Inflate's state (zlib-rs or miniz_oxide): a 32 KiB window and its
 /// Huffman tables (about 11 KiB), rounded up.
 const DEFLATE_STATE: u64 = 48 << 10;
+
+/// The `deflate64` crate's inflater: a 128 KiB window, its Huffman trees
+/// and code lists (about 9 KiB), rounded up.
+const DEFLATE64_STATE: u64 = 144 << 10;
+
+/// Zstandard's decoder apart from its window: the pending input (one block
+/// of at most 128 KiB), ruzstd's copies of a block's content and literals
+/// (128 KiB each), its sequences (at most 98047 of 12 bytes, in a vector
+/// that may double to 1.5 MiB), its tables, and the window buffer's slack
+/// of two blocks. An upper bound; a typical frame needs far less.
+const ZSTD_STATE: u64 = 2304 << 10;
+
+/// What decoding one Zstandard frame with a `window`-byte window uses: the
+/// window buffer grows to the window's next power of two.
+pub(crate) fn zstd_frame_memory(window: u64) -> u64 {
+    let buffer = window.checked_next_power_of_two().unwrap_or(u64::MAX);
+    ZSTD_STATE.saturating_add(buffer)
+}
 
 /// BZip2's decoder at the largest block size (900k): four bytes per block
 /// byte for the inverse BWT, plus its tables (bzip2's own manual: 3600k).
@@ -32,6 +50,11 @@ pub fn window_size(dict: u32, out_size: Option<u64>) -> u32 {
 impl Properties {
     /// Bytes a decoder of this method uses when it produces at most
     /// `out_size` bytes (`None`: unknown).
+    ///
+    /// Zstandard's window is only known from each frame's header: this
+    /// counts the rest of its decoder, which checks each frame's window
+    /// against the memory limit it is built with (see
+    /// [`new_decoder`](crate::new_decoder)).
     pub fn decoder_memory(&self, out_size: Option<u64>) -> u64 {
         match self {
             Properties::Lzma { props, dict_size } => {
@@ -41,8 +64,10 @@ impl Properties {
                 Lzma2Decoder::memory_usage(window_size(*dict_size, out_size))
             }
             Properties::Filter(_) => FILTER_BUF as u64,
-            Properties::Plain(Method::Deflate | Method::Deflate64) => DEFLATE_STATE,
+            Properties::Plain(Method::Deflate) => DEFLATE_STATE,
+            Properties::Plain(Method::Deflate64) => DEFLATE64_STATE,
             Properties::Plain(Method::BZip2) => BZIP2_STATE,
+            Properties::Plain(Method::Zstd) => ZSTD_STATE,
             // Copy, and the containers' own small coders (AES, BCJ2).
             Properties::Plain(_) => 0,
         }
@@ -95,5 +120,27 @@ mod tests {
         // A small output needs only a small window.
         let small = [(&lzma2, Some(1000))];
         assert!(check_decoder_memory(small, &Limits::NONE.with_memory(1 << 20)).is_ok());
+    }
+
+    #[test]
+    fn deflate64_state_covers_its_inflater() {
+        let size = std::mem::size_of::<deflate64::InflaterManaged>() as u64;
+        assert!(size <= DEFLATE64_STATE, "{size}");
+        assert_eq!(
+            Properties::Plain(Method::Deflate64).decoder_memory(None),
+            DEFLATE64_STATE
+        );
+    }
+
+    #[test]
+    fn a_zstd_frame_needs_its_window_rounded_up() {
+        assert_eq!(zstd_frame_memory(1 << 20), ZSTD_STATE + (1 << 20));
+        assert_eq!(zstd_frame_memory(3 << 20), ZSTD_STATE + (4 << 20));
+        assert_eq!(zstd_frame_memory(0), ZSTD_STATE + 1);
+        assert_eq!(zstd_frame_memory(u64::MAX), u64::MAX);
+        assert_eq!(
+            Properties::Plain(Method::Zstd).decoder_memory(Some(10)),
+            ZSTD_STATE
+        );
     }
 }

@@ -654,8 +654,14 @@ fn make_coder(
             Ok(Kind::Single(Box::new(AesDecoder::new(&key, &props.iv))))
         }
         _ => {
+            // The registry checked the folder's memory before opening it,
+            // except a Zstandard window, which only its frames give.
+            let memory = match props.method() {
+                Method::Zstd => settings.limits.memory,
+                _ => u64::MAX,
+            };
             let opts = DecoderOptions::default().with_limits(Limits {
-                memory: u64::MAX,
+                memory,
                 output: settings.limits.output,
             });
             let dec = new_decoder(&props, Some(out_size), &opts)?;
