@@ -40,12 +40,6 @@ impl<R: AsyncRead + Unpin> PollRead for TokioSource<R> {
         ready!(Pin::new(&mut self.inner).poll_read(cx, &mut rb))?;
         Poll::Ready(Ok(rb.filled().len()))
     }
-}
-
-impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
-        self.seek.poll_seek(&mut self.inner, cx, pos)
-    }
 
     fn poll_proceed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         self.step.poll_start(cx)
@@ -53,6 +47,12 @@ impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
 
     fn step_done(&mut self) {
         self.step.done();
+    }
+}
+
+impl<R: AsyncRead + AsyncSeek + Unpin> PollSource for TokioSource<R> {
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+        self.seek.poll_seek(&mut self.inner, cx, pos)
     }
 }
 

@@ -45,7 +45,12 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
         None => None,
     };
     while let Some(e) = source {
-        if let Some(limit) = e.downcast_ref::<lzflow::LimitExceeded>() {
+        // A zip error shows its limit as its own (transparent).
+        let limit = match e.downcast_ref::<lzflow::zip::ZipError>() {
+            Some(lzflow::zip::ZipError::Limit(l)) => Some(l),
+            _ => e.downcast_ref::<lzflow::LimitExceeded>(),
+        };
+        if let Some(limit) = limit {
             return match limit {
                 lzflow::LimitExceeded::Memory { .. } => Some(MEMLIMIT_HINT),
                 lzflow::LimitExceeded::HeaderSize { .. } => {
@@ -53,6 +58,9 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
                 }
                 lzflow::LimitExceeded::Entries { .. } => {
                     Some(" (raise it with --max-entries, e.g. --max-entries 10000000)")
+                }
+                lzflow::LimitExceeded::Ratio { .. } => {
+                    Some(" (raise it with --max-ratio, e.g. --max-ratio 100000, or 0 for none)")
                 }
                 _ => None,
             };

@@ -77,6 +77,12 @@ pub enum LimitExceeded {
         /// The configured cap.
         limit: u64,
     },
+    /// An entry's data expands beyond the configured ratio to its stored
+    /// bytes (a decompression bomb).
+    Ratio {
+        /// The configured cap (bytes of data per stored byte).
+        limit: u64,
+    },
     /// An archive lists more entries than the configured cap.
     Entries {
         /// The number of entries the archive lists.
@@ -103,6 +109,11 @@ impl fmt::Display for LimitExceeded {
                 "header size limit exceeded: the archive's header is {}, {} allowed",
                 human(*needed),
                 human(*limit)
+            ),
+            LimitExceeded::Ratio { limit } => write!(
+                f,
+                "compression ratio limit exceeded: data expands beyond {limit} times its \
+                 stored size"
             ),
             LimitExceeded::Entries { count, limit } => write!(
                 f,

@@ -334,6 +334,8 @@ pub struct Extractor {
     created: Vec<(PathBuf, EntryKind)>,
     /// The directories among them (only those get the archive's modes).
     created_dirs: HashSet<PathBuf>,
+    /// Every path planned so far, with what it needs there.
+    wanted: HashMap<PathBuf, EntryKind>,
     /// Directory entries whose permissions and time are applied last.
     dirs: Vec<(PathBuf, EntryAttrs)>,
     temp_seq: u64,
@@ -391,6 +393,7 @@ impl Extractor {
             options,
             created: Vec::new(),
             created_dirs: HashSet::new(),
+            wanted: HashMap::new(),
             dirs: Vec::new(),
             temp_seq: 0,
         })
@@ -407,88 +410,90 @@ impl Extractor {
     /// policy is [`Overwrite::Always`], files that exist already. With the
     /// default options any of these fails the whole extraction here.
     pub fn plan<'a>(
-        &self,
+        &mut self,
         entries: impl IntoIterator<Item = (&'a str, EntryKind)>,
     ) -> Result<Vec<Planned>, ExtractError> {
-        let mut plan = Vec::new();
+        entries
+            .into_iter()
+            .map(|(name, kind)| self.plan_one(name, kind))
+            .collect()
+    }
+
+    /// Plans one more entry, after those planned before it, by the rules
+    /// of [`plan`](Self::plan): for readers that meet entries one at a
+    /// time (a forward-only zip reader), which cannot check every path
+    /// before writing the first.
+    pub fn plan_one(&mut self, name: &str, kind: EntryKind) -> Result<Planned, ExtractError> {
+        let name = if name.is_empty() {
+            self.options.unnamed.as_str()
+        } else {
+            name
+        };
+        let Some(rel) = safe_relative_path(name) else {
+            return match self.options.paths {
+                PathPolicy::Refuse => Err(ExtractError::UnsafePath {
+                    path: name.to_string(),
+                }),
+                PathPolicy::Skip => Ok(Planned::Skip),
+            };
+        };
         // Every path the archive writes, with what it needs there; parents
         // of files are directories.
-        let mut wanted: HashMap<PathBuf, EntryKind> = HashMap::new();
-        for (name, kind) in entries {
-            let name = if name.is_empty() {
-                self.options.unnamed.as_str()
-            } else {
-                name
-            };
-            let Some(rel) = safe_relative_path(name) else {
-                match self.options.paths {
-                    PathPolicy::Refuse => {
-                        return Err(ExtractError::UnsafePath {
-                            path: name.to_string(),
-                        })
-                    }
-                    PathPolicy::Skip => {
-                        plan.push(Planned::Skip);
-                        continue;
-                    }
-                }
-            };
-            for parent in rel.ancestors().skip(1) {
-                if parent.as_os_str().is_empty() {
-                    break;
-                }
-                match wanted.insert(parent.to_path_buf(), EntryKind::Directory) {
-                    Some(EntryKind::File) => return Err(clash(parent, EntryKind::File)),
-                    Some(EntryKind::Directory) => break,
-                    None => {}
-                }
+        let wanted = &mut self.wanted;
+        for parent in rel.ancestors().skip(1) {
+            if parent.as_os_str().is_empty() {
+                break;
             }
-            let mut step = Planned::Write(rel.clone());
-            match (wanted.insert(rel.clone(), kind), kind) {
-                (None, _) | (Some(EntryKind::Directory), EntryKind::Directory) => {}
-                (Some(EntryKind::File), EntryKind::File) => match self.options.overwrite {
-                    Overwrite::Never => return Err(ExtractError::Duplicate { path: rel }),
-                    Overwrite::Skip => step = Planned::Skip,
-                    Overwrite::Always => {}
-                },
-                (Some(existing), _) => {
-                    return Err(clash(&rel, existing));
-                }
+            match wanted.insert(parent.to_path_buf(), EntryKind::Directory) {
+                Some(EntryKind::File) => return Err(clash(parent, EntryKind::File)),
+                Some(EntryKind::Directory) => break,
+                None => {}
             }
-            let path = self.root.join(&rel);
-            if let Ok(m) = fs::symlink_metadata(&path) {
-                let file_type = m.file_type();
-                match kind {
-                    EntryKind::File if file_type.is_dir() => {
-                        return Err(ExtractError::Clash {
-                            path,
-                            existing: "a directory",
-                            wanted: "a file",
-                        })
-                    }
-                    EntryKind::File => {
-                        if self.keep_existing(&path)? {
-                            step = Planned::Skip;
-                        }
-                    }
-                    EntryKind::Directory if file_type.is_symlink() => {
-                        return Err(ExtractError::UnsafePath {
-                            path: name.to_string(),
-                        })
-                    }
-                    EntryKind::Directory if !file_type.is_dir() => {
-                        return Err(ExtractError::Clash {
-                            path,
-                            existing: "a file",
-                            wanted: "a directory",
-                        })
-                    }
-                    EntryKind::Directory => {}
-                }
-            }
-            plan.push(step);
         }
-        Ok(plan)
+        let mut step = Planned::Write(rel.clone());
+        match (wanted.insert(rel.clone(), kind), kind) {
+            (None, _) | (Some(EntryKind::Directory), EntryKind::Directory) => {}
+            (Some(EntryKind::File), EntryKind::File) => match self.options.overwrite {
+                Overwrite::Never => return Err(ExtractError::Duplicate { path: rel }),
+                Overwrite::Skip => step = Planned::Skip,
+                Overwrite::Always => {}
+            },
+            (Some(existing), _) => {
+                return Err(clash(&rel, existing));
+            }
+        }
+        let path = self.root.join(&rel);
+        if let Ok(m) = fs::symlink_metadata(&path) {
+            let file_type = m.file_type();
+            match kind {
+                EntryKind::File if file_type.is_dir() => {
+                    return Err(ExtractError::Clash {
+                        path,
+                        existing: "a directory",
+                        wanted: "a file",
+                    })
+                }
+                EntryKind::File => {
+                    if self.keep_existing(&path)? {
+                        step = Planned::Skip;
+                    }
+                }
+                EntryKind::Directory if file_type.is_symlink() => {
+                    return Err(ExtractError::UnsafePath {
+                        path: name.to_string(),
+                    })
+                }
+                EntryKind::Directory if !file_type.is_dir() => {
+                    return Err(ExtractError::Clash {
+                        path,
+                        existing: "a file",
+                        wanted: "a directory",
+                    })
+                }
+                EntryKind::Directory => {}
+            }
+        }
+        Ok(step)
     }
 
     /// What the overwrite policy says of an existing file at `path`: `true`

@@ -15,14 +15,6 @@ use std::task::{Context, Poll, Waker};
 pub trait PollRead {
     /// Reads into `buf`; `Ok(0)` at the end.
     fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>>;
-}
-
-/// A pollable, seekable byte source: the one thing a runtime face supplies
-/// to a reading core.
-pub trait PollSource: PollRead {
-    /// Seeks to `pos`. After `Pending` it is called again with the same
-    /// `pos` (or, if the future was dropped, with a new one).
-    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
     /// Asked before each decoding step: `Pending`, with the task's wake-up
     /// arranged, if the task should let others run first. The tokio
     /// adapter asks tokio's cooperative budget; by default the answer is
@@ -32,6 +24,14 @@ pub trait PollSource: PollRead {
     }
     /// The step allowed by the last `poll_proceed` is over.
     fn step_done(&mut self) {}
+}
+
+/// A pollable, seekable byte source: the one thing a runtime face supplies
+/// to a reading core.
+pub trait PollSource: PollRead {
+    /// Seeks to `pos`. After `Pending` it is called again with the same
+    /// `pos` (or, if the future was dropped, with a new one).
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
 }
 
 /// A pollable, seekable byte sink: what a runtime face supplies to a
@@ -44,7 +44,7 @@ pub trait PollSink {
     fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>>;
     /// Flushes buffered bytes to their destination.
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
-    /// Asked before each piece of work, as [`PollSource::poll_proceed`].
+    /// Asked before each piece of work, as [`PollRead::poll_proceed`].
     fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
         Poll::Ready(())
     }

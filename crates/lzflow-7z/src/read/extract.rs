@@ -61,7 +61,7 @@ impl Extraction {
         options: &ExtractOptions,
         entries: &[Entry],
     ) -> Result<Self, SevenZError> {
-        let ex = Extractor::new(dir, options.clone())?;
+        let mut ex = Extractor::new(dir, options.clone())?;
         let plan = ex.plan(
             entries
                 .iter()
