@@ -38,8 +38,10 @@
 //! * [`extract`]: the extraction rules and options every archive format
 //!   follows (no path outside the target, no writing through existing
 //!   files, no setuid bits, the overwrite policy).
-//! * [`zip`]: reading zip archives (`ZipArchive` over `Read + Seek`,
-//!   `AsyncZipArchive` for tokio and futures-io).
+//! * [`zip`]: reading zip archives, through the central directory
+//!   (`ZipArchive` over `Read + Seek`, `AsyncZipArchive` for tokio and
+//!   futures-io) or forward-only from a reader that cannot seek
+//!   (`ZipStreamReader`, `AsyncZipStreamReader`).
 //! * [`sevenz`]: reading 7z archives (`Archive` over `Read + Seek`,
 //!   `AsyncArchive` for tokio and futures-io), and [`sevenz_writer`]:
 //!   writing them (`Writer` over `Write + Seek`, `AsyncWriter` for tokio
@@ -58,14 +60,17 @@
 //! (`lzflow-lzma`, `lzflow-filters`), the one method registry
 //! (`lzflow-methods`: IDs in every container, properties, memory use,
 //! decoders), then the containers (`lzflow-xz`, `lzflow-lzip`,
-//! `lzflow-7z`). A container is sans-I/O parsers and a coder graph, then
-//! one poll-style core in its own crate (7z: `PollArchive`, `PollWriter`;
-//! random access into `.xz`: `PollSeekableXz`) that its std face drives
+//! `lzflow-7z`, `lzflow-zip`). A container is sans-I/O parsers and a coder
+//! graph, then one poll-style core per way of reading or writing in its own
+//! crate (7z: `PollArchive`, `PollWriter`; random access into `.xz`:
+//! `PollSeekableXz`; zip: `PollZipArchive`, and `PollZipStream` for
+//! forward-only reading) that its std face drives
 //! over a `Blocking` source with `block_on`. This crate adds only runtime
 //! adapters (`tokio::source`, `futures::source`: `TokioSource`,
 //! `TokioSink`, `FuturesSource`, `FuturesSink`, each an
 //! `lzflow_core::source::Adapter`) and one generic face per container
-//! ([`sevenz::face`], [`sevenz_writer::face`], [`seekable::face`]) whose
+//! ([`sevenz::face`], [`sevenz_writer::face`], [`seekable::face`],
+//! [`zip::face`]) whose
 //! tokio and futures-io names are type aliases over the adapter. The
 //! codec faces follow the same rule: [`async_face`] holds each `bufread`,
 //! `write` and multi-threaded face once, generic over the runtime, and

@@ -1,11 +1,17 @@
-//! Zip archives (reading; issue 23 is adding the forward-only stream
-//! reader and extraction).
+//! Zip archives, read two ways.
 //!
-//! The blocking reader is [`ZipArchive`] (from `lzflow-zip`) over any
-//! `Read + Seek` (a file, a `Cursor<&[u8]>`). With the `tokio` feature,
-//! [`AsyncZipArchive`] reads a tokio `AsyncRead + AsyncSeek` source; with
-//! `futures-io`, [`futures::AsyncZipArchive`] reads a futures-io one. All
-//! three run one poll-style core ([`PollZipArchive`]).
+//! * Through the central directory, with random access: [`ZipArchive`]
+//!   (from `lzflow-zip`) over any `Read + Seek` (a file, a
+//!   `Cursor<&[u8]>`); with the `tokio` feature, [`AsyncZipArchive`] over a
+//!   tokio `AsyncRead + AsyncSeek` source; with `futures-io`,
+//!   [`futures::AsyncZipArchive`]. All three run one poll-style core
+//!   ([`PollZipArchive`]).
+//! * Forward-only, entry by entry, from any reader that cannot seek (an
+//!   upload body, a socket, stdin): [`ZipStreamReader`] over `Read`,
+//!   [`AsyncZipStreamReader`] over tokio's `AsyncRead`,
+//!   [`futures::AsyncZipStreamReader`] over futures-io's; one core
+//!   ([`PollZipStream`]). Entries with data descriptors are read too,
+//!   Stored ones included.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), lzflow::zip::ZipError> {
@@ -23,8 +29,9 @@
 //! ```
 
 pub use lzflow_zip::{
-    CentralDirectory, CentralEntry, PollZipArchive, PollZipEntryReader, ZipArchive, ZipEntryReader,
-    ZipError, ZipOptions,
+    CentralDirectory, CentralEntry, DirectoryLocator, ExtractOptions, LocalEntry, PollZipArchive,
+    PollZipEntryReader, PollZipStream, ZipArchive, ZipEntryReader, ZipError, ZipOptions,
+    ZipStreamEntry, ZipStreamReader, MAX_LOOK_AHEAD,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
@@ -35,4 +42,6 @@ pub mod futures;
 mod tokio_face;
 
 #[cfg(feature = "tokio")]
-pub use self::tokio_face::{AsyncZipArchive, AsyncZipEntryReader};
+pub use self::tokio_face::{
+    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader,
+};

@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use faces_support::sample_data;
+use faces_support::{one_entry_zip, sample_data};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 /// Decoded size of the input: several task slices of work, and well over
@@ -411,5 +411,26 @@ fn a_timeout_cancels_long_in_memory_7z_work() {
             .await
             .unwrap();
         w.finish().await.unwrap();
+    });
+}
+
+#[test]
+fn a_timeout_cancels_long_in_memory_zip_work() {
+    let _serial = serial();
+    // An XZ entry (zip method 95), with a data descriptor: the
+    // central-directory reader and the forward-only one both decode it.
+    let (xz, text) = (xz(), text());
+    let archive = one_entry_zip("text", 95, xz, text, true);
+    assert_timeout_cancels("zip::AsyncZipArchive", || async {
+        let source = std::io::Cursor::new(&archive[..]);
+        let mut zip = lzflow::zip::AsyncZipArchive::open(source).await.unwrap();
+        let mut out = Vec::new();
+        zip.reader(0).await.unwrap().read_to_end(&mut out).await.unwrap();
+    });
+    assert_timeout_cancels("zip::AsyncZipStreamReader", || async {
+        let mut zip = lzflow::zip::AsyncZipStreamReader::new(&archive[..]);
+        let mut out = Vec::new();
+        let mut entry = zip.next_entry().await.unwrap().unwrap();
+        entry.read_to_end(&mut out).await.unwrap();
     });
 }

@@ -173,4 +173,18 @@ fn zip_faces_are_send() {
     _assert_send::<lzflow::zip::AsyncZipEntryReader<'static, tokio::fs::File>>();
     _assert_send::<lzflow::zip::futures::AsyncZipArchive<futures::io::Cursor<Vec<u8>>>>();
     _assert_send::<lzflow::zip::ZipArchive<std::fs::File>>();
+    _assert_send::<lzflow::zip::AsyncZipStreamReader<tokio::net::TcpStream>>();
+    _assert_send::<lzflow::zip::AsyncZipStreamEntry<'static, tokio::net::TcpStream>>();
+    _assert_send::<lzflow::zip::futures::AsyncZipStreamReader<futures::io::Cursor<Vec<u8>>>>();
+    _assert_send::<lzflow::zip::ZipStreamReader<std::io::Stdin>>();
+    _assert_send::<lzflow::zip::ZipStreamEntry<'static, std::io::Stdin>>();
+}
+
+#[tokio::test]
+async fn the_stream_reader_future_is_send() {
+    fn _assert_send<T: Send>(_: &T) {}
+    let mut z = lzflow::zip::AsyncZipStreamReader::new(&b""[..]);
+    let fut = z.next_entry();
+    _assert_send(&fut);
+    assert!(fut.await.is_err());
 }

@@ -87,3 +87,99 @@ impl<S: PollSource> AsyncZipArchive<S> {
 pub struct AsyncZipEntryReader<'a, S> {
     pub(crate) inner: PollZipEntryReader<'a, S>,
 }
+
+/// A zip archive read forward-only from an async source that need not
+/// seek (an upload body, a socket): the generic face of
+/// [`PollZipStream`](lzflow_zip::PollZipStream), as
+/// [`ZipStreamReader`](lzflow_zip::ZipStreamReader) is its std face.
+#[derive(Debug)]
+pub struct AsyncZipStreamReader<S> {
+    core: lzflow_zip::PollZipStream<S>,
+}
+
+impl<S: lzflow_core::source::PollRead + Adapter> AsyncZipStreamReader<S> {
+    /// A reader with default options (no password, default caps).
+    pub fn new(reader: S::Inner) -> Self {
+        Self::with_options(reader, ZipOptions::new())
+    }
+
+    /// A reader with `options`.
+    pub fn with_options(reader: S::Inner, options: ZipOptions) -> Self {
+        AsyncZipStreamReader {
+            core: lzflow_zip::PollZipStream::new(S::new(reader), options),
+        }
+    }
+
+    /// Gives back the reader and the bytes read from it but not used
+    /// (after the last entry: the start of the central directory).
+    pub fn into_parts(self) -> (S::Inner, Vec<u8>) {
+        let (src, rest) = self.core.into_parts();
+        (src.into_inner(), rest)
+    }
+}
+
+impl<S: lzflow_core::source::PollRead> AsyncZipStreamReader<S> {
+    /// The next entry, `None` after the last; the rest of the current one
+    /// is read first. Cancel-safe: a dropped call loses no input, and the
+    /// next call goes on where it stopped.
+    pub async fn next_entry(&mut self) -> Result<Option<AsyncZipStreamEntry<'_, S>>, ZipError> {
+        if self.core.next_entry().await?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(AsyncZipStreamEntry {
+            core: &mut self.core,
+        }))
+    }
+
+    /// The entry the last [`next_entry`](Self::next_entry) returned, again
+    /// (after its borrow ended, e.g. when a read of it was cancelled);
+    /// `None` before the first and after the last.
+    pub fn current(&mut self) -> Option<AsyncZipStreamEntry<'_, S>> {
+        self.core.entry()?;
+        Some(AsyncZipStreamEntry {
+            core: &mut self.core,
+        })
+    }
+
+    /// Extracts every entry below `dir` as it arrives, with the rules of
+    /// [`ZipStreamReader::extract_to_with`](lzflow_zip::ZipStreamReader::extract_to_with).
+    pub async fn extract_to_with(
+        &mut self,
+        dir: impl AsRef<std::path::Path>,
+        options: &lzflow_zip::ExtractOptions,
+    ) -> Result<(), ZipError> {
+        self.core.extract_to_with(dir.as_ref(), options).await
+    }
+
+    /// Bytes of the input used so far.
+    pub fn offset(&self) -> u64 {
+        self.core.offset()
+    }
+}
+
+/// One entry of an [`AsyncZipStreamReader`]: its local header, and its
+/// data through the runtime's `AsyncRead`, which ends with an error if the
+/// data does not match its CRC-32, authentication code or data descriptor.
+#[derive(Debug)]
+pub struct AsyncZipStreamEntry<'a, S> {
+    pub(crate) core: &'a mut lzflow_zip::PollZipStream<S>,
+}
+
+impl<S: lzflow_core::source::PollRead> AsyncZipStreamEntry<'_, S> {
+    /// What the local header says of the entry.
+    pub fn local(&self) -> lzflow_zip::LocalEntry<'_> {
+        self.core
+            .entry()
+            .expect("an entry is current while it is borrowed")
+    }
+
+    /// The name as text.
+    pub fn name(&self) -> std::borrow::Cow<'_, str> {
+        self.local().name()
+    }
+
+    /// Whether the entry is a directory (its name ends with `/`).
+    pub fn is_dir(&self) -> bool {
+        self.local().is_dir()
+    }
+}

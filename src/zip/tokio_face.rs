@@ -13,6 +13,10 @@ use crate::tokio::source::TokioSource;
 
 /// A zip archive over a tokio `AsyncRead + AsyncSeek` source.
 pub type AsyncZipArchive<R> = face::AsyncZipArchive<TokioSource<R>>;
+/// A zip archive read forward-only from a tokio `AsyncRead`.
+pub type AsyncZipStreamReader<R> = face::AsyncZipStreamReader<TokioSource<R>>;
+/// One entry of an [`AsyncZipStreamReader`], readable as it arrives.
+pub type AsyncZipStreamEntry<'a, R> = face::AsyncZipStreamEntry<'a, TokioSource<R>>;
 /// Reads one entry's data (from [`AsyncZipArchive::reader`]).
 pub type AsyncZipEntryReader<'a, R> = face::AsyncZipEntryReader<'a, TokioSource<R>>;
 
@@ -24,6 +28,19 @@ impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncZipEntryReader<'_, R> 
     ) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let n = ready!(this.inner.poll_read(cx, buf.initialize_unfilled()))?;
+        buf.advance(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for AsyncZipStreamEntry<'_, R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let n = ready!(this.core.poll_read(cx, buf.initialize_unfilled()))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
     }

@@ -519,3 +519,58 @@ impl std::task::Wake for CountingWaker {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
+
+/// A one-entry zip archive holding `stored` (the data after method
+/// `method`; `data` is what it decodes to), with a central directory.
+/// With `descriptor`, as a streaming writer makes it: flag bit 3, zeros in
+/// the local header, a signed data descriptor after the data.
+pub fn one_entry_zip(name: &str, method: u16, stored: &[u8], data: &[u8], descriptor: bool) -> Vec<u8> {
+    let crc = crc32fast::hash(data);
+    let (c, u) = (stored.len() as u32, data.len() as u32);
+    let flags: u16 = if descriptor { 1 << 3 } else { 0 };
+    let le16 = |v: u16| v.to_le_bytes();
+    let le32 = |v: u32| v.to_le_bytes();
+    let mut out = Vec::new();
+    out.extend_from_slice(b"PK\x03\x04");
+    out.extend_from_slice(&le16(20));
+    out.extend_from_slice(&le16(flags));
+    out.extend_from_slice(&le16(method));
+    out.extend_from_slice(&[0; 4]);
+    let (lc, lcs, lus) = if descriptor { (0, 0, 0) } else { (crc, c, u) };
+    for v in [lc, lcs, lus] {
+        out.extend_from_slice(&le32(v));
+    }
+    out.extend_from_slice(&le16(name.len() as u16));
+    out.extend_from_slice(&le16(0));
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(stored);
+    if descriptor {
+        out.extend_from_slice(b"PK\x07\x08");
+        for v in [crc, c, u] {
+            out.extend_from_slice(&le32(v));
+        }
+    }
+    let cd = out.len() as u32;
+    out.extend_from_slice(b"PK\x01\x02");
+    out.extend_from_slice(&le16(20));
+    out.extend_from_slice(&le16(20));
+    out.extend_from_slice(&le16(flags));
+    out.extend_from_slice(&le16(method));
+    out.extend_from_slice(&[0; 4]);
+    for v in [crc, c, u] {
+        out.extend_from_slice(&le32(v));
+    }
+    out.extend_from_slice(&le16(name.len() as u16));
+    out.extend_from_slice(&[0; 12]);
+    out.extend_from_slice(&le32(0));
+    out.extend_from_slice(name.as_bytes());
+    let cd_len = out.len() as u32 - cd;
+    out.extend_from_slice(b"PK\x05\x06");
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&le16(1));
+    out.extend_from_slice(&le16(1));
+    out.extend_from_slice(&le32(cd_len));
+    out.extend_from_slice(&le32(cd));
+    out.extend_from_slice(&le16(0));
+    out
+}

@@ -2,10 +2,11 @@
 //!
 //! # Organization
 //! The crate follows the shape every lzflow container has: sans-I/O
-//! record parsers, then one poll-style core over
-//! `lzflow_core::source`'s [`PollSource`](lzflow_core::source::PollSource),
-//! driven by the std face here and by the facade's tokio and futures-io
-//! faces. Methods come from the one registry, `lzflow-methods`.
+//! record parsers, then the poll-style cores over `lzflow_core::source`
+//! (random access through the central directory over a
+//! [`PollSource`](lzflow_core::source::PollSource), forward-only over a
+//! [`PollRead`](lzflow_core::source::PollRead)), each driven by the std
+//! face here and by the facade's tokio and futures-io faces. Methods come from the one registry, `lzflow-methods`.
 //!
 //! `read/`: the records of PKWARE's APPNOTE, one file each:
 //! `end_of_central_directory` (with the Zip64 locator and record),
@@ -15,9 +16,12 @@
 //! decryption coders; `method`, zip methods onto the registry's decoders
 //! (and LZMA's zip header); `entry_decoder`, one entry's decryption,
 //! decompression and checks as one decoder; `poll_archive`, the reading
-//! core ([`PollZipArchive`]); `extract`, its one extraction walk under
-//! the rules every lzflow container shares; `archive`, its std face
-//! ([`ZipArchive`]);
+//! core ([`PollZipArchive`]); `descriptor_scan`, where a Stored entry
+//! with a data descriptor ends; `poll_stream`, the forward-only core
+//! ([`PollZipStream`]); `extract`, the one extraction walk of each core
+//! under the rules every lzflow container shares; `archive` and
+//! `stream_reader`, their std faces ([`ZipArchive`],
+//! [`ZipStreamReader`]);
 //! `zip_options`, the password and limits.
 #![forbid(unsafe_code)]
 
@@ -35,6 +39,8 @@ pub use read::end_of_central_directory::{CentralDirectoryLocation, DirectoryLoca
 pub use read::extra_field::{AesExtra, AesVendorVersion, ExtraField, ExtraFields};
 pub use read::local_file_header::LocalFileHeader;
 pub use read::poll_archive::{PollZipArchive, PollZipEntryReader};
+pub use read::poll_stream::{LocalEntry, PollZipStream, MAX_LOOK_AHEAD};
+pub use read::stream_reader::{ZipStreamEntry, ZipStreamReader};
 pub use read::winzip_aes::{AesStrength, WinZipAesDecoder};
 pub use read::zip_crypto::ZipCryptoDecoder;
 pub use read::zip_options::ZipOptions;

@@ -5,6 +5,7 @@
 pub(crate) mod archive;
 pub(crate) mod central_directory;
 pub(crate) mod data_descriptor;
+pub(crate) mod descriptor_scan;
 pub(crate) mod dos_time;
 pub(crate) mod end_of_central_directory;
 pub(crate) mod entry_decoder;
@@ -15,6 +16,8 @@ mod little_endian;
 pub(crate) mod local_file_header;
 pub(crate) mod method;
 pub(crate) mod poll_archive;
+pub(crate) mod poll_stream;
+pub(crate) mod stream_reader;
 #[cfg(test)]
 mod test_archive;
 pub(crate) mod winzip_aes;

@@ -10,7 +10,7 @@ use super::dos_time::DosDateTime;
 use super::end_of_central_directory::CentralDirectoryLocation;
 use super::entry_name;
 use super::extra_field::{
-    self, ntfs_time_to_system_time, AesExtra, ExtendedTimestamp, NtfsTimes,
+    self, AesExtra,
     Zip64ExtendedInformation, Zip64Fields,
 };
 use super::little_endian::{u16_at, u32_at};
@@ -417,18 +417,7 @@ impl<'a> CentralEntry<'a> {
     /// the MS-DOS date and time read as UTC (the format does not say the
     /// writer's zone). `None` when none of them holds a valid time.
     pub fn mtime(&self) -> Option<SystemTime> {
-        let extra = self.extra_bytes();
-        let extended = extra_field::find(extra, ExtendedTimestamp::ID)
-            .and_then(|data| ExtendedTimestamp::parse(data).ok())
-            .and_then(|ut| ut.mtime_system_time());
-        let ntfs = || {
-            extra_field::find(extra, NtfsTimes::ID)
-                .and_then(|data| NtfsTimes::parse(data).ok())
-                .and_then(|times| ntfs_time_to_system_time(times.mtime))
-        };
-        extended
-            .or_else(ntfs)
-            .or_else(|| self.dos_time().to_system_time())
+        extra_field::modification_time(self.extra_bytes(), self.dos_time())
     }
 
     /// The WinZip AES extra field, if present and well formed. An entry

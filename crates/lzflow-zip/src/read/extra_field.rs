@@ -6,6 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::dos_time::DosDateTime;
 use super::little_endian::FieldReader;
 use crate::ZipError;
 
@@ -53,6 +54,21 @@ impl<'a> Iterator for ExtraFields<'a> {
         self.rest = r.rest();
         Some(ExtraField { id, data })
     }
+}
+
+/// An entry's modification time: from the extended timestamp (0x5455) in
+/// `extra` if present, else from the NTFS times (0x000a), else `dos` read
+/// as UTC (the format does not say the writer's zone).
+pub(crate) fn modification_time(extra: &[u8], dos: DosDateTime) -> Option<SystemTime> {
+    let extended = find(extra, ExtendedTimestamp::ID)
+        .and_then(|data| ExtendedTimestamp::parse(data).ok())
+        .and_then(|ut| ut.mtime_system_time());
+    let ntfs = || {
+        find(extra, NtfsTimes::ID)
+            .and_then(|data| NtfsTimes::parse(data).ok())
+            .and_then(|times| ntfs_time_to_system_time(times.mtime))
+    };
+    extended.or_else(ntfs).or_else(|| dos.to_system_time())
 }
 
 /// The data of the first block with header ID `id`.

@@ -11,10 +11,11 @@ use std::io::Write;
 use std::path::Path;
 
 use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, Planned};
-use lzflow_core::source::PollSource;
+use lzflow_core::source::{PollRead, PollSource};
 
 use crate::read::central_directory::CentralEntry;
 use crate::read::poll_archive::PollZipArchive;
+use crate::read::poll_stream::PollZipStream;
 use crate::ZipError;
 
 /// Bytes moved from an entry to its file per write (on the stack, in the
@@ -102,6 +103,70 @@ impl<S: PollSource> PollZipArchive<S> {
             };
             loop {
                 let written = match poll_fn(|cx| reader.poll_read(cx, &mut buf)).await {
+                    Ok(0) => break,
+                    Ok(n) => out.write_all(&buf[..n]),
+                    Err(e) => Err(e),
+                };
+                if let Err(e) = written {
+                    ex.discard(out)?;
+                    return Err(e.into());
+                }
+            }
+            ex.commit(out)?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: PollRead> PollZipStream<S> {
+    /// Extracts every entry below `dir` as it arrives, under the rules of
+    /// [`PollZipArchive::extract_to_with`], except that each path is
+    /// checked when its entry arrives (the names of later entries are not
+    /// known yet), so the entries before a refused one stay written. The
+    /// local headers carry no Unix modes: files get the default mode (less
+    /// the umask) and symbolic links arrive as files holding their target.
+    pub async fn extract_to_with(
+        &mut self,
+        dir: &Path,
+        options: &ExtractOptions,
+    ) -> Result<(), ZipError> {
+        let mut ex = Extractor::new(dir, options.clone())?;
+        let result = self.write_stream_entries(&mut ex).await;
+        match result {
+            Ok(()) => Ok(ex.finish()?),
+            Err(e @ (ZipError::WrongPassword | ZipError::PasswordRequired)) => {
+                ex.rollback();
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn write_stream_entries(&mut self, ex: &mut Extractor) -> Result<(), ZipError> {
+        let mut buf = [0u8; COPY_CHUNK];
+        while let Some(entry) = self.next_entry().await? {
+            let kind = if entry.is_dir() {
+                EntryKind::Directory
+            } else {
+                EntryKind::File
+            };
+            let attrs = EntryAttrs {
+                mode: None,
+                readonly: false,
+                mtime: entry.mtime(),
+            };
+            let Planned::Write(rel) = ex.plan_one(&entry.name(), kind)? else {
+                continue;
+            };
+            if kind == EntryKind::Directory {
+                ex.make_dir(&rel, attrs)?;
+                continue;
+            }
+            let Some(mut out) = ex.create_file(&rel, attrs)? else {
+                continue;
+            };
+            loop {
+                let written = match poll_fn(|cx| self.poll_read(cx, &mut buf)).await {
                     Ok(0) => break,
                     Ok(n) => out.write_all(&buf[..n]),
                     Err(e) => Err(e),

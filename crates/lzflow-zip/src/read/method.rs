@@ -1,6 +1,7 @@
 //! Zip compression methods (APPNOTE 4.4.5) onto lzflow's decoders: the
-//! method registry's for Stored, Deflate, BZip2 and LZMA (after its zip
-//! header, APPNOTE 5.8.8), lzflow-xz's for XZ.
+//! method registry's for Stored, Deflate, Deflate64, BZip2, Zstandard and
+//! LZMA (after its zip header, APPNOTE 5.8.8), lzflow-xz's for XZ. PPMd
+//! has no decoder and is refused by name.
 
 use lzflow_core::{Decode, ErrInto, InBuf, Limits, OutBuf, Progress};
 use lzflow_lzma::{DecoderOptions, LzmaProps};
@@ -12,9 +13,15 @@ use crate::ZipError;
 /// A decoder of one entry's (decrypted) data.
 pub(crate) type EntryCoder = Box<dyn Decode<Error = ZipError> + Send>;
 
-/// The decoder of zip method `method` for an entry of `size` bytes. The
-/// memory limit is checked here (by the registry), once.
-pub(crate) fn decoder(method: u16, size: u64, limits: &Limits) -> Result<EntryCoder, ZipError> {
+/// The decoder of zip method `method` for an entry of `size` bytes (`None`:
+/// not known before the data ends, as for a forward-only reader of an
+/// entry with a data descriptor). The memory limit is checked here (by
+/// the registry), once.
+pub(crate) fn decoder(
+    method: u16,
+    size: Option<u64>,
+    limits: &Limits,
+) -> Result<EntryCoder, ZipError> {
     let unsupported = |name| ZipError::UnsupportedMethod { method, name };
     let Some(m) = Method::from_zip_id(method) else {
         return Err(unsupported(""));
@@ -24,14 +31,13 @@ pub(crate) fn decoder(method: u16, size: u64, limits: &Limits) -> Result<EntryCo
         output: limits.output,
     });
     match m {
-        Method::Copy | Method::Deflate | Method::BZip2 => {
+        Method::Copy | Method::Deflate | Method::Deflate64 | Method::BZip2 | Method::Zstd => {
             let props = Properties::Plain(m);
-            check_decoder_memory([(&props, Some(size))], limits)?;
-            Ok(Box::new(ErrInto::new(new_decoder(
-                &props,
-                Some(size),
-                &opts,
-            )?)))
+            check_decoder_memory([(&props, size)], limits)?;
+            // With the memory limit: the registry ignores it but for
+            // Zstandard, whose window only its frame headers declare.
+            let opts = DecoderOptions::default().with_limits(*limits);
+            Ok(Box::new(ErrInto::new(new_decoder(&props, size, &opts)?)))
         }
         Method::Lzma => Ok(Box::new(ZipLzma::new(size, *limits, opts))),
         Method::Xz => {
@@ -54,18 +60,19 @@ const LZMA_HEADER: usize = 9;
 
 /// LZMA in zip: its header, then a raw LZMA stream of the entry's size
 /// (with or without an end marker; flag bit 1 says which, and the decoder
-/// accepts a marker right at the size either way).
+/// accepts a marker right at the size either way). Without a known size
+/// the stream must end with the marker.
 struct ZipLzma {
     header: [u8; LZMA_HEADER],
     have: usize,
-    size: u64,
+    size: Option<u64>,
     limits: Limits,
     opts: DecoderOptions,
     inner: Option<BoxedDecoder>,
 }
 
 impl ZipLzma {
-    fn new(size: u64, limits: Limits, opts: DecoderOptions) -> Self {
+    fn new(size: Option<u64>, limits: Limits, opts: DecoderOptions) -> Self {
         ZipLzma {
             header: [0; LZMA_HEADER],
             have: 0,
@@ -85,8 +92,8 @@ impl ZipLzma {
             props: LzmaProps::from_byte(h[4]).map_err(lzflow_methods::MethodError::from)?,
             dict_size: u32::from_le_bytes([h[5], h[6], h[7], h[8]]),
         };
-        check_decoder_memory([(&props, Some(self.size))], &self.limits)?;
-        Ok(new_decoder(&props, Some(self.size), &self.opts)?)
+        check_decoder_memory([(&props, self.size)], &self.limits)?;
+        Ok(new_decoder(&props, self.size, &self.opts)?)
     }
 }
 

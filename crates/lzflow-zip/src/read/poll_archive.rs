@@ -17,25 +17,15 @@ use std::task::{ready, Context, Poll};
 use lzflow_core::source::PollSource;
 use lzflow_core::{Decode, InBuf, Lease, OutBuf, Pool, Progress};
 
-use crate::read::central_directory::{CentralDirectory, CentralEntry};
+use crate::read::central_directory::CentralDirectory;
 use crate::read::end_of_central_directory::DirectoryLocator;
-use crate::read::entry_decoder::EntryDecoder;
-use crate::read::extra_field::AesVendorVersion;
+use crate::read::entry_decoder::{EntryDecoder, EntrySpec};
 use crate::read::local_file_header::LocalFileHeader;
-use crate::read::method::{self, EntryCoder};
-use crate::read::winzip_aes::{AesStrength, WinZipAesDecoder};
-use crate::read::zip_crypto::ZipCryptoDecoder;
 use crate::read::zip_options::ZipOptions;
 use crate::ZipError;
 
 /// Stored bytes read from the source at a time.
 const READ_CHUNK: usize = 64 << 10;
-
-/// Flag bit 6: PKWARE's strong encryption, which lzflow does not read.
-const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;
-
-/// Zip method 99: WinZip AES (the real method is in the 0x9901 extra).
-const METHOD_AES: u16 = 99;
 
 async fn seek<S: PollSource>(src: &mut S, pos: u64) -> Result<(), ZipError> {
     if poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(pos))).await? != pos {
@@ -69,6 +59,8 @@ pub struct PollZipArchive<S> {
     src: S,
     dir: CentralDirectory,
     options: ZipOptions,
+    /// A local header's name and extra field, read to check them; reused.
+    scratch: Vec<u8>,
 }
 
 impl<S: PollSource> PollZipArchive<S> {
@@ -84,6 +76,13 @@ impl<S: PollSource> PollZipArchive<S> {
             locator.feed(&bytes)?;
         }
         let location = locator.finish()?;
+        if location.entries > options.max_entries {
+            return Err(lzflow_core::LimitExceeded::Entries {
+                count: location.entries,
+                limit: options.max_entries,
+            }
+            .into());
+        }
         if location.size > options.max_directory_size {
             return Err(lzflow_core::LimitExceeded::HeaderSize {
                 needed: location.size,
@@ -99,7 +98,12 @@ impl<S: PollSource> PollZipArchive<S> {
         read_exact_at(&mut src, location.offset, &mut bytes).await?;
         let dir = CentralDirectory::parse(bytes, &location)?;
         check_layout(&dir, location.offset)?;
-        Ok(PollZipArchive { src, dir, options })
+        Ok(PollZipArchive {
+            src,
+            dir,
+            options,
+            scratch: Vec::new(),
+        })
     }
 
     /// The central directory: entries by index, by name, in order.
@@ -131,15 +135,16 @@ impl<S: PollSource> PollZipArchive<S> {
         let mut fixed = [0u8; LocalFileHeader::LEN];
         read_exact_at(&mut self.src, at, &mut fixed).await?;
         let mut local = LocalFileHeader::parse(&fixed)?;
-        let mut var = vec![0u8; local.variable_len()];
+        let var = &mut self.scratch;
+        var.clear();
+        var.resize(local.variable_len(), 0);
         let pos = at + LocalFileHeader::LEN as u64;
-        read_exact_at(&mut self.src, pos, &mut var).await?;
-        let (name, _) = local.parse_variable(&var)?;
+        read_exact_at(&mut self.src, pos, var).await?;
+        let (name, _) = local.parse_variable(var)?;
         local.check_against(name, &entry)?;
         let stored = entry.compressed_size();
-        let size = entry.uncompressed_size();
-        self.options.limits.check_output(size)?;
-        let dec = entry_decoder(&entry, &self.options)?;
+        self.options.limits.check_output(entry.uncompressed_size())?;
+        let dec = EntryDecoder::new(&EntrySpec::central(&entry), &self.options)?;
         let mut buf = Pool::<u8>::global().lease(READ_CHUNK);
         buf.resize(READ_CHUNK, 0);
         Ok(PollZipEntryReader {
@@ -185,59 +190,6 @@ fn check_layout(dir: &CentralDirectory, cd_offset: u64) -> Result<(), ZipError> 
         )));
     }
     Ok(())
-}
-
-/// The decoder chain of `entry` under `options`.
-fn entry_decoder(entry: &CentralEntry<'_>, options: &ZipOptions) -> Result<EntryDecoder, ZipError> {
-    if entry.flags() & FLAG_STRONG_ENCRYPTION != 0 {
-        return Err(ZipError::UnsupportedFeature("PKWARE strong encryption"));
-    }
-    let stored = entry.compressed_size();
-    let size = entry.uncompressed_size();
-    let mut method = entry.method();
-    let mut want_crc = Some(entry.crc32());
-    let decrypt: Option<EntryCoder> = if !entry.is_encrypted() {
-        None
-    } else {
-        let password = options
-            .password
-            .as_deref()
-            .ok_or(ZipError::PasswordRequired)?;
-        match entry.aes() {
-            Some(aes) if method == METHOD_AES => {
-                let strength = AesStrength::from_byte(aes.strength)
-                    .ok_or_else(|| ZipError::corrupt("unknown WinZip AES strength"))?;
-                method = aes.method;
-                if aes.version == AesVendorVersion::Ae2 {
-                    // AE-2 stores no CRC: the authentication code checks.
-                    want_crc = None;
-                }
-                let name = entry.name().into_owned();
-                Some(Box::new(WinZipAesDecoder::new(
-                    password, strength, stored, name,
-                )?))
-            }
-            _ if method == METHOD_AES => {
-                return Err(ZipError::corrupt(
-                    "WinZip AES entry without its extra field",
-                ));
-            }
-            _ => {
-                // The header's last byte is the CRC's high byte, or the
-                // DOS time's when the CRC comes after the data.
-                let check = if entry.has_data_descriptor() {
-                    (entry.dos_time().time >> 8) as u8
-                } else {
-                    (entry.crc32() >> 24) as u8
-                };
-                Some(Box::new(
-                    ZipCryptoDecoder::new(password, check).with_len(stored),
-                ))
-            }
-        }
-    };
-    let decompress = method::decoder(method, size, &options.limits)?;
-    Ok(EntryDecoder::new(decrypt, decompress, want_crc, size))
 }
 
 /// One entry's data, from [`PollZipArchive::reader`]; ends with an error

@@ -10,9 +10,6 @@
 //! AE-1 and AE-2 differ only in the CRC-32 field (AE-2 stores 0), which is
 //! the caller's concern: the decryption is the same.
 
-// The entry reader constructs this decoder; until it is wired up, the
-// library build does not use it.
-
 use aes::{Aes128, Aes192, Aes256};
 use ctr::cipher::{KeyIvInit, StreamCipher};
 use ctr::Ctr128LE;
@@ -171,6 +168,11 @@ pub struct WinZipAesDecoder {
     code: [u8; AUTH_CODE_LEN],
     code_len: usize,
     state: State,
+    /// For an entry whose length only its data descriptor gives: the
+    /// encrypted bytes of the last call, authenticated only once the
+    /// caller has used all their plaintext (see
+    /// [`new_unbounded`](WinZipAesDecoder::new_unbounded)).
+    lag: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for WinZipAesDecoder {
@@ -224,7 +226,45 @@ impl WinZipAesDecoder {
             code: [0; AUTH_CODE_LEN],
             code_len: 0,
             state: State::Head,
+            lag: None,
         })
+    }
+
+    /// A decoder for an entry whose stored length is not known before
+    /// its data ends (a forward-only reader of an entry with a data
+    /// descriptor): it decrypts whatever input it is given, ahead of the
+    /// decompressor, and authenticates each call's bytes only when the
+    /// next call shows that all of them were data. When the decompressor
+    /// has ended, [`end_of_data`](Self::end_of_data) says how much of the
+    /// last call's output it left, and the decoder then reads the
+    /// authentication code from the input that follows the data (the
+    /// caller gives those unused bytes again).
+    ///
+    /// The caller must use all of one call's output before calling again.
+    pub fn new_unbounded(password: &[u8], strength: AesStrength, entry_name: String) -> Self {
+        let mut dec = Self::new(password, strength, u64::MAX, entry_name)
+            .expect("u64::MAX exceeds any overhead");
+        dec.lag = Some(Vec::new());
+        dec
+    }
+
+    /// Ends the data of an unbounded decoder: all of its output but the
+    /// last `unused` bytes was data. The next input is the authentication
+    /// code. No-op for a decoder of known length.
+    pub fn end_of_data(&mut self, unused: usize) -> Result<(), ZipError> {
+        let Some(lag) = self.lag.take() else {
+            return Ok(());
+        };
+        if self.state != State::Data || unused > lag.len() {
+            return Err(self.fail(Failure::Truncated));
+        }
+        if let Some(mac) = &mut self.mac {
+            mac.update(&lag[..lag.len() - unused]);
+        }
+        self.keystream = None;
+        self.data_left = 0;
+        self.state = State::Code;
+        Ok(())
     }
 
     /// Enters the failed state (dropping every secret) and returns its
@@ -304,8 +344,18 @@ impl Decode for WinZipAesDecoder {
                     let (Some(mac), Some(keystream)) = (&mut self.mac, &mut self.keystream) else {
                         unreachable!("keys are set before the data");
                     };
-                    // The code covers the encrypted bytes.
-                    mac.update(src);
+                    // The code covers the encrypted bytes: at once when the
+                    // length is known, else one call later (all of the last
+                    // call's output has been used when the caller calls
+                    // again).
+                    match &mut self.lag {
+                        None => mac.update(src),
+                        Some(lag) => {
+                            mac.update(lag);
+                            lag.clear();
+                            lag.extend_from_slice(src);
+                        }
+                    }
                     let dst = &mut output.spare_mut()[..n];
                     dst.copy_from_slice(src);
                     keystream.apply(dst);
@@ -343,14 +393,14 @@ impl Decode for WinZipAesDecoder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const PASSWORD: &[u8] = b"fixture-pass";
+    pub(crate) const PASSWORD: &[u8] = b"fixture-pass";
 
     /// WinZip AES encryption, for round trips only (the reader never
     /// encrypts).
-    fn encrypt(strength: AesStrength, salt: &[u8], plain: &[u8]) -> Vec<u8> {
+    pub(crate) fn encrypt(strength: AesStrength, salt: &[u8], plain: &[u8]) -> Vec<u8> {
         let dk = derive(PASSWORD, strength, salt);
         let k = strength.key_len();
         let mut ct = plain.to_vec();
