@@ -81,3 +81,125 @@ fn list_test_and_extract_a_zip() {
     assert!(out.status.success(), "{out:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Runs `lzflow ARGS` with `input` on standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = bin()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The reader may stop early (on an error); a broken pipe is fine.
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn zip_archives_on_standard_input_are_read_forward_only() {
+    // Written by Java's ZipOutputStream: data descriptors on every entry.
+    let zip = std::fs::read(fixture("java/java-deflate-dd.zip")).unwrap();
+    let out = with_stdin(&["t", "-v", "-"], &zip);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("(stdin): OK ("), "{text}");
+
+    // `l -` lists what `l FILE` lists, but for modes and packed sizes
+    // only the central directory has.
+    let out = with_stdin(&["l", "-"], &zip);
+    assert!(out.status.success(), "{out:?}");
+    let streamed = String::from_utf8(out.stdout).unwrap();
+    let out = bin()
+        .args(["l", &fixture("java/java-deflate-dd.zip")])
+        .output()
+        .unwrap();
+    let seekable = String::from_utf8(out.stdout).unwrap();
+    let names = |t: &str| -> Vec<String> {
+        t.lines()
+            .skip(1)
+            .filter(|l| !l.contains("files,"))
+            .map(|l| l.rsplit(' ').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&streamed), names(&seekable));
+    let last = |t: &str| t.lines().last().unwrap().to_string();
+    assert_eq!(last(&streamed), last(&seekable));
+
+    // `x -` writes the bytes the seekable reader reads.
+    let dir = temp("stdin-x");
+    let out = with_stdin(&["x", "-q", "-o", dir.to_str().unwrap(), "-"], &zip);
+    assert!(out.status.success(), "{out:?}");
+    let mut a = lzflow::zip::ZipArchive::open(std::io::Cursor::new(&zip[..])).unwrap();
+    for i in 0..a.len() {
+        let e = a.directory().get(i).unwrap();
+        if e.is_dir() {
+            continue;
+        }
+        let name = e.name().into_owned();
+        let mut want = Vec::new();
+        std::io::Read::read_to_end(&mut a.reader(i).unwrap(), &mut want).unwrap();
+        assert_eq!(std::fs::read(dir.join(&name)).unwrap(), want, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A damaged archive on standard input fails with exit status 1 and
+    // names the entry.
+    let bad = std::fs::read(fixture("bad/crc-mismatch-deflate.zip")).unwrap();
+    let out = with_stdin(&["t", "-"], &bad);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CRC"), "{out:?}");
+
+    // Anything else on standard input still goes to the stream decoders.
+    let xz = std::fs::read(format!(
+        "{}/../../fixtures/generated/xz/preset-0.xz",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    if let Ok(xz) = xz {
+        let out = with_stdin(&["t", "-"], &xz);
+        assert!(out.status.success(), "{out:?}");
+    }
+}
+
+#[test]
+fn the_compression_ratio_cap_has_its_option() {
+    // 64 MiB of zeros in one XZ entry (method 95): a ratio far past the
+    // default cap of 1,100. Local header, data, then the central
+    // directory's signature, where the forward-only reader stops.
+    let zeros = vec![0u8; 64 << 20];
+    let mut enc = lzflow::write::XzEncoder::new(Vec::new(), 0);
+    std::io::Write::write_all(&mut enc, &zeros).unwrap();
+    let xz = enc.finish().unwrap();
+    let mut zip = b"PK\x03\x04\x14\x00\x00\x00\x5f\x00\x00\x00\x00\x00".to_vec();
+    zip.extend_from_slice(&crc32fast::hash(&zeros).to_le_bytes());
+    zip.extend_from_slice(&(xz.len() as u32).to_le_bytes());
+    zip.extend_from_slice(&(zeros.len() as u32).to_le_bytes());
+    zip.extend_from_slice(b"\x05\x00\x00\x00zeros");
+    zip.extend_from_slice(&xz);
+    zip.extend_from_slice(b"PK\x01\x02");
+    let out = with_stdin(&["t", "-"], &zip);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--max-ratio"), "{err}");
+    let out = with_stdin(&["t", "-v", "--max-ratio", "0", "-"], &zip);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("67108864 bytes"));
+}
+
+#[test]
+fn self_extracting_archives_are_recognised_by_their_end_record() {
+    for file in ["infozip/iz-sfx-adjusted.zip", "infozip/iz-sfx-unadjusted.zip"] {
+        let path = fixture(file);
+        assert_ne!(&std::fs::read(&path).unwrap()[..2], b"PK", "{file}: has a stub");
+        let out = bin().args(["t", "-v", &path]).output().unwrap();
+        assert!(out.status.success(), "{file}: {out:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(": OK (4 entries"), "{out:?}");
+    }
+}

@@ -54,15 +54,20 @@ pub struct Args {
     pub limits: ArchiveLimits,
 }
 
-/// Header limits of 7z archives, shared by `x`, `t` and `l`.
+/// Header limits of 7z and zip archives, shared by `x`, `t` and `l`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ArchiveLimits {
-    /// Refuse 7z archives whose header (decoded) is larger than SIZE.
+    /// Refuse archives whose header (a 7z header decoded, a zip central
+    /// directory) is larger than SIZE.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64MiB")]
     pub max_header_size: u64,
-    /// Refuse 7z archives that list more than N entries.
+    /// Refuse archives that list more than N entries.
     #[arg(long, value_name = "N", default_value_t = ArchiveOptions::default().max_entries)]
     pub max_entries: usize,
+    /// Refuse zip entries whose data expands beyond N times its stored size
+    /// once past 1 MiB (decompression bombs); 0 for no cap.
+    #[arg(long, value_name = "N", default_value_t = 1100)]
+    pub max_ratio: u64,
 }
 
 impl ArchiveLimits {
@@ -72,6 +77,20 @@ impl ArchiveLimits {
             .with_limits(Limits::NONE.with_memory(memlimit))
             .with_max_header_size(self.max_header_size)
             .with_max_entries(self.max_entries);
+        if let Some(pw) = password {
+            options = options.with_password(pw);
+        }
+        options
+    }
+
+    /// Zip reading options with these limits, a memory limit and a
+    /// password.
+    pub fn zip_options(&self, memlimit: u64, password: Option<&str>) -> lzflow::zip::ZipOptions {
+        let mut options = lzflow::zip::ZipOptions::new()
+            .with_limits(Limits::NONE.with_memory(memlimit))
+            .with_max_directory_size(self.max_header_size)
+            .with_max_entries(self.max_entries as u64)
+            .with_max_ratio((self.max_ratio > 0).then_some(self.max_ratio));
         if let Some(pw) = password {
             options = options.with_password(pw);
         }
@@ -94,14 +113,9 @@ pub fn run(args: &Args) -> Status {
         .with_keep_broken(args.keep_broken)
         .with_unnamed(unnamed_entry_name(&args.archive));
     let password = args.password.as_deref();
-    if super::zip::is_zip(&args.archive) {
-        let r = super::zip::extract(
-            &args.archive,
-            &args.output,
-            &options,
-            password,
-            args.memlimit,
-        );
+    if super::zip::is_zip(&args.archive) || args.archive == "-" {
+        let zip_options = args.limits.zip_options(args.memlimit, password);
+        let r = super::zip::extract(&args.archive, &args.output, &options, zip_options);
         if let Err(e) = r {
             report::file_error(&args.archive, &e);
             status.fail();

@@ -60,8 +60,9 @@ pub fn run(args: &Args) -> Status {
             }
             continue;
         }
-        if super::zip::is_zip(file) {
-            if let Err(e) = super::zip::list(file, args.password.as_deref(), u64::MAX) {
+        if super::zip::is_zip(file) || file == "-" {
+            let options = args.limits.zip_options(u64::MAX, args.password.as_deref());
+            if let Err(e) = super::zip::list(file, options) {
                 report::file_error(file, &e);
                 status.fail();
             }

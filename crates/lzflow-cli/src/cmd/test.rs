@@ -37,7 +37,8 @@ pub fn run(args: &Args) -> Status {
         let name = if file == "-" { "(stdin)" } else { file };
         if super::zip::is_zip(file) {
             let pw = args.password.as_deref();
-            match super::zip::test(file, pw, args.decode.memlimit) {
+            let options = args.limits.zip_options(args.decode.memlimit, pw);
+            match super::zip::test(file, options) {
                 Ok((n, bytes)) if args.verbose => {
                     outln!("{name}: OK ({n} entries, {bytes} bytes)")
                 }
@@ -64,8 +65,32 @@ pub fn run(args: &Args) -> Status {
             }
             continue;
         }
-        let result = Input::open(file)
-            .and_then(|input| decode_into(input, &args.decode, |_| Ok(io::sink())));
+        // Standard input may hold a zip archive: read it forward-only.
+        let input = Input::open(file).and_then(|input| match file.as_str() {
+            "-" => super::zip::sniff(input),
+            _ => Ok((false, input)),
+        });
+        let input = match input {
+            Ok((true, input)) => {
+                let pw = args.password.as_deref();
+                let options = args.limits.zip_options(args.decode.memlimit, pw);
+                let z = lzflow::zip::ZipStreamReader::with_options(input.reader, options);
+                match super::zip::test_stream(z) {
+                    Ok((n, bytes)) if args.verbose => {
+                        outln!("{name}: OK ({n} entries, {bytes} bytes)")
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        report::file_error(name, &e);
+                        status.fail();
+                    }
+                }
+                continue;
+            }
+            Ok((false, input)) => Ok(input),
+            Err(e) => Err(e),
+        };
+        let result = input.and_then(|input| decode_into(input, &args.decode, |_| Ok(io::sink())));
         match result {
             Ok(decoded) => {
                 if let Some(warning) = &decoded.warning {

@@ -1,43 +1,97 @@
 //! The zip side of `lzflow l`, `t` and `x`: archives recognised by their
-//! first record's signature, read through their central directory.
+//! first record's signature. Files are read through their central
+//! directory; standard input (`-`) forward-only, entry by entry.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Cursor, Read};
 use std::path::Path;
+use std::time::SystemTime;
 
 use lzflow::extract::ExtractOptions;
-use lzflow::zip::{ZipArchive, ZipOptions};
-use lzflow::Limits;
+use lzflow::zip::{ZipArchive, ZipOptions, ZipStreamReader};
 
 use super::extract::{format_filetime, unix_mode_string};
+use crate::output::Input;
 
 /// `PK\x03\x04` (a local file header) or `PK\x05\x06` (the end record of
 /// an empty archive).
 const SIGNATURES: [[u8; 4]; 2] = [*b"PK\x03\x04", *b"PK\x05\x06"];
 
-/// True when `path` starts like a zip archive.
+/// True when `path` is a zip archive: it starts like one, or it ends with
+/// a consistent end of central directory (a self-extracting archive, whose
+/// stub comes first). Standard input is sniffed by [`sniff`] instead.
 pub fn is_zip(path: &str) -> bool {
     if path == "-" {
         return false;
     }
+    let Ok(mut file) = File::open(path) else {
+        return false;
+    };
     let mut head = [0u8; 4];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| SIGNATURES.contains(&head))
-}
-
-fn open(path: &str, password: Option<&str>, memlimit: u64) -> io::Result<ZipArchive<File>> {
-    let mut options = ZipOptions::new().with_limits(Limits::NONE.with_memory(memlimit));
-    if let Some(pw) = password {
-        options = options.with_password(pw);
+    if file.read_exact(&mut head).is_ok() && SIGNATURES.contains(&head) {
+        return true;
     }
-    Ok(ZipArchive::open_with(File::open(path)?, options)?)
+    has_directory(&mut file).unwrap_or(false)
 }
 
-/// Lists the entries: date, mode, size, packed size, method, `+` when
-/// encrypted, name.
-pub fn list(path: &str, password: Option<&str>, memlimit: u64) -> io::Result<()> {
-    let archive = open(path, password, memlimit)?;
+/// Whether the zip directory locator finds an end record in `file`.
+fn has_directory(file: &mut File) -> io::Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let len = file.seek(SeekFrom::End(0))?;
+    let mut locator = lzflow::zip::DirectoryLocator::new(len);
+    while let Some((at, n)) = locator.request() {
+        let mut bytes = vec![0u8; n];
+        file.seek(SeekFrom::Start(at))?;
+        file.read_exact(&mut bytes)?;
+        if locator.feed(&bytes).is_err() {
+            return Ok(false);
+        }
+    }
+    Ok(locator.finish().is_ok())
+}
+
+/// Reads the first bytes of `input` and puts them back in front of the
+/// rest: whether they start a zip archive, and the input, whole.
+pub fn sniff(mut input: Input) -> io::Result<(bool, Input)> {
+    let mut head = Vec::with_capacity(4);
+    (&mut input.reader).take(4).read_to_end(&mut head)?;
+    let zip = SIGNATURES.iter().any(|s| head == s);
+    input.reader = Box::new(Cursor::new(head).chain(input.reader));
+    Ok((zip, input))
+}
+
+/// The archive in `path`, or, for `-`, standard input read forward-only.
+enum Source {
+    File(ZipArchive<File>),
+    Stream(Box<ZipStreamReader<Box<dyn Read>>>),
+}
+
+fn open(path: &str, options: ZipOptions) -> io::Result<Source> {
+    if path == "-" {
+        let input = Input::open("-")?;
+        return Ok(Source::Stream(Box::new(ZipStreamReader::with_options(
+            input.reader,
+            options,
+        ))));
+    }
+    Ok(Source::File(ZipArchive::open_with(
+        File::open(path)?,
+        options,
+    )?))
+}
+
+/// One listing row.
+struct Row<'a> {
+    mtime: Option<SystemTime>,
+    mode: String,
+    size: u64,
+    packed: Option<u64>,
+    method: u16,
+    encrypted: bool,
+    name: &'a str,
+}
+
+fn header() {
     outln!(
         "{:<19} {:<10} {:>12} {:>12} {:<10} {:<3} Name",
         "Modified (UTC)",
@@ -47,37 +101,74 @@ pub fn list(path: &str, password: Option<&str>, memlimit: u64) -> io::Result<()>
         "Method",
         "Enc"
     );
+}
+
+fn row(r: &Row<'_>) {
+    outln!(
+        "{:<19} {:<10} {:>12} {:>12} {:<10} {:<3} {}",
+        r.mtime
+            .map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
+            .unwrap_or_default(),
+        r.mode,
+        r.size,
+        r.packed.map_or_else(|| "-".to_string(), |p| p.to_string()),
+        method_name(r.method),
+        if r.encrypted { "+" } else { "" },
+        r.name
+    );
+}
+
+/// Lists the entries: date, mode, size, packed size, method, `+` when
+/// encrypted, name. From standard input, the local headers say no mode,
+/// and an entry's size is counted by reading it.
+pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
+    header();
     let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
-    for e in archive.directory().iter() {
-        let method = match e.aes() {
-            Some(aes) => aes.method,
-            None => e.method(),
-        };
-        let name = method_name(method);
-        outln!(
-            "{:<19} {:<10} {:>12} {:>12} {:<10} {:<3} {}",
-            e.mtime()
-                .map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
-                .unwrap_or_default(),
-            e.unix_mode()
-                .map(|m| unix_mode_string(m, e.is_dir()))
-                .unwrap_or_else(|| if e.is_dir() {
-                    "D".into()
-                } else {
-                    String::new()
-                }),
-            e.uncompressed_size(),
-            e.compressed_size(),
-            name,
-            if e.is_encrypted() { "+" } else { "" },
-            e.name()
-        );
-        if e.is_dir() {
+    let mut count = |is_dir: bool, size: u64| {
+        if is_dir {
             dirs += 1;
         } else {
             files += 1;
         }
-        total += e.uncompressed_size();
+        total += size;
+    };
+    match open(path, options)? {
+        Source::File(archive) => {
+            for e in archive.directory().iter() {
+                let is_dir = e.is_dir();
+                let mode = e
+                    .unix_mode()
+                    .map(|m| unix_mode_string(m, is_dir))
+                    .unwrap_or_else(|| if is_dir { "D".into() } else { String::new() });
+                row(&Row {
+                    mtime: e.mtime(),
+                    mode,
+                    size: e.uncompressed_size(),
+                    packed: Some(e.compressed_size()),
+                    method: e.aes().map_or(e.method(), |aes| aes.method),
+                    encrypted: e.is_encrypted(),
+                    name: &e.name(),
+                });
+                count(is_dir, e.uncompressed_size());
+            }
+        }
+        Source::Stream(mut z) => {
+            while let Some(mut e) = z.next_entry()? {
+                let size = io::copy(&mut e, &mut io::sink())?;
+                let local = e.local();
+                row(&Row {
+                    mtime: local.mtime(),
+                    mode: if local.is_dir() { "D".into() } else { String::new() },
+                    size,
+                    packed: (!local.header().has_data_descriptor())
+                        .then_some(local.header().compressed_size),
+                    method: local.method(),
+                    encrypted: local.is_encrypted(),
+                    name: &local.name(),
+                });
+                count(local.is_dir(), size);
+            }
+        }
     }
     outln!("{files} files, {dirs} folders, {total} bytes");
     Ok(())
@@ -89,15 +180,29 @@ fn method_name(method: u16) -> String {
         .map_or_else(|| method.to_string(), |m| m.name().to_string())
 }
 
-/// Decodes every entry, verifying its CRC-32 or authentication code;
-/// gives the entry count and the bytes decoded.
-pub fn test(path: &str, password: Option<&str>, memlimit: u64) -> io::Result<(usize, u64)> {
-    let mut archive = open(path, password, memlimit)?;
-    let mut total = 0;
-    for i in 0..archive.len() {
-        total += io::copy(&mut archive.reader(i)?, &mut io::sink())?;
+/// Decodes every entry, verifying its CRC-32, authentication code and
+/// data descriptor; gives the entry count and the bytes decoded.
+pub fn test(path: &str, options: ZipOptions) -> io::Result<(usize, u64)> {
+    match open(path, options)? {
+        Source::File(mut archive) => {
+            let mut total = 0;
+            for i in 0..archive.len() {
+                total += io::copy(&mut archive.reader(i)?, &mut io::sink())?;
+            }
+            Ok((archive.len(), total))
+        }
+        Source::Stream(z) => test_stream(*z),
     }
-    Ok((archive.len(), total))
+}
+
+/// [`test`] of an archive read forward-only.
+pub fn test_stream<R: Read>(mut z: ZipStreamReader<R>) -> io::Result<(usize, u64)> {
+    let (mut n, mut total) = (0, 0);
+    while let Some(mut e) = z.next_entry()? {
+        total += io::copy(&mut e, &mut io::sink())?;
+        n += 1;
+    }
+    Ok((n, total))
 }
 
 /// Extracts every entry below `dir` under `options`.
@@ -105,9 +210,11 @@ pub fn extract(
     path: &str,
     dir: &Path,
     options: &ExtractOptions,
-    password: Option<&str>,
-    memlimit: u64,
+    zip_options: ZipOptions,
 ) -> io::Result<()> {
-    open(path, password, memlimit)?.extract_to_with(dir, options)?;
+    match open(path, zip_options)? {
+        Source::File(mut archive) => archive.extract_to_with(dir, options)?,
+        Source::Stream(mut z) => z.extract_to_with(dir, options)?,
+    }
     Ok(())
 }
