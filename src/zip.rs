@@ -29,9 +29,10 @@
 //! ```
 
 pub use lzflow_zip::{
-    CentralDirectory, CentralEntry, DirectoryLocator, ExtractOptions, LocalEntry, PollZipArchive,
-    PollZipEntryReader, PollZipStream, ZipArchive, ZipEntryReader, ZipError, ZipOptions,
-    ZipStreamEntry, ZipStreamReader, MAX_LOOK_AHEAD,
+    set_idle_decompressors, CentralDirectory, CentralEntry, DirectoryLocator, ExtractOptions,
+    LocalEntry, PollZipArchive, PollZipEntryReader, PollZipStream, ZipArchive, ZipEntryReader,
+    ZipError, ZipOptions, ZipStreamEntry, ZipStreamReader, DEFAULT_IDLE_DECOMPRESSORS,
+    MAX_LOOK_AHEAD,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]

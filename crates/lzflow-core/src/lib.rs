@@ -42,6 +42,7 @@ pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
 pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;
 pub use pool::{
-    Lease, Pool, DEFAULT_MAX_IDLE_BYTES, DEFAULT_MAX_IDLE_TABLE_BYTES, PROBE_MIN_BYTES,
+    Lease, Pool, Recycled, Recycler, DEFAULT_MAX_IDLE_BYTES, DEFAULT_MAX_IDLE_TABLE_BYTES,
+    PROBE_MIN_BYTES,
 };
 pub use ready::Readiness;

@@ -319,9 +319,116 @@ impl<T: Copy> Drop for Lease<T> {
     }
 }
 
+/// A bounded pool of whole coder states (a Deflate inflater with its
+/// window) that cost an allocation to make and a reset to reuse: the
+/// object counterpart of [`Pool`], kept in a `static`. A state goes back
+/// when its [`Recycled`] handle drops; beyond [`max`](Self::max) idle
+/// states, or with a maximum of 0, it is freed instead.
+#[derive(Debug)]
+pub struct Recycler<T> {
+    free: Mutex<Vec<T>>,
+    max: std::sync::atomic::AtomicUsize,
+}
+
+impl<T> Recycler<T> {
+    /// A recycler keeping at most `max` idle states.
+    pub const fn new(max: usize) -> Self {
+        Recycler {
+            free: Mutex::new(Vec::new()),
+            max: std::sync::atomic::AtomicUsize::new(max),
+        }
+    }
+
+    /// Most idle states kept.
+    pub fn max(&self) -> usize {
+        self.max.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Keeps at most `max` idle states from now on (0: none); frees the
+    /// excess.
+    pub fn set_max(&self, max: usize) {
+        self.max.store(max, std::sync::atomic::Ordering::Relaxed);
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        free.truncate(max);
+    }
+
+    /// An idle state made ready by `reset`, or a new one from `make`.
+    pub fn take(
+        &'static self,
+        make: impl FnOnce() -> T,
+        reset: impl FnOnce(&mut T),
+    ) -> Recycled<T> {
+        let idle = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let state = match idle {
+            Some(mut state) => {
+                reset(&mut state);
+                state
+            }
+            None => make(),
+        };
+        Recycled {
+            state: Some(state),
+            home: self,
+        }
+    }
+
+    fn give_back(&self, state: T) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        if free.len() < self.max() {
+            free.push(state);
+        }
+    }
+}
+
+/// A state taken from a [`Recycler`]; it goes back on drop.
+#[derive(Debug)]
+pub struct Recycled<T: 'static> {
+    state: Option<T>,
+    home: &'static Recycler<T>,
+}
+
+impl<T> Deref for Recycled<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.state.as_ref().expect("present until dropped")
+    }
+}
+
+impl<T> DerefMut for Recycled<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.state.as_mut().expect("present until dropped")
+    }
+}
+
+impl<T> Drop for Recycled<T> {
+    fn drop(&mut self) {
+        if let Some(state) = self.state.take() {
+            self.home.give_back(state);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recycler_reuses_resets_and_bounds() {
+        static R: Recycler<Vec<u8>> = Recycler::new(1);
+        let mut a = R.take(|| vec![1], |v| v.clear());
+        a.push(2);
+        let b = R.take(|| vec![9], |v| v.clear());
+        drop(a);
+        drop(b); // beyond the maximum: freed
+        let c = R.take(|| vec![7], |v| v.clear());
+        assert_eq!(*c, vec![]); // a, reset
+        let d = R.take(|| vec![7], |v| v.clear());
+        assert_eq!(*d, vec![7]);
+        drop((c, d));
+        R.set_max(0);
+        let e = R.take(|| vec![5], |v| v.clear());
+        assert_eq!(*e, vec![5]);
+    }
 
     #[test]
     fn reuses_and_bounds_idle_capacity() {

@@ -3,9 +3,12 @@
 //! BCJ filters and Delta run as a stream of their own (lzflow-filters),
 //! Deflate (zlib-rs through `flate2`, or miniz_oxide with the `safe`
 //! feature), Deflate64 (the `deflate64` crate), BZip2 (`bzip2`) and
-//! Zstandard (`ruzstd`, in `zstd.rs`).
+//! Zstandard (`ruzstd`, in `zstd.rs`). Deflate's inflaters are recycled
+//! across entries and archives ([`set_idle_decompressors`]).
 
-use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+use lzflow_core::{
+    Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress, Recycled, Recycler,
+};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
 use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaDecoder};
 
@@ -206,6 +209,11 @@ impl Inflater {
         Inflater(flate2::Decompress::new(false))
     }
 
+    /// Ready for a new stream.
+    fn reset(&mut self) {
+        self.0.reset(false);
+    }
+
     /// Inflates `input` into `output`: bytes taken, bytes made and whether
     /// the stream ended, or what is wrong with the data.
     fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> Result<(usize, usize, bool), String> {
@@ -232,6 +240,11 @@ impl Inflater {
         Inflater(InflateState::new_boxed(DataFormat::Raw))
     }
 
+    /// Ready for a new stream.
+    fn reset(&mut self) {
+        self.0.reset(miniz_oxide::DataFormat::Raw);
+    }
+
     /// Inflates `input` into `output`: bytes taken, bytes made and whether
     /// the stream ended, or what is wrong with the data.
     fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> Result<(usize, usize, bool), String> {
@@ -249,16 +262,34 @@ impl Inflater {
     }
 }
 
+/// Idle inflaters kept for reuse: an inflater and its 32 KiB window cost
+/// tens of KiB to allocate, and a zip archive of small Deflate entries
+/// makes one per entry.
+/// Boxed, so that a decoder holding one stays a few words (its own box is
+/// allocated per entry).
+static INFLATERS: Recycler<Box<Inflater>> = Recycler::new(DEFAULT_IDLE_DECOMPRESSORS);
+
+/// Idle decompressor states kept for reuse by default (per method that
+/// keeps any).
+pub const DEFAULT_IDLE_DECOMPRESSORS: usize = 16;
+
+/// Sets how many idle decompressor states (Deflate's inflaters) are kept
+/// for the next entry or archive; 0 keeps none. The default is
+/// [`DEFAULT_IDLE_DECOMPRESSORS`].
+pub fn set_idle_decompressors(max: usize) {
+    INFLATERS.set_max(max);
+}
+
 /// Raw Deflate.
 struct DeflateDecoder {
-    inner: Inflater,
+    inner: Recycled<Box<Inflater>>,
     done: bool,
 }
 
 impl DeflateDecoder {
     fn new() -> Self {
         DeflateDecoder {
-            inner: Inflater::new(),
+            inner: INFLATERS.take(|| Box::new(Inflater::new()), |i| i.reset()),
             done: false,
         }
     }

@@ -32,7 +32,7 @@ mod method;
 mod properties;
 mod zstd;
 
-pub use decoders::{new_decoder, BoxedDecoder};
+pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};
 pub use error::MethodError;
 pub use memory::{check_decoder_memory, window_size};
 pub use method::{describe_7z, listing_name_7z, Method};

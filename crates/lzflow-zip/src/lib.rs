@@ -31,6 +31,7 @@ mod read;
 pub use error::ZipError;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
 pub use lzflow_core::{LimitExceeded, Limits};
+pub use lzflow_methods::{set_idle_decompressors, DEFAULT_IDLE_DECOMPRESSORS};
 pub use read::archive::{ZipArchive, ZipEntryReader};
 pub use read::central_directory::{CentralDirectory, CentralEntry};
 pub use read::data_descriptor::DataDescriptor;

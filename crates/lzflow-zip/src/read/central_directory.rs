@@ -9,10 +9,7 @@ use std::time::SystemTime;
 use super::dos_time::DosDateTime;
 use super::end_of_central_directory::CentralDirectoryLocation;
 use super::entry_name;
-use super::extra_field::{
-    self, AesExtra,
-    Zip64ExtendedInformation, Zip64Fields,
-};
+use super::extra_field::{self, AesExtra, Zip64ExtendedInformation, Zip64Fields};
 use super::little_endian::{u16_at, u32_at};
 use super::local_file_header::LocalFileHeader;
 use crate::ZipError;

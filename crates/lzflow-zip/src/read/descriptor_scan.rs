@@ -42,10 +42,7 @@ pub(crate) enum Scanned {
     NeedMore,
     /// The data ends after `data` more bytes, followed by a descriptor of
     /// `descriptor_len` bytes.
-    End {
-        data: usize,
-        descriptor_len: usize,
-    },
+    End { data: usize, descriptor_len: usize },
 }
 
 /// The running state of one entry's scan: the data accepted so far.

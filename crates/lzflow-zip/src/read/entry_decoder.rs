@@ -89,7 +89,11 @@ enum Decrypt {
 }
 
 impl Decrypt {
-    fn decode(&mut self, input: &mut InBuf<'_>, out: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
+    fn decode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        out: &mut OutBuf<'_>,
+    ) -> Result<Progress, ZipError> {
         match self {
             Decrypt::ZipCrypto(d) => d.decode(input, out),
             Decrypt::Aes(d) => d.decode(input, out),
@@ -291,7 +295,11 @@ impl EntryDecoder {
         self.checks.consumed
     }
 
-    fn step(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
+    fn step(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, ZipError> {
         if self.checks.ended {
             return Ok(Progress::StreamEnd);
         }

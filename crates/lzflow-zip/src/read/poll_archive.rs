@@ -143,7 +143,9 @@ impl<S: PollSource> PollZipArchive<S> {
         let (name, _) = local.parse_variable(var)?;
         local.check_against(name, &entry)?;
         let stored = entry.compressed_size();
-        self.options.limits.check_output(entry.uncompressed_size())?;
+        self.options
+            .limits
+            .check_output(entry.uncompressed_size())?;
         let dec = EntryDecoder::new(&EntrySpec::central(&entry), &self.options)?;
         let mut buf = Pool::<u8>::global().lease(READ_CHUNK);
         buf.resize(READ_CHUNK, 0);

@@ -31,7 +31,7 @@ use std::task::{ready, Context, Poll};
 use std::time::SystemTime;
 
 use lzflow_core::source::PollRead;
-use lzflow_core::{Decode, InBuf, LimitExceeded, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, OutBuf, Pool, Progress};
 
 use crate::read::central_directory::FLAG_ENCRYPTED;
 use crate::read::data_descriptor::DataDescriptor;
@@ -128,7 +128,8 @@ struct Current {
 pub struct PollZipStream<S> {
     src: S,
     options: ZipOptions,
-    buf: Vec<u8>,
+    /// The look-ahead buffer, from the global pool.
+    buf: Lease<u8>,
     start: usize,
     end: usize,
     eof: bool,
@@ -247,7 +248,7 @@ impl<S: PollRead> PollZipStream<S> {
         PollZipStream {
             src,
             options,
-            buf: Vec::new(),
+            buf: Pool::<u8>::global().lease(HISTORY + READ_CHUNK),
             start: 0,
             end: 0,
             eof: false,
@@ -582,7 +583,9 @@ impl<S: PollRead> PollZipStream<S> {
             };
             let (used, made, ended) = match data {
                 Data::Sized { dec, left, .. } => {
-                    let n = usize::try_from(*left).unwrap_or(usize::MAX).min(window.len());
+                    let n = usize::try_from(*left)
+                        .unwrap_or(usize::MAX)
+                        .min(window.len());
                     let last = n as u64 == *left;
                     if !last && self.eof {
                         return Poll::Ready(Err(ZipError::Truncated));
@@ -658,7 +661,9 @@ impl<S: PollRead> PollZipStream<S> {
                     }
                 }
                 Data::Skip { left, descriptor } => {
-                    let n = usize::try_from(*left).unwrap_or(usize::MAX).min(window.len());
+                    let n = usize::try_from(*left)
+                        .unwrap_or(usize::MAX)
+                        .min(window.len());
                     *left -= n as u64;
                     let done = *left == 0;
                     if !done && n == 0 && self.eof {
@@ -753,7 +758,9 @@ impl<S: PollRead> PollZipStream<S> {
         let Some(len) = found else {
             return Poll::Ready(Err(self.descriptor_mismatch(bytes, &expected)));
         };
-        let disagrees = cur.expect_crc.is_some_and(|c| c != expected.crc32 && c != 0)
+        let disagrees = cur
+            .expect_crc
+            .is_some_and(|c| c != expected.crc32 && c != 0)
             || cur
                 .stored_size
                 .is_some_and(|s| s != expected.compressed_size)
@@ -761,7 +768,9 @@ impl<S: PollRead> PollZipStream<S> {
         if disagrees {
             return Poll::Ready(Err(ZipError::corrupt(format!(
                 "the data descriptor of {:?} disagrees with its local header",
-                self.entry().map(|e| e.name().into_owned()).unwrap_or_default()
+                self.entry()
+                    .map(|e| e.name().into_owned())
+                    .unwrap_or_default()
             ))));
         }
         self.start += len;
@@ -948,7 +957,14 @@ mod tests {
                 match e.read(&mut buf) {
                     Ok(0) => break,
                     Ok(n) => data.extend_from_slice(&buf[..n]),
-                    Err(err) => return Err(err.into_inner().unwrap().downcast::<ZipError>().map(|b| *b).unwrap()),
+                    Err(err) => {
+                        return Err(err
+                            .into_inner()
+                            .unwrap()
+                            .downcast::<ZipError>()
+                            .map(|b| *b)
+                            .unwrap())
+                    }
                 }
             }
             out.push((name, data));
@@ -971,7 +987,12 @@ mod tests {
         // Stored data that holds descriptor-like bytes and signatures.
         let mut tricky = b"PK\x07\x08\x00\x00\x00\x00PK\x03\x04".to_vec();
         tricky.extend(sample(70_000, 2));
-        let mut zip64 = plain("z64.txt", 8, deflate(b"zip64 descriptor"), b"zip64 descriptor");
+        let mut zip64 = plain(
+            "z64.txt",
+            8,
+            deflate(b"zip64 descriptor"),
+            b"zip64 descriptor",
+        );
         zip64.zip64 = true;
         let mut unsigned = plain("nosig.bin", 0, tricky.clone(), &tricky);
         unsigned.signature = false;
@@ -987,7 +1008,14 @@ mod tests {
         let names: Vec<_> = got.iter().map(|e| e.0.as_str()).collect();
         assert_eq!(
             names,
-            ["big.txt", "tricky.bin", "empty", "z64.txt", "nosig.bin", "dir/"]
+            [
+                "big.txt",
+                "tricky.bin",
+                "empty",
+                "z64.txt",
+                "nosig.bin",
+                "dir/"
+            ]
         );
         assert_eq!(got[0].1, big);
         assert_eq!(got[1].1, tricky);
@@ -1055,7 +1083,10 @@ mod tests {
         let mut crc = plain("a", 8, deflate(&data), &data);
         crc.crc ^= 1;
         let e = read_all(&archive(&[crc]), 512, 512, None).unwrap_err();
-        assert!(matches!(e, ZipError::DataCrc { ref entry } if entry == "a"), "{e:?}");
+        assert!(
+            matches!(e, ZipError::DataCrc { ref entry } if entry == "a"),
+            "{e:?}"
+        );
         let mut size = plain("a", 8, deflate(&data), &data);
         size.size += 1;
         let e = read_all(&archive(&[size]), 512, 512, None).unwrap_err();
@@ -1078,7 +1109,8 @@ mod tests {
     fn look_ahead_stays_bounded() {
         let data = sample(1 << 20, 6);
         let bytes = archive(&[plain("s", 0, data.clone(), &data)]);
-        let mut z = PollZipStream::new(lzflow_core::source::Blocking(&bytes[..]), ZipOptions::new());
+        let mut z =
+            PollZipStream::new(lzflow_core::source::Blocking(&bytes[..]), ZipOptions::new());
         lzflow_core::source::block_on(async {
             z.next_entry().await?;
             let mut buf = [0u8; 100];
@@ -1094,13 +1126,17 @@ mod tests {
     fn the_entry_count_cap_applies() {
         let entries: Vec<_> = (0..5).map(|_| plain("e", 0, b"1".to_vec(), b"1")).collect();
         let bytes = archive(&entries);
-        let mut z = ZipStreamReader::with_options(&bytes[..], ZipOptions::new().with_max_entries(4));
+        let mut z =
+            ZipStreamReader::with_options(&bytes[..], ZipOptions::new().with_max_entries(4));
         for _ in 0..4 {
             assert!(z.next_entry().unwrap().is_some());
         }
         assert!(matches!(
             z.next_entry(),
-            Err(ZipError::Limit(LimitExceeded::Entries { count: 5, limit: 4 }))
+            Err(ZipError::Limit(LimitExceeded::Entries {
+                count: 5,
+                limit: 4
+            }))
         ));
     }
 }

@@ -88,7 +88,9 @@ pub struct ZipStreamEntry<'a, R> {
 impl<R: Read> ZipStreamEntry<'_, R> {
     /// What the local header says of the entry.
     pub fn local(&self) -> LocalEntry<'_> {
-        self.core.entry().expect("an entry is current while it is borrowed")
+        self.core
+            .entry()
+            .expect("an entry is current while it is borrowed")
     }
 
     /// The name as text.

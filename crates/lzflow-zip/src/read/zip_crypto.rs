@@ -264,7 +264,12 @@ pub(crate) mod tests {
 
     /// ZipCrypto encryption, for round trips only (the reader never
     /// encrypts).
-    pub(crate) fn encrypt(password: &[u8], header11: &[u8; 11], check: u8, plain: &[u8]) -> Vec<u8> {
+    pub(crate) fn encrypt(
+        password: &[u8],
+        header11: &[u8; 11],
+        check: u8,
+        plain: &[u8],
+    ) -> Vec<u8> {
         let mut keys = Keys::new(password);
         header11
             .iter()
