@@ -425,7 +425,12 @@ fn a_timeout_cancels_long_in_memory_zip_work() {
         let source = std::io::Cursor::new(&archive[..]);
         let mut zip = lzflow::zip::AsyncZipArchive::open(source).await.unwrap();
         let mut out = Vec::new();
-        zip.reader(0).await.unwrap().read_to_end(&mut out).await.unwrap();
+        zip.reader(0)
+            .await
+            .unwrap()
+            .read_to_end(&mut out)
+            .await
+            .unwrap();
     });
     assert_timeout_cancels("zip::AsyncZipStreamReader", || async {
         let mut zip = lzflow::zip::AsyncZipStreamReader::new(&archive[..]);

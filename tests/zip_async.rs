@@ -277,10 +277,8 @@ fn cancelled_next_entry_calls_lose_nothing() {
     for file in STREAM_FILES {
         let bytes = std::fs::read(format!("{DIR}{file}")).unwrap();
         let want = std_read(&bytes);
-        let mut z = lzflow::zip::AsyncZipStreamReader::with_options(
-            Trickle::new(bytes.clone(), 3),
-            opts(),
-        );
+        let mut z =
+            lzflow::zip::AsyncZipStreamReader::with_options(Trickle::new(bytes.clone(), 3), opts());
         let mut got = Vec::new();
         let mut dropped = 0;
         loop {

@@ -524,7 +524,13 @@ impl std::task::Wake for CountingWaker {
 /// `method`; `data` is what it decodes to), with a central directory.
 /// With `descriptor`, as a streaming writer makes it: flag bit 3, zeros in
 /// the local header, a signed data descriptor after the data.
-pub fn one_entry_zip(name: &str, method: u16, stored: &[u8], data: &[u8], descriptor: bool) -> Vec<u8> {
+pub fn one_entry_zip(
+    name: &str,
+    method: u16,
+    stored: &[u8],
+    data: &[u8],
+    descriptor: bool,
+) -> Vec<u8> {
     let crc = crc32fast::hash(data);
     let (c, u) = (stored.len() as u32, data.len() as u32);
     let flags: u16 = if descriptor { 1 << 3 } else { 0 };

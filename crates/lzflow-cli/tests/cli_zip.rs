@@ -155,7 +155,10 @@ fn zip_archives_on_standard_input_are_read_forward_only() {
     let bad = std::fs::read(fixture("bad/crc-mismatch-deflate.zip")).unwrap();
     let out = with_stdin(&["t", "-"], &bad);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("CRC"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("CRC"),
+        "{out:?}"
+    );
 
     // Anything else on standard input still goes to the stream decoders.
     let xz = std::fs::read(format!(
@@ -195,11 +198,21 @@ fn the_compression_ratio_cap_has_its_option() {
 
 #[test]
 fn self_extracting_archives_are_recognised_by_their_end_record() {
-    for file in ["infozip/iz-sfx-adjusted.zip", "infozip/iz-sfx-unadjusted.zip"] {
+    for file in [
+        "infozip/iz-sfx-adjusted.zip",
+        "infozip/iz-sfx-unadjusted.zip",
+    ] {
         let path = fixture(file);
-        assert_ne!(&std::fs::read(&path).unwrap()[..2], b"PK", "{file}: has a stub");
+        assert_ne!(
+            &std::fs::read(&path).unwrap()[..2],
+            b"PK",
+            "{file}: has a stub"
+        );
         let out = bin().args(["t", "-v", &path]).output().unwrap();
         assert!(out.status.success(), "{file}: {out:?}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains(": OK (4 entries"), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(": OK (4 entries"),
+            "{out:?}"
+        );
     }
 }

@@ -457,7 +457,10 @@ fn read_with_stream_reader(bytes: &[u8], options: ZipOptions) -> Result<GotArchi
             data: Ok(Vec::new()),
         };
         let mut data = Vec::new();
-        got.data = e.read_to_end(&mut data).map(|_| data).map_err(ZipError::from);
+        got.data = e
+            .read_to_end(&mut data)
+            .map(|_| data)
+            .map_err(ZipError::from);
         entries.push(got);
     }
     Ok(GotArchive {

@@ -105,7 +105,11 @@ fn stream_all(input: impl Read, password: &str, read_size: usize) -> Result<Entr
             }
             data.extend_from_slice(&buf[..n]);
         }
-        got.push((name, data.len() as u64, format!("{:x}", Sha256::digest(&data))));
+        got.push((
+            name,
+            data.len() as u64,
+            format!("{:x}", Sha256::digest(&data)),
+        ));
     }
     Ok(got)
 }
@@ -212,10 +216,17 @@ fn both_readers_agree_where_both_read() {
         for i in 0..a.len() {
             let name = a.directory().get(i).unwrap().name().into_owned();
             let mut data = Vec::new();
-            if a.reader(i).and_then(|mut r| Ok(r.read_to_end(&mut data)?)).is_err() {
+            if a.reader(i)
+                .and_then(|mut r| Ok(r.read_to_end(&mut data)?))
+                .is_err()
+            {
                 break;
             }
-            seekable.push((name, data.len() as u64, format!("{:x}", Sha256::digest(&data))));
+            seekable.push((
+                name,
+                data.len() as u64,
+                format!("{:x}", Sha256::digest(&data)),
+            ));
         }
         if seekable.len() == a.len() {
             assert_eq!(streamed, seekable, "{file}");

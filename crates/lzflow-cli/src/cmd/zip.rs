@@ -158,7 +158,11 @@ pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
                 let local = e.local();
                 row(&Row {
                     mtime: local.mtime(),
-                    mode: if local.is_dir() { "D".into() } else { String::new() },
+                    mode: if local.is_dir() {
+                        "D".into()
+                    } else {
+                        String::new()
+                    },
                     size,
                     packed: (!local.header().has_data_descriptor())
                         .then_some(local.header().compressed_size),
