@@ -229,7 +229,7 @@ where
         let n = rng.size(7000).min(payload.len() - pos);
         w.write_all(&payload[pos..pos + n]).await.unwrap();
         pos += n;
-        if cancel_shutdown && rng.next() % 4 == 0 {
+        if cancel_shutdown && rng.next().is_multiple_of(4) {
             // Start a flush, drop it mid-way, then flush for real.
             let mut flush = Box::pin(w.flush());
             let _ = poll_a_few(&mut flush, 3);

@@ -18,7 +18,7 @@ fn data(n: usize, seed: u64) -> Vec<u8> {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        if x % 50 == 0 {
+        if x.is_multiple_of(50) {
             out.extend_from_slice(&x.to_le_bytes());
         } else {
             out.extend_from_slice(words[(x % 8) as usize].as_bytes());

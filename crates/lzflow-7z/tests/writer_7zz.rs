@@ -19,7 +19,7 @@ fn code(n: usize) -> Vec<u8> {
     let mut k = 0u32;
     while out.len() < n {
         k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
-        if k % 5 == 0 {
+        if k.is_multiple_of(5) {
             out.push(0xE8);
             out.extend_from_slice(&((k >> 8) % 4096 * 16).to_le_bytes());
         } else {

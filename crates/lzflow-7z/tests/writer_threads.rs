@@ -19,7 +19,7 @@ fn text(seed: u64, n: usize) -> Vec<u8> {
     while out.len() < n {
         let w = &words[i % 4000..i % 4000 + 3 + i % 7];
         out.extend(w.iter().map(|b| b'a' + b % 26));
-        out.push(if i % 11 == 0 { b'\n' } else { b' ' });
+        out.push(if i.is_multiple_of(11) { b'\n' } else { b' ' });
         i = i.wrapping_mul(31).wrapping_add(17) % 100_003;
     }
     out.truncate(n);

@@ -135,7 +135,7 @@ impl CoderError for LimitExceeded {
 fn human(n: u64) -> String {
     const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
     for (name, size) in UNITS {
-        if n >= size && n % size == 0 {
+        if n >= size && n.is_multiple_of(size) {
             return format!("{} {name} ({n} bytes)", n / size);
         }
     }

@@ -45,7 +45,7 @@ impl FilterConfig {
                     reason: "the Delta distance must be between 1 and 256",
                 });
             }
-        } else if self.start_offset % self.kind.alignment() != 0 {
+        } else if !self.start_offset.is_multiple_of(self.kind.alignment()) {
             return Err(FilterError::InvalidConfig {
                 kind: self.kind,
                 reason: "the start offset must be a multiple of the filter's alignment",

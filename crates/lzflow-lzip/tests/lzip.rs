@@ -214,7 +214,7 @@ fn text(n: usize, seed: u64) -> Vec<u8> {
         x ^= x >> 7;
         x ^= x << 17;
         out.extend_from_slice(words[(x % 8) as usize].as_bytes());
-        if x % 97 == 0 {
+        if x.is_multiple_of(97) {
             out.extend_from_slice(&x.to_le_bytes());
         }
     }

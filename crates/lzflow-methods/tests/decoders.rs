@@ -45,7 +45,11 @@ impl Rng {
         while out.len() < n {
             let v = self.next();
             out.extend_from_slice(WORDS[(v % 16) as usize].as_bytes());
-            out.push(if (v >> 8) % 11 == 0 { b'\n' } else { b' ' });
+            out.push(if (v >> 8).is_multiple_of(11) {
+                b'\n'
+            } else {
+                b' '
+            });
         }
         out.truncate(n);
         out

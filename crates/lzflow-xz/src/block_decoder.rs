@@ -186,7 +186,7 @@ impl BlockDecoder {
                     p => return Ok(p),
                 },
                 Phase::Padding => {
-                    while (self.compressed + self.padding) % 4 != 0 {
+                    while !(self.compressed + self.padding).is_multiple_of(4) {
                         let Some(b) = input.take_byte() else {
                             return self.need_input(input, "block padding");
                         };

@@ -120,7 +120,7 @@ impl IndexDecoder {
                 if byte != 0 {
                     return Err(XzError::IndexPadding);
                 }
-                if self.size % 4 == 0 {
+                if self.size.is_multiple_of(4) {
                     self.field = Field::Crc;
                 }
                 continue;
@@ -185,7 +185,7 @@ impl IndexDecoder {
     fn after_record(&self) -> Field {
         if self.remaining > 0 {
             Field::Unpadded
-        } else if self.size % 4 == 0 {
+        } else if self.size.is_multiple_of(4) {
             Field::Crc
         } else {
             Field::Padding
@@ -211,7 +211,7 @@ pub(crate) fn encode_index(records: &[IndexRecord], out: &mut Vec<u8>) {
         vli::encode(r.unpadded_size, out);
         vli::encode(r.uncompressed_size, out);
     }
-    while (out.len() - start) % 4 != 0 {
+    while !(out.len() - start).is_multiple_of(4) {
         out.push(0);
     }
     let crc = crc32fast::hash(&out[start..]);

@@ -274,7 +274,7 @@ impl LayoutReader {
     /// Counts zero bytes back from `pos` in whole 4-byte groups, as the
     /// format requires.
     fn padding(&self, end: u64, pos: u64, data: &[u8]) -> Result<Step, XzError> {
-        if end % 4 != 0 {
+        if !end.is_multiple_of(4) {
             // Streams and padding are all multiples of four bytes.
             return Err(XzError::StreamPadding { len: end % 4 });
         }

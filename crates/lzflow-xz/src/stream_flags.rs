@@ -90,7 +90,7 @@ pub(crate) fn encode_header(flags: StreamFlags) -> [u8; STREAM_HEADER_SIZE] {
 /// Serializes a Stream Footer for an Index of `index_size` bytes (a multiple
 /// of four, at most 2^34).
 pub(crate) fn encode_footer(flags: StreamFlags, index_size: u64) -> [u8; STREAM_HEADER_SIZE] {
-    debug_assert!(index_size % 4 == 0 && (4..=BACKWARD_SIZE_MAX).contains(&index_size));
+    debug_assert!(index_size.is_multiple_of(4) && (4..=BACKWARD_SIZE_MAX).contains(&index_size));
     let mut buf = [0; STREAM_HEADER_SIZE];
     buf[4..8].copy_from_slice(&((index_size / 4 - 1) as u32).to_le_bytes());
     buf[8..10].copy_from_slice(&flags.encode());

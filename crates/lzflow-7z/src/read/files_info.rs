@@ -161,7 +161,7 @@ fn parse_names(
         }
         f.name = String::from_utf16_lossy(&name);
     }
-    if units.next().is_some() || raw.len() % 2 != 0 {
+    if units.next().is_some() || !raw.len().is_multiple_of(2) {
         return Err(SevenZError::corrupt(
             "bytes follow the last file name (a NUL inside a name?)",
         ));

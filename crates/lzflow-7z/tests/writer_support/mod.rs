@@ -180,7 +180,7 @@ pub fn data(seed: u64, n: usize) -> Vec<u8> {
         x ^= x << 25;
         x ^= x >> 27;
         let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        if r % 4 == 0 {
+        if r.is_multiple_of(4) {
             let run = (r >> 8) as usize % 40;
             out.extend(std::iter::repeat_n((r >> 16) as u8, run));
         } else {

@@ -585,7 +585,7 @@ mod tests {
                     fed += n;
                 }
                 step += 1;
-                if step % 7 == 0 {
+                if step.is_multiple_of(7) {
                     let n = (step % 13).min(a.avail()).max(1);
                     a.skip_with::<true>(n);
                     b.skip_with::<false>(n);
