@@ -58,6 +58,7 @@ fn jobs() -> Vec<(&'static str, Job)> {
     let mut v = Vec::new();
     v.extend_from_slice(crate::sevenz::JOBS);
     v.extend_from_slice(crate::sevenz_write::JOBS);
+    v.extend_from_slice(crate::zip::JOBS);
     v.extend_from_slice(crate::JOBS);
     v
 }

@@ -12,6 +12,7 @@ mod seek;
 mod sevenz;
 mod sevenz_write;
 mod workloads;
+mod zip;
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -493,7 +494,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-write|seek|latency] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-write|zip|seek|latency] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -510,7 +511,9 @@ fn main() -> io::Result<()> {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
-            "decode" | "encode" | "7z" | "7z-write" | "seek" | "latency" => mode = a.clone(),
+            "decode" | "encode" | "7z" | "7z-write" | "zip" | "seek" | "latency" => {
+                mode = a.clone()
+            }
             other => {
                 eprintln!("{USAGE}");
                 return Err(io::Error::new(
@@ -527,6 +530,7 @@ fn main() -> io::Result<()> {
         "decode" => compare_decode(rounds, only.as_deref()),
         "encode" => encode::compare_encode(rounds, only.as_deref()),
         "7z" => sevenz::compare_7z(rounds),
+        "zip" => zip::compare_zip(rounds),
         "seek" => seek::compare_seek(rounds),
         "latency" => latency::compare_latency(rounds),
         _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),
