@@ -148,3 +148,19 @@ where
         );
     }
 }
+
+/// Limits the zip targets read under: 256 MiB for an entry's decoders,
+/// 64 MiB of output.
+pub const ZIP_LIMITS: Limits = Limits {
+    memory: 256 << 20,
+    output: 64 << 20,
+};
+
+/// The options both zip targets read with: the fixtures' password, the
+/// zip limits, and at most 4,096 entries.
+pub fn zip_options() -> lzflow_zip::ZipOptions {
+    lzflow_zip::ZipOptions::new()
+        .with_password("fixture-pass")
+        .with_limits(ZIP_LIMITS)
+        .with_max_entries(1 << 12)
+}

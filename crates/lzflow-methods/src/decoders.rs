@@ -374,7 +374,9 @@ impl Decode for Deflate64Decoder {
     }
 }
 
-/// BZip2; concatenated streams (as parallel encoders write) continue.
+/// BZip2; concatenated streams (as parallel encoders write) continue, and
+/// the data ends after a stream when what follows is not another one
+/// (`BZh`), leaving those bytes unread.
 struct Bzip2Decoder {
     inner: bzip2::Decompress,
     /// A stream ended and the next has taken no input: the data may end
@@ -398,12 +400,22 @@ impl Decode for Bzip2Decoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, MethodError> {
-        if self.between && input.is_empty() {
-            return Ok(if input.is_last() {
-                Progress::StreamEnd
-            } else {
-                Progress::NeedInput
-            });
+        if self.between {
+            // Another stream follows only if it starts like one: a zip
+            // entry read forward-only is followed by its data descriptor,
+            // not by the end of the input.
+            let next = input.remaining();
+            let n = next.len().min(3);
+            if next[..n] != b"BZh"[..n] || (n == 0 && input.is_last()) {
+                return Ok(Progress::StreamEnd);
+            }
+            if n < 3 {
+                return if input.is_last() {
+                    Err(MethodError::Truncated { method: "BZip2" })
+                } else {
+                    Ok(Progress::NeedInput)
+                };
+            }
         }
         self.between = false;
         let (in0, out0) = (self.inner.total_in(), self.inner.total_out());

@@ -307,14 +307,7 @@ impl EntryDecoder {
             return decompress(&mut self.decompress, &mut self.checks, input, output);
         };
         if stage.trailer {
-            // The authentication code: the decryptor reads it and ends.
-            let mut none = OutBuf::new(&mut []);
-            let p = stage.coder.decode(input, &mut none)?;
-            if p == Progress::StreamEnd {
-                stage.trailer = false;
-                self.checks.ended = true;
-            }
-            return Ok(p);
+            return trailer(stage, &mut self.checks, input);
         }
         loop {
             if stage.start == stage.end && !stage.done {
@@ -345,9 +338,42 @@ impl EntryDecoder {
                     return Ok(Progress::NeedInput);
                 }
             }
+            if p == Progress::StreamEnd && !stage.unbounded && !stage.done {
+                // The stored bytes go on: the decryptor reads them to its
+                // end, so that the AES authentication code is checked
+                // however the input was split (what it decrypts past the
+                // compressed data is dropped).
+                stage.start = stage.end;
+                self.checks.ended = false;
+                stage.trailer = true;
+                return trailer(stage, &mut self.checks, input);
+            }
             if p != Progress::NeedInput {
                 return Ok(p);
             }
+        }
+    }
+}
+
+/// After the decompressor's end: the decryptor reads the rest of its
+/// stored bytes (the authentication code at least) and ends.
+fn trailer(
+    stage: &mut Stage,
+    checks: &mut Checks,
+    input: &mut InBuf<'_>,
+) -> Result<Progress, ZipError> {
+    let mut discard = [0u8; 512];
+    loop {
+        let mut out = OutBuf::new(&mut discard);
+        let p = stage.coder.decode(input, &mut out)?;
+        if p == Progress::StreamEnd {
+            stage.trailer = false;
+            stage.done = true;
+            checks.ended = true;
+            return Ok(p);
+        }
+        if out.pos() == 0 {
+            return Ok(p);
         }
     }
 }

@@ -378,6 +378,10 @@ impl<S: PollRead> PollZipStream<S> {
     /// Turns the rest of a sized entry into a skip (nothing to decode
     /// when the size is known).
     fn skip_rest(&mut self) {
+        if self.state != State::Data {
+            // The data has ended: its descriptor is checked as read.
+            return;
+        }
         if let Some(
             Data::Sized {
                 left, descriptor, ..
@@ -606,8 +610,9 @@ impl<S: PollRead> PollZipStream<S> {
                         // Decrypted ahead: the last `back` bytes taken (still
                         // in the buffer, HISTORY ≥ STAGE) follow the data.
                         self.start = self.start + input.pos() - back;
-                        if output.pos() > 0 || ended {
-                            return Poll::Ready(Ok(self.after_data(output.pos(), ended)));
+                        let made = self.after_data(output.pos(), ended)?;
+                        if made > 0 {
+                            return Poll::Ready(Ok(made));
                         }
                         continue;
                     }
@@ -686,8 +691,13 @@ impl<S: PollRead> PollZipStream<S> {
                 }
             };
             self.start += used;
-            if made > 0 || ended {
-                return Poll::Ready(Ok(self.after_data(made, ended)));
+            // At the data's end with nothing made, go on to the
+            // descriptor: `Ok(0)` only once the entry is checked.
+            if self.after_data(made, ended)? > 0 {
+                return Poll::Ready(Ok(made));
+            }
+            if ended {
+                continue;
             }
             if self.eof && used == 0 && self.start == self.end {
                 return Poll::Ready(Err(ZipError::Truncated));
@@ -697,21 +707,20 @@ impl<S: PollRead> PollZipStream<S> {
 
     /// After a step that made `made` bytes: at the data's end, moves on to
     /// the descriptor (or the end of the entry).
-    fn after_data(&mut self, made: usize, ended: bool) -> usize {
+    fn after_data(&mut self, made: usize, ended: bool) -> Result<usize, ZipError> {
         if ended {
-            let descriptor = match &mut self.data {
+            let descriptor = match &self.data {
                 Some(Data::Sized {
                     left, descriptor, ..
                 }) => {
-                    // A decompressor that ends before the stored bytes
-                    // leaves them unread, as the central-directory reader
-                    // does; skip them.
-                    let (left, descriptor) = (*left, *descriptor);
-                    if left > 0 {
-                        self.data = Some(Data::Skip { left, descriptor });
-                        return made;
+                    if *left > 0 {
+                        // The stored size says more: where the next
+                        // record starts is in doubt.
+                        return Err(ZipError::corrupt(
+                            "an entry's compressed data ends before its stored size",
+                        ));
                     }
-                    descriptor
+                    *descriptor
                 }
                 _ => true,
             };
@@ -721,7 +730,7 @@ impl<S: PollRead> PollZipStream<S> {
                 State::EntryEnd
             };
         }
-        made
+        Ok(made)
     }
 
     /// Reads the data descriptor after the data and checks it against the
