@@ -29,14 +29,21 @@
 //! ```
 
 pub use lzflow_zip::{
-    set_idle_decompressors, CentralDirectory, CentralEntry, DirectoryLocator, ExtractOptions,
-    LocalEntry, PollZipArchive, PollZipEntryReader, PollZipStream, ZipArchive, ZipEntryReader,
-    ZipError, ZipOptions, ZipStreamEntry, ZipStreamReader, DEFAULT_IDLE_DECOMPRESSORS,
-    MAX_LOOK_AHEAD,
+    set_idle_decompressors, AesStrength, CentralDirectory, CentralEntry, DirectoryLocator,
+    Encryption, EntryKind, EntryOptions, ExtractOptions, LocalEntry, PollZipArchive,
+    PollZipEntryReader, PollZipStream, PollZipWriter, WriteMethod, ZipArchive, ZipEntryReader,
+    ZipError, ZipOptions, ZipStreamEntry, ZipStreamReader, ZipWriter, ZipWriterOptions,
+    DEFAULT_IDLE_DECOMPRESSORS, HOLD, MAX_LOOK_AHEAD, STORE_CHECK_LIMIT,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
+mod body;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub mod face;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub mod write_face;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub use body::{body_stream, BodySink, ZipBody};
 #[cfg(feature = "futures-io")]
 pub mod futures;
 #[cfg(feature = "tokio")]
@@ -44,5 +51,5 @@ mod tokio_face;
 
 #[cfg(feature = "tokio")]
 pub use self::tokio_face::{
-    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader,
+    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader, AsyncZipWriter,
 };

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use futures_io::{AsyncRead, AsyncSeek, AsyncWrite};
 
-pub use lzflow_core::source::{Adapter, PollRead, PollSink, PollSource};
+pub use lzflow_core::source::{Adapter, PollRead, PollSink, PollSource, PollWrite};
 
 /// A futures-io `AsyncRead + AsyncSeek` as a [`PollSource`].
 #[derive(Debug)]
@@ -72,6 +72,68 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> PollSink for FuturesSink<W> {
 
     fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_flush(cx)
+    }
+}
+
+/// Seeks a futures-io writer.
+type SeekFn<W> = fn(&mut W, &mut Context<'_>, SeekFrom) -> Poll<io::Result<u64>>;
+
+/// A futures-io `AsyncWrite` as a [`PollWrite`]: one that seeks when made
+/// with [`seekable`](Self::seekable), one that does not when made with
+/// [`streaming`](Self::streaming).
+pub struct FuturesWriter<W> {
+    inner: W,
+    seek: Option<SeekFn<W>>,
+}
+
+impl<W> std::fmt::Debug for FuturesWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FuturesWriter")
+            .field("seekable", &self.seek.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: AsyncWrite + Unpin> FuturesWriter<W> {
+    /// Adapts a writer that cannot seek.
+    pub fn streaming(inner: W) -> Self {
+        FuturesWriter { inner, seek: None }
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: AsyncWrite + AsyncSeek + Unpin> FuturesWriter<W> {
+    /// Adapts a writer that seeks.
+    pub fn seekable(inner: W) -> Self {
+        FuturesWriter {
+            inner,
+            seek: Some(|w, cx, pos| Pin::new(w).poll_seek(cx, pos)),
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin> PollWrite for FuturesWriter<W> {
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn can_seek(&self) -> bool {
+        self.seek.is_some()
+    }
+
+    fn poll_seek(&mut self, cx: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+        match self.seek {
+            Some(seek) => seek(&mut self.inner, cx, pos),
+            None => Poll::Ready(Err(io::ErrorKind::Unsupported.into())),
+        }
     }
 }
 

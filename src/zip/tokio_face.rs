@@ -6,10 +6,10 @@ use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use ::tokio::io::{AsyncRead, AsyncSeek, ReadBuf};
+use ::tokio::io::{AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use super::face;
-use crate::tokio::source::TokioSource;
+use crate::tokio::source::{TokioSource, TokioWriter};
 
 /// A zip archive over a tokio `AsyncRead + AsyncSeek` source.
 pub type AsyncZipArchive<R> = face::AsyncZipArchive<TokioSource<R>>;
@@ -43,5 +43,67 @@ impl<R: AsyncRead + Unpin> AsyncRead for AsyncZipStreamEntry<'_, R> {
         let n = ready!(this.core.poll_read(cx, buf.initialize_unfilled()))?;
         buf.advance(n);
         Poll::Ready(Ok(()))
+    }
+}
+
+/// A zip archive being written into a tokio `AsyncWrite`.
+pub type AsyncZipWriter<W> = super::write_face::AsyncZipWriter<TokioWriter<W>>;
+
+impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncZipWriter<W> {
+    /// A writer into a sink that seeks (a file): local headers rewritten
+    /// with sizes, no data descriptors.
+    pub fn new(sink: W) -> Result<Self, lzflow_zip::ZipError> {
+        Self::from_sink(
+            TokioWriter::seekable(sink),
+            lzflow_zip::ZipWriterOptions::new(),
+        )
+    }
+}
+
+impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
+    /// A writer into a sink that cannot seek (a socket, an HTTP body):
+    /// entries past what is held in memory get data descriptors.
+    pub fn new_streaming(sink: W) -> Result<Self, lzflow_zip::ZipError> {
+        Self::from_sink(
+            TokioWriter::streaming(sink),
+            lzflow_zip::ZipWriterOptions::new(),
+        )
+    }
+
+    /// Adds a file entry with what a tokio reader gives.
+    pub async fn add_file<R: AsyncRead + Unpin>(
+        &mut self,
+        name: &str,
+        reader: R,
+        options: &lzflow_zip::EntryOptions,
+    ) -> Result<(), lzflow_zip::ZipError> {
+        self.add_file_from(name, TokioSource::new(reader), options)
+            .await
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> W {
+        self.into_sink().into_inner()
+    }
+}
+
+/// The current entry's data; shutting down finishes the archive.
+impl<S: lzflow_core::source::PollWrite + Unpin> AsyncWrite
+    for super::write_face::AsyncZipWriter<S>
+{
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().core.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().core.poll_finish(cx).map_err(io::Error::from)
     }
 }

@@ -498,7 +498,7 @@ pub fn sample_data(len: usize, seed: u64) -> Vec<u8> {
     ];
     let mut out = Vec::with_capacity(len + 16);
     while out.len() < len {
-        if rng.next() % 16 == 0 {
+        if rng.next().is_multiple_of(16) {
             out.push(rng.next() as u8);
         } else {
             out.extend_from_slice(words[(rng.next() % 8) as usize]);

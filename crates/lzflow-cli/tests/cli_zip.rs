@@ -216,3 +216,95 @@ fn self_extracting_archives_are_recognised_by_their_end_record() {
         );
     }
 }
+
+#[test]
+fn lzflow_a_makes_zip_archives_it_and_unzip_read_back() {
+    let dir = temp("a-zip");
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("a.txt"), b"alpha ".repeat(20_000)).unwrap();
+    std::fs::write(
+        src.join("sub/b.bin"),
+        (0..70_000u32)
+            .map(|i| (i * 7919 % 251) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    std::fs::write(src.join("empty"), b"").unwrap();
+    for (switches, name) in [
+        (vec![], "default.zip"),
+        (vec!["-mm=BZip2"], "bzip2.zip"),
+        (vec!["-mm=LZMA", "-mx9"], "lzma.zip"),
+        (vec!["-mm=XZ"], "xz.zip"),
+        (vec!["-mx0"], "stored.zip"),
+        (vec!["-p", "secret"], "aes.zip"),
+    ] {
+        let archive = dir.join(name);
+        let out = bin()
+            .current_dir(&dir)
+            .arg("a")
+            .args(&switches)
+            .arg(&archive)
+            .arg("src")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        let mut t = bin();
+        t.args(["t", "-v"]);
+        if name == "aes.zip" {
+            t.args(["-p", "secret"]);
+        }
+        let out = t.arg(&archive).output().unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("(5 entries, 190000 bytes)"),
+            "{name}: {out:?}"
+        );
+        // Extracted, the files are the sources.
+        let x = dir.join(format!("x-{name}"));
+        let mut c = bin();
+        c.args(["x", "-q", "-o"]).arg(&x);
+        if name == "aes.zip" {
+            c.args(["-p", "secret"]);
+        }
+        let out = c.arg(&archive).output().unwrap();
+        assert!(out.status.success(), "{name}: {out:?}");
+        for f in ["a.txt", "sub/b.bin", "empty"] {
+            assert_eq!(
+                std::fs::read(x.join("src").join(f)).unwrap(),
+                std::fs::read(src.join(f)).unwrap(),
+                "{name} {f}"
+            );
+        }
+        let unzip_knows = ["default.zip", "bzip2.zip", "stored.zip"].contains(&name);
+        if unzip_knows && which("unzip") {
+            let out = Command::new("unzip")
+                .arg("-tq")
+                .arg(&archive)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "unzip -t {name}: {out:?}");
+        }
+    }
+    // An unknown method is refused before anything is created.
+    let out = bin()
+        .current_dir(&dir)
+        .args(["a", "-mm=PPMd", "bad.zip", "src"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(!dir.join("bad.zip").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn which(tool: &str) -> bool {
+    let found = Command::new("which")
+        .arg(tool)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "{tool} is not installed and CI is set"
+    );
+    found
+}

@@ -52,6 +52,106 @@ pub trait PollSink {
     fn step_done(&mut self) {}
 }
 
+/// A pollable byte sink that may be able to seek: what a writing core
+/// that works either way talks to (the zip writer streams data descriptors
+/// into a sink that cannot seek, and patches local headers in one that
+/// can). Std writers are wrapped in [`StdSink`].
+pub trait PollWrite {
+    /// Writes some of `buf`; `Ok(0)` means the sink takes no more.
+    fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>>;
+    /// Flushes buffered bytes to their destination.
+    fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>>;
+    /// Whether [`poll_seek`](Self::poll_seek) works.
+    fn can_seek(&self) -> bool {
+        false
+    }
+    /// Seeks to `pos`, where [`can_seek`](Self::can_seek). After `Pending`
+    /// it is called again with the same `pos`.
+    fn poll_seek(&mut self, _cx: &mut Context<'_>, _pos: SeekFrom) -> Poll<io::Result<u64>> {
+        Poll::Ready(Err(io::ErrorKind::Unsupported.into()))
+    }
+    /// Asked before each piece of work, as [`PollRead::poll_proceed`].
+    fn poll_proceed(&mut self, _cx: &mut Context<'_>) -> Poll<()> {
+        Poll::Ready(())
+    }
+    /// The piece of work allowed by the last `poll_proceed` is over.
+    fn step_done(&mut self) {}
+}
+
+/// A std writer as a [`PollWrite`], never pending, that seeks when it was
+/// made with [`seekable`](Self::seekable): one type for both, so a writer
+/// face built on it is one type whichever its sink is.
+pub struct StdSink<W> {
+    inner: W,
+    seek: Option<fn(&mut W, SeekFrom) -> io::Result<u64>>,
+}
+
+impl<W> std::fmt::Debug for StdSink<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdSink")
+            .field("seekable", &self.seek.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<W: Write> StdSink<W> {
+    /// A sink that does not seek (a pipe, a socket, stdout).
+    pub fn streaming(inner: W) -> Self {
+        StdSink { inner, seek: None }
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.inner
+    }
+
+    /// The writer, mutably.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.inner
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: Write + Seek> StdSink<W> {
+    /// A sink that seeks (a file, a `Cursor`).
+    pub fn seekable(inner: W) -> Self {
+        StdSink {
+            inner,
+            seek: Some(|w, pos| w.seek(pos)),
+        }
+    }
+}
+
+impl<W: Write> PollWrite for StdSink<W> {
+    fn poll_write(&mut self, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        loop {
+            match self.inner.write(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                r => return Poll::Ready(r),
+            }
+        }
+    }
+
+    fn poll_flush(&mut self, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.inner.flush())
+    }
+
+    fn can_seek(&self) -> bool {
+        self.seek.is_some()
+    }
+
+    fn poll_seek(&mut self, _: &mut Context<'_>, pos: SeekFrom) -> Poll<io::Result<u64>> {
+        Poll::Ready(match self.seek {
+            Some(seek) => seek(&mut self.inner, pos),
+            None => Err(io::ErrorKind::Unsupported.into()),
+        })
+    }
+}
+
 /// A runtime's adapter around its reader or writer (the facade's
 /// `TokioSource<R>`, `FuturesSink<W>`, …): what lets one generic face
 /// build itself for any runtime, so that the faces of two runtimes differ

@@ -16,6 +16,9 @@
 //!   can chain: Copy, LZMA, LZMA2, the BCJ filters and Delta, Deflate
 //!   (zlib-rs through `flate2`; miniz_oxide with the `safe` feature),
 //!   Deflate64 (`deflate64`) and BZip2 (`bzip2`).
+//! * `encoders.rs`: [`new_encoder`], the encoders a container writes with:
+//!   Copy, Deflate (same backends as the decoder), BZip2 and LZMA with an
+//!   end marker; their properties and memory use.
 //! * `zstd.rs`: the Zstandard decoder (`ruzstd`), fed whole frame headers
 //!   and blocks, checking each frame's window against the memory limit.
 //! * `error.rs`: [`MethodError`].
@@ -26,6 +29,7 @@
 #![forbid(unsafe_code)]
 
 mod decoders;
+mod encoders;
 mod error;
 mod memory;
 mod method;
@@ -33,6 +37,10 @@ mod properties;
 mod zstd;
 
 pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};
+pub use encoders::{
+    encoder_memory, encoder_properties, new_encoder, new_encoder_sized, set_idle_compressors,
+    BoxedEncoder, DEFAULT_IDLE_COMPRESSORS, MAX_LEVEL,
+};
 pub use error::MethodError;
 pub use memory::{check_decoder_memory, window_size};
 pub use method::{describe_7z, listing_name_7z, Method};

@@ -52,6 +52,11 @@ pub enum ZipError {
     Extract(ExtractError),
     /// The caller asked for an entry that does not exist.
     NoSuchEntry,
+    /// The writer was asked for something the format cannot hold or the
+    /// caller's own data contradicts (a duplicate or oversized name, a
+    /// comment over 65,535 bytes, data that does not match the size and
+    /// CRC-32 given ahead, a writer used after it failed or finished).
+    Usage(String),
     /// Reading failed.
     Io(io::Error),
 }
@@ -92,7 +97,8 @@ impl fmt::Display for ZipError {
             ZipError::Method(_) => f.write_str("zip entry data is corrupt"),
             ZipError::Xz(_) => f.write_str("zip entry's XZ data is invalid"),
             ZipError::NoSuchEntry => f.write_str("no such entry in the zip archive"),
-            ZipError::Io(_) => f.write_str("I/O error reading the zip archive"),
+            ZipError::Usage(what) => write!(f, "zip writer: {what}"),
+            ZipError::Io(_) => f.write_str("I/O error on the zip archive"),
         }
     }
 }
@@ -124,7 +130,7 @@ impl CoderError for ZipError {
             ZipError::Method(e) => e.culprit(),
             ZipError::Xz(e) => e.culprit(),
             ZipError::Extract(e) => e.culprit(),
-            ZipError::NoSuchEntry => Culprit::Usage,
+            ZipError::NoSuchEntry | ZipError::Usage(_) => Culprit::Usage,
             ZipError::Io(_) => Culprit::Io,
         }
     }

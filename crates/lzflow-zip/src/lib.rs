@@ -27,6 +27,7 @@
 
 mod error;
 mod read;
+mod write;
 
 pub use error::ZipError;
 pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
@@ -45,3 +46,7 @@ pub use read::stream_reader::{ZipStreamEntry, ZipStreamReader};
 pub use read::winzip_aes::{AesStrength, WinZipAesDecoder};
 pub use read::zip_crypto::ZipCryptoDecoder;
 pub use read::zip_options::ZipOptions;
+pub use write::entry_options::{Encryption, EntryOptions, WriteMethod};
+pub use write::poll_writer::{EntryKind, PollZipWriter, HOLD, STORE_CHECK_LIMIT};
+pub use write::writer::ZipWriter;
+pub use write::writer_options::ZipWriterOptions;

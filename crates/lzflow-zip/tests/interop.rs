@@ -21,142 +21,20 @@ use std::fs;
 use std::io::{Cursor, Read};
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use lzflow_zip::{DirectoryLocator, ZipArchive, ZipError, ZipOptions, ZipStreamReader};
+
+mod common;
+use common::{have, run, run_sh, tool, Rng, TempDir};
 
 // ---------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------
 
-/// Whether `tool` is installed (on the PATH, as `which` finds it). When it
-/// is not, the calling test is skipped loudly, or fails if `CI` is set:
-/// CI installs every tool these tests use.
-fn have(tool: &str, test: &str) -> bool {
-    let found = match Command::new("which")
-        .arg(tool)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(status) => status.success(),
-        // No `which`: look through PATH as it would.
-        Err(_) => std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file())),
-    };
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: `{tool}` is not installed, and CI is set (.ci/run installs it)"
-        );
-        eprintln!("SKIP: {test}: `{tool}` not installed");
-    }
-    found
-}
-
-/// `command` with the environment every tool runs in.
-fn tool(program: &str) -> Command {
-    let mut command = Command::new(program);
-    command.env("TZ", "UTC").env("LC_ALL", "C.UTF-8");
-    command
-}
-
-/// Runs `command`; its output, or a panic naming `what` with its stderr.
-fn run(command: &mut Command, what: &str) -> Output {
-    let out = command
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run: {e}"));
-    assert!(
-        out.status.success(),
-        "{what}: {}\nstdout: {}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// Runs a shell pipeline (`sh -c script sh args...`) in `dir`.
-fn run_sh(dir: &Path, script: &str, args: &[&Path], what: &str) {
-    let mut command = tool("sh");
-    command
-        .arg("-c")
-        .arg(script)
-        .arg("sh")
-        .args(args)
-        .current_dir(dir);
-    run(&mut command, what);
-}
-
 // ---------------------------------------------------------------------------
 // The input tree
 // ---------------------------------------------------------------------------
-
-/// A scratch directory, removed when dropped (kept, and named, when the
-/// test failed).
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("lzflow-zip-interop-{}-{tag}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("kept {} for inspection", self.0.display());
-        } else {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-}
-
-/// xorshift64*: the same bytes on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| (self.next() >> 32) as u8).collect()
-    }
-
-    /// Compressible text: words from a small vocabulary, in lines.
-    fn text(&mut self, n: usize) -> Vec<u8> {
-        const WORDS: [&str; 12] = [
-            "zip",
-            "entry",
-            "central",
-            "directory",
-            "deflate",
-            "the",
-            "of",
-            "archive",
-            "local",
-            "header",
-            "stream",
-            "method",
-        ];
-        let mut out = Vec::with_capacity(n + 16);
-        while out.len() < n {
-            out.extend_from_slice(WORDS[(self.next() % 12) as usize].as_bytes());
-            out.push(if self.next() % 9 == 0 { b'\n' } else { b' ' });
-        }
-        out.truncate(n);
-        out
-    }
-}
 
 /// Every file and directory of the tree has this modification time:
 /// 2023-05-06T07:08:10Z, an even second (MS-DOS times count in 2 s).

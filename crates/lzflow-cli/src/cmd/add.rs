@@ -1,7 +1,9 @@
-//! `lzflow a`: create a 7z archive from files and directories.
+//! `lzflow a`: create a 7z or zip archive from files and directories (the
+//! zip side is in `zip.rs`).
 //!
-//! The archive is written front to back and its start header patched at
-//! the end; on any error the half-written archive is removed.
+//! The archive is written front to back and its start header (7z) or its
+//! local headers (zip) patched as it goes; on any error the half-written
+//! archive is removed.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter};
@@ -22,8 +24,13 @@ pub struct Args {
     /// Files and directories to add (directories with all they hold).
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<String>,
+    /// The archive type: `7z` or `zip` (default: from the archive's
+    /// extension, `.zip` for zip, else 7z).
+    #[arg(short = 't', long = "type", value_name = "7z|zip")]
+    pub kind: Option<String>,
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
-    /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary),
+    /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary; in zip,
+    /// Deflate's level), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
     /// (N threads: within the LZMA2 stream of one solid block, or N solid
     /// blocks at once when --solid is not `on`; `on` = one per CPU;
@@ -130,7 +137,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
 
 /// The name a path gets in the archive: as given, relative, with `/`
 /// separators; an absolute path or one with `..` keeps only its last part.
-fn archive_name(path: &Path) -> Option<String> {
+pub(crate) fn archive_name(path: &Path) -> Option<String> {
     let escapes = path
         .components()
         .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir));
@@ -152,7 +159,21 @@ fn archive_name(path: &Path) -> Option<String> {
 /// Runs `lzflow a`.
 pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
-    let opts = match options(args) {
+    let zip = match super::zip::is_zip_kind(args) {
+        Ok(zip) => zip,
+        Err(e) => {
+            report::error(&e);
+            status.fail();
+            return status;
+        }
+    };
+    // Switches are checked before the archive is created.
+    let opts = if zip {
+        super::zip::add_options(args).map(Kind::Zip)
+    } else {
+        options(args).map(Kind::SevenZ)
+    };
+    let opts = match opts {
         Ok(o) => o,
         Err(e) => {
             report::error(&e);
@@ -177,7 +198,11 @@ pub fn run(args: &Args) -> Status {
             return status;
         }
     };
-    match write(file, args, opts) {
+    let written = match opts {
+        Kind::SevenZ(opts) => write(file, args, opts),
+        Kind::Zip(opts) => super::zip::write_archive(file, args, opts),
+    };
+    match written {
         Ok((entries, size)) => {
             if !args.quiet {
                 let packed = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -198,6 +223,12 @@ pub fn run(args: &Args) -> Status {
         }
     }
     status
+}
+
+/// The archive being made and its options.
+enum Kind {
+    SevenZ(WriterOptions),
+    Zip(super::zip::AddOptions),
 }
 
 /// Writes every input; on error, the name to blame and the error.
@@ -235,7 +266,7 @@ fn write(
 }
 
 /// Bytes of the regular files at and below `path` (for the summary).
-fn disk_size(path: &Path) -> u64 {
+pub(crate) fn disk_size(path: &Path) -> u64 {
     match fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => fs::read_dir(path)
             .map(|rd| rd.flatten().map(|e| disk_size(&e.path())).sum())

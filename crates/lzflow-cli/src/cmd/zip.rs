@@ -222,3 +222,113 @@ pub fn extract(
     }
     Ok(())
 }
+
+/// Whether `lzflow a` makes a zip archive: `-t zip`, or a `.zip` name.
+pub fn is_zip_kind(args: &super::add::Args) -> Result<bool, String> {
+    match args.kind.as_deref() {
+        Some("zip") => Ok(true),
+        Some("7z") => Ok(false),
+        Some(other) => Err(format!("-t {other}: unknown archive type (known: 7z, zip)")),
+        None => Ok(Path::new(&args.archive)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"))),
+    }
+}
+
+/// What `lzflow a` writes into a zip archive.
+#[derive(Debug, Clone)]
+pub struct AddOptions {
+    entry: lzflow::zip::EntryOptions,
+}
+
+/// The zip options the switches ask for: `-mx` (level), `-mm` (method),
+/// `-p` (AES-256).
+pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
+    use lzflow::zip::{EntryOptions, WriteMethod};
+    let mut method = WriteMethod::Deflate;
+    let mut level = args.level.unwrap_or(5);
+    for switch in &args.method {
+        let (key, value) = match switch.split_once('=') {
+            Some((k, v)) => (k, v),
+            None if switch.starts_with('x') => ("x", &switch[1..]),
+            None => (switch.as_str(), ""),
+        };
+        match key {
+            "x" => {
+                level = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|l| *l <= 9)
+                    .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
+            }
+            "m" => {
+                method = match value.to_ascii_lowercase().as_str() {
+                    "deflate" => WriteMethod::Deflate,
+                    "bzip2" => WriteMethod::BZip2,
+                    "lzma" => WriteMethod::Lzma,
+                    "xz" => WriteMethod::Xz,
+                    "copy" | "store" => WriteMethod::Stored,
+                    _ => {
+                        return Err(format!(
+                            "-m{switch}: unknown zip method (known: Deflate, BZip2, LZMA, XZ, Copy)"
+                        ))
+                    }
+                }
+            }
+            "mt" => {}
+            _ => {
+                return Err(format!(
+                    "-m{switch}: unknown switch for zip (known: x, m, mt)"
+                ))
+            }
+        }
+    }
+    if args.encrypt_headers {
+        return Err("zip archives cannot encrypt their headers".into());
+    }
+    if level == 0 {
+        method = WriteMethod::Stored;
+    }
+    let mut entry = EntryOptions::default().with_method(method, level);
+    if let Some(p) = &args.password {
+        entry = entry.with_password(p);
+    }
+    Ok(AddOptions { entry })
+}
+
+/// Writes every input into the zip archive `file`; on error, the name to
+/// blame and the error.
+pub fn write_archive(
+    file: File,
+    args: &super::add::Args,
+    opts: AddOptions,
+) -> Result<(usize, u64), (String, io::Error)> {
+    let archive = || args.archive.clone();
+    let size: u64 = args
+        .files
+        .iter()
+        .map(|f| super::add::disk_size(Path::new(f)))
+        .sum();
+    let mut w =
+        lzflow::zip::ZipWriter::new(io::BufWriter::new(file)).map_err(|e| (archive(), e.into()))?;
+    let mut entries = 0;
+    for input in &args.files {
+        let p = Path::new(input);
+        let name = super::add::archive_name(p).ok_or_else(|| {
+            (
+                input.clone(),
+                io::Error::new(io::ErrorKind::InvalidInput, "no name to store it under"),
+            )
+        })?;
+        w.add_path(&name, p, &opts.entry)
+            .map_err(|e| (input.clone(), e.into()))?;
+        entries = w.len();
+    }
+    w.finish()
+        .map_err(|e| (archive(), e.into()))?
+        .into_inner()
+        .map_err(|e| (archive(), e.into_error()))?
+        .sync_all()
+        .map_err(|e| (archive(), e))?;
+    Ok((entries, size))
+}

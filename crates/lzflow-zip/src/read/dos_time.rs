@@ -20,7 +20,7 @@ pub struct DosDateTime {
 const DAYS_BEFORE_MONTH: [u16; 12] = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
 
 fn is_leap(year: u64) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+    year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
 
 /// Leap years in 1..=`year`.
@@ -94,6 +94,40 @@ impl DosDateTime {
         Some((year - 1970) * 365 + leaps + before + leap_day + day - 1)
     }
 
+    /// The MS-DOS words of `t` in UTC (the time the extended timestamp
+    /// gives exactly), with the seconds rounded down to even; times
+    /// before 1980 or after 2107 are clamped to the range's ends.
+    pub fn from_system_time(t: SystemTime) -> Self {
+        const MIN: DosDateTime = DosDateTime::new(0x21, 0); // 1980-01-01 00:00:00
+        const MAX: DosDateTime = DosDateTime::new(0xFF9F, 0xBF7D); // 2107-12-31 23:59:58
+        let Ok(since) = t.duration_since(UNIX_EPOCH) else {
+            return MIN;
+        };
+        let secs = since.as_secs();
+        let (days, rest) = (secs / 86_400, secs % 86_400);
+        // Days to a civil date: count in 400-year eras from 0000-03-01 so
+        // that the leap day ends each year.
+        let z = days + 719_468;
+        let era = z / 146_097;
+        let doe = z % 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + u64::from(month <= 2);
+        if year < 1980 {
+            return MIN;
+        }
+        if year > 2107 {
+            return MAX;
+        }
+        let date = ((year - 1980) << 9) | (month << 5) | day;
+        let (h, m, s) = (rest / 3600, rest / 60 % 60, rest % 60);
+        let time = (h << 11) | (m << 5) | (s / 2);
+        DosDateTime::new(date as u16, time as u16)
+    }
+
     /// The instant the words name, read as UTC (the format has no zone;
     /// the writer's local time is unknown). `None` for an impossible date
     /// or time, such as month 0 or 25 o'clock.
@@ -112,6 +146,24 @@ impl DosDateTime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn system_times_round_trip_to_even_seconds() {
+        for secs in [315_532_800u64, 951_782_400, 1_683_357_291, 4_354_819_198] {
+            let t = UNIX_EPOCH + Duration::from_secs(secs);
+            let dos = DosDateTime::from_system_time(t);
+            assert!(dos.is_valid(), "{secs}");
+            assert_eq!(
+                dos.to_system_time(),
+                Some(UNIX_EPOCH + Duration::from_secs(secs / 2 * 2)),
+                "{secs}"
+            );
+        }
+        assert_eq!(
+            DosDateTime::from_system_time(UNIX_EPOCH),
+            DosDateTime::new(0x21, 0)
+        );
+    }
 
     fn words(y: u16, mo: u16, d: u16, h: u16, mi: u16, s: u16) -> DosDateTime {
         DosDateTime::new(

@@ -23,15 +23,15 @@ use crate::ZipError;
 /// PBKDF2 iteration count fixed by the format.
 const PBKDF2_ROUNDS: u32 = 1000;
 /// Length of the password verification value.
-const VERIFIER_LEN: usize = 2;
+pub(crate) const VERIFIER_LEN: usize = 2;
 /// Length of the authentication code after the data.
 pub const AUTH_CODE_LEN: usize = 10;
 /// Largest salt plus verifier (AES-256).
-const MAX_HEAD: usize = 16 + VERIFIER_LEN;
+pub(crate) const MAX_HEAD: usize = 16 + VERIFIER_LEN;
 /// Largest derived-key output: two 32-byte keys and the verifier.
 const MAX_DERIVED: usize = 2 * 32 + VERIFIER_LEN;
 
-type HmacSha1 = Hmac<Sha1>;
+pub(crate) type HmacSha1 = Hmac<Sha1>;
 
 /// The AES key size of a WinZip AES entry, from its 0x9901 extra field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,14 +80,14 @@ impl AesStrength {
 /// AES-CTR with the key size of the entry. The block ciphers wipe their
 /// round keys when dropped (the `aes` and `ctr` crates' `zeroize`
 /// features).
-enum Keystream {
+pub(crate) enum Keystream {
     Aes128(Ctr128LE<Aes128>),
     Aes192(Ctr128LE<Aes192>),
     Aes256(Ctr128LE<Aes256>),
 }
 
 impl Keystream {
-    fn new(strength: AesStrength, key: &[u8]) -> Self {
+    pub(crate) fn new(strength: AesStrength, key: &[u8]) -> Self {
         // The counter block is the little-endian number 1.
         let iv = 1u128.to_le_bytes();
         let wrong = "AES key length matches the strength";
@@ -104,7 +104,7 @@ impl Keystream {
         }
     }
 
-    fn apply(&mut self, buf: &mut [u8]) {
+    pub(crate) fn apply(&mut self, buf: &mut [u8]) {
         match self {
             Keystream::Aes128(c) => c.apply_keystream(buf),
             Keystream::Aes192(c) => c.apply_keystream(buf),
@@ -116,7 +116,11 @@ impl Keystream {
 /// Runs PBKDF2-HMAC-SHA1 over `password` and `salt`: returns the buffer
 /// holding the AES key, the HMAC key and the verification value, in that
 /// order (`2 × key_len + 2` bytes used), wiped when dropped.
-fn derive(password: &[u8], strength: AesStrength, salt: &[u8]) -> Zeroizing<[u8; MAX_DERIVED]> {
+pub(crate) fn derive(
+    password: &[u8],
+    strength: AesStrength,
+    salt: &[u8],
+) -> Zeroizing<[u8; MAX_DERIVED]> {
     let mut out = Zeroizing::new([0u8; MAX_DERIVED]);
     let len = 2 * strength.key_len() + VERIFIER_LEN;
     pbkdf2::pbkdf2_hmac::<Sha1>(password, salt, PBKDF2_ROUNDS, &mut out[..len]);

@@ -48,10 +48,10 @@ fn crc_step(reg: u32, byte: u8) -> u32 {
 }
 
 /// The three keys of the cipher; wiped when dropped.
-struct Keys([u32; 3]);
+pub(crate) struct Keys([u32; 3]);
 
 impl Keys {
-    fn new(password: &[u8]) -> Self {
+    pub(crate) fn new(password: &[u8]) -> Self {
         let mut keys = Keys([0x1234_5678, 0x2345_6789, 0x3456_7890]);
         for &b in password {
             keys.update(b);
@@ -61,7 +61,7 @@ impl Keys {
 
     /// Steps the keys with one plaintext byte.
     #[inline]
-    fn update(&mut self, plain: u8) {
+    pub(crate) fn update(&mut self, plain: u8) {
         let k = &mut self.0;
         k[0] = crc_step(k[0], plain);
         k[1] = k[1]
@@ -73,7 +73,7 @@ impl Keys {
 
     /// The next keystream byte.
     #[inline]
-    fn stream_byte(&self) -> u8 {
+    pub(crate) fn stream_byte(&self) -> u8 {
         let t = (self.0[2] | 2) & 0xffff;
         ((t * (t ^ 1)) >> 8) as u8
     }

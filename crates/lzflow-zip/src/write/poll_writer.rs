@@ -1,0 +1,759 @@
+//! The one zip writing core, in poll style, over any
+//! [`PollWrite`](lzflow_core::source::PollWrite): entries pushed by the
+//! caller, compressed (and encrypted) into an output buffer that is
+//! drained into the sink, then the central directory and end records.
+//! The std face ([`ZipWriter`](crate::ZipWriter)) drives it over a
+//! [`StdSink`](lzflow_core::source::StdSink); the facade's tokio and
+//! futures-io faces over their runtime's adapter.
+//!
+//! # How an entry is laid out
+//! * Up to [`HOLD`] bytes (or [`STORE_CHECK_LIMIT`] with
+//!   `store_if_larger`) are held in memory: an entry that ends within
+//!   them is compressed whole and written with its CRC-32 and sizes in its
+//!   local header, whatever the sink.
+//! * A longer entry is streamed. In a sink that can seek, its local header
+//!   is rewritten with the CRC-32 and sizes after the data (no data
+//!   descriptor); in one that cannot, flag bit 3 is set and a data
+//!   descriptor follows the data, with 8-byte sizes when they need them.
+//!   ZipCrypto entries always take the descriptor form (their check byte
+//!   is the time's, as Info-ZIP writes them).
+//! * Sizes and offsets that do not fit 32 bits get Zip64 fields in the
+//!   central directory, and the archive Zip64 end records, decided from
+//!   the values themselves; a streamed entry in a seekable sink that
+//!   outgrows 32 bits turns into the descriptor form.
+//!
+//! A failed write leaves the writer failed: no central directory is ever
+//! written after an error, so no reader takes the archive for complete.
+//! [`poll_finish`](PollZipWriter::poll_finish) can be called again after a
+//! `Pending` (or a dropped future) and goes on where it stopped.
+
+use std::collections::HashSet;
+use std::io::{self, SeekFrom};
+use std::task::{ready, Context, Poll};
+
+use lzflow_core::source::PollWrite;
+
+use crate::read::dos_time::DosDateTime;
+use crate::write::central_directory::CentralRecord;
+use crate::write::entry_encoder::{EntryEncoder, StageEncoder};
+use crate::write::entry_options::{Encryption, EntryOptions, WriteMethod};
+use crate::write::local_file_header::LocalFields;
+use crate::write::writer_options::ZipWriterOptions;
+use crate::write::zip_crypto::ZipCryptoEncoder;
+use crate::write::{end_of_central_directory, extra_field, method};
+use crate::{DataDescriptor, LocalFileHeader, ZipError};
+
+/// Entries up to this size are compressed in memory first and written
+/// with their sizes in the local header.
+pub const HOLD: usize = 64 << 10;
+/// How much of an entry `store_if_larger` holds to compare.
+pub const STORE_CHECK_LIMIT: usize = 1 << 20;
+/// Output held before it is written to the sink.
+const FLUSH_AT: usize = 64 << 10;
+/// Input compressed per call: bounded work per poll.
+const INPUT_STEP: usize = 64 << 10;
+
+const FLAG_ENCRYPTED: u16 = 1;
+const FLAG_LZMA_EOS: u16 = 1 << 1;
+const FLAG_DATA_DESCRIPTOR: u16 = 1 << 3;
+const FLAG_UTF8: u16 = 1 << 11;
+const METHOD_AES: u16 = 99;
+const S_IFREG: u32 = 0o100_000;
+const S_IFDIR: u32 = 0o040_000;
+const S_IFLNK: u32 = 0o120_000;
+const DOS_DIRECTORY: u32 = 0x10;
+
+/// What an entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file: its data follows.
+    File,
+    /// A directory (the name gets a trailing `/`); no data.
+    Directory,
+    /// A symbolic link: its data is the target, stored as Info-ZIP does
+    /// (Stored, Unix mode `S_IFLNK`).
+    Symlink,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Open,
+    /// Central directory and end records in the output buffer; draining.
+    Closing,
+    Flushing,
+    Done,
+    Failed,
+}
+
+/// Steps of closing a streamed entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Close {
+    Finish,
+    Drain,
+    SeekHeader,
+    WriteHeader(usize),
+    SeekEnd,
+    Done,
+}
+
+/// The entry being written.
+struct Entry {
+    record: CentralRecord,
+    local_extra: Vec<u8>,
+    options: EntryOptions,
+    crc: crc32fast::Hasher,
+    size: u64,
+    held: Vec<u8>,
+    hold: usize,
+    /// Streaming (its local header written) once set.
+    enc: Option<EntryEncoder>,
+    /// Offset of the data in the archive.
+    data_start: u64,
+    descriptor: bool,
+    /// A Stored entry whose size and CRC-32 were given ahead and written
+    /// in its local header.
+    given: bool,
+    close: Close,
+    /// The local header to write over the first one (seekable sinks).
+    patch: [u8; LocalFileHeader::LEN],
+    /// Where the data ended.
+    end: u64,
+}
+
+/// A zip writer over any [`PollWrite`]: the core every face drives.
+pub struct PollZipWriter<S> {
+    sink: S,
+    comment: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    /// Bytes handed to the sink.
+    written: u64,
+    records: Vec<CentralRecord>,
+    names: HashSet<Vec<u8>>,
+    entry: Option<Box<Entry>>,
+    state: State,
+}
+
+impl<S> std::fmt::Debug for PollZipWriter<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PollZipWriter")
+            .field("entries", &self.records.len())
+            .field("written", &self.written)
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
+}
+
+fn usage(what: impl Into<String>) -> ZipError {
+    ZipError::Usage(what.into())
+}
+
+impl<S: PollWrite> PollZipWriter<S> {
+    /// A writer of a new archive into `sink`, from its first byte.
+    pub fn new(sink: S, options: ZipWriterOptions) -> Result<Self, ZipError> {
+        if options.comment.len() > 0xFFFF {
+            return Err(usage("the archive comment is longer than 65,535 bytes"));
+        }
+        Ok(PollZipWriter {
+            sink,
+            comment: options.comment.into_bytes(),
+            out: Vec::new(),
+            out_pos: 0,
+            written: 0,
+            records: Vec::new(),
+            names: HashSet::new(),
+            entry: None,
+            state: State::Open,
+        })
+    }
+
+    /// The sink.
+    pub fn sink_mut(&mut self) -> &mut S {
+        &mut self.sink
+    }
+
+    /// Gives back the sink.
+    pub fn into_sink(self) -> S {
+        self.sink
+    }
+
+    /// Entries written or being written.
+    pub fn len(&self) -> usize {
+        self.records.len() + usize::from(self.entry.is_some())
+    }
+
+    /// True before the first entry.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Archive bytes so far (written or buffered).
+    fn offset(&self) -> u64 {
+        self.written + (self.out.len() - self.out_pos) as u64
+    }
+
+    fn check_open(&self) -> Result<(), ZipError> {
+        match self.state {
+            State::Open => Ok(()),
+            State::Failed => Err(usage("the writer failed earlier")),
+            _ => Err(usage("the archive is finished")),
+        }
+    }
+
+    /// Starts entry `name` of `kind`; the current entry must be closed
+    /// ([`poll_close_entry`](Self::poll_close_entry)) first.
+    pub fn begin_entry(
+        &mut self,
+        name: &str,
+        kind: EntryKind,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError> {
+        self.check_open()?;
+        if self.entry.is_some() {
+            return Err(usage("the current entry is not closed"));
+        }
+        let mut name = name.to_string();
+        if kind == EntryKind::Directory && !name.ends_with('/') {
+            name.push('/');
+        }
+        if name.is_empty() || name.len() > 0xFFFF {
+            return Err(usage("an entry name must have 1 to 65,535 bytes"));
+        }
+        if options.comment.len() > 0xFFFF {
+            return Err(usage("an entry comment is longer than 65,535 bytes"));
+        }
+        if !self.names.insert(name.as_bytes().to_vec()) {
+            return Err(usage(format!("{name:?} is in the archive already")));
+        }
+        let mut options = options.clone();
+        if kind != EntryKind::File {
+            // Directories have no data; links are their target, stored.
+            options.method = WriteMethod::Stored;
+            options.store_if_larger = false;
+        }
+        let mode = match kind {
+            EntryKind::File => S_IFREG | options.unix_mode.unwrap_or(0o644) & 0o7777,
+            EntryKind::Directory => S_IFDIR | options.unix_mode.unwrap_or(0o755) & 0o7777,
+            EntryKind::Symlink => S_IFLNK | 0o777,
+        };
+        let dos_dir = if kind == EntryKind::Directory {
+            DOS_DIRECTORY
+        } else {
+            0
+        };
+        let mut flags = if name.is_ascii() { 0 } else { FLAG_UTF8 };
+        if !matches!(options.encryption, Encryption::None) {
+            flags |= FLAG_ENCRYPTED;
+        }
+        if options.method == WriteMethod::Lzma {
+            flags |= FLAG_LZMA_EOS;
+        }
+        let mut extra = Vec::new();
+        if let Some(t) = options.mtime {
+            extra_field::extended_timestamp(&mut extra, t);
+        }
+        let mut version_needed = options.method.version_needed();
+        let mut record_method = options.method.id();
+        if let Encryption::Aes { strength, ae1, .. } = &options.encryption {
+            extra_field::winzip_aes(
+                &mut extra,
+                if *ae1 { 1 } else { 2 },
+                strength_byte(*strength),
+                options.method.id(),
+            );
+            record_method = METHOD_AES;
+            version_needed = version_needed.max(51);
+        } else if flags & FLAG_ENCRYPTED != 0 {
+            version_needed = version_needed.max(20);
+        }
+        let hold = if options.store_if_larger {
+            STORE_CHECK_LIMIT
+        } else {
+            HOLD
+        };
+        let dos_time = options
+            .mtime
+            .map_or(DosDateTime::new(0x21, 0), DosDateTime::from_system_time);
+        let record = CentralRecord {
+            version_needed,
+            flags,
+            method: record_method,
+            dos_time,
+            crc32: 0,
+            compressed_size: 0,
+            uncompressed_size: 0,
+            offset: self.offset(),
+            external_attributes: (mode << 16) | dos_dir,
+            name: name.into_bytes(),
+            extra: extra.clone(),
+            comment: options.comment.clone().into_bytes(),
+        };
+        self.entry = Some(Box::new(Entry {
+            record,
+            local_extra: extra,
+            options,
+            crc: crc32fast::Hasher::new(),
+            size: 0,
+            held: Vec::new(),
+            hold,
+            enc: None,
+            data_start: 0,
+            descriptor: false,
+            given: false,
+            close: Close::Finish,
+            patch: [0; LocalFileHeader::LEN],
+            end: 0,
+        }));
+        Ok(())
+    }
+
+    /// The current entry's data from `buf`: how much was taken.
+    pub fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        ready!(self.sink.poll_proceed(cx));
+        let r = self.poll_write_step(cx, buf);
+        if r.is_ready() {
+            self.sink.step_done();
+        }
+        r.map(|r| r.map_err(|e| io::Error::from(self.fail(e))))
+    }
+
+    fn fail(&mut self, e: ZipError) -> ZipError {
+        self.state = State::Failed;
+        e
+    }
+
+    fn poll_write_step(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<Result<usize, ZipError>> {
+        self.check_open()?;
+        if self.entry.is_none() {
+            return Poll::Ready(Err(usage("no entry is open")));
+        }
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        loop {
+            if self.out.len() - self.out_pos >= FLUSH_AT {
+                ready!(self.poll_drain(cx))?;
+            }
+            let can_seek = self.sink.can_seek();
+            let entry = self.entry.as_mut().expect("checked above");
+            if entry.record.external_attributes >> 16 & 0o170_000 == S_IFDIR {
+                return Poll::Ready(Err(usage("a directory entry has no data")));
+            }
+            if let Some(enc) = &mut entry.enc {
+                let n = buf.len().min(INPUT_STEP);
+                enc.push(&buf[..n], &mut self.out)?;
+                entry.crc.update(&buf[..n]);
+                entry.size += n as u64;
+                check_size_given(entry)?;
+                return Poll::Ready(Ok(n));
+            }
+            if entry.held.len() + buf.len() <= entry.hold {
+                entry.held.extend_from_slice(buf);
+                entry.crc.update(buf);
+                entry.size += buf.len() as u64;
+                check_size_given(entry)?;
+                return Poll::Ready(Ok(buf.len()));
+            }
+            let offset = self.written + (self.out.len() - self.out_pos) as u64;
+            start_streaming(entry, can_seek, offset, &mut self.out)?;
+        }
+    }
+
+    /// Writes the output buffer to the sink.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
+        while self.out_pos < self.out.len() {
+            let n = ready!(self.sink.poll_write(cx, &self.out[self.out_pos..]))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
+            }
+            self.out_pos += n;
+            self.written += n as u64;
+        }
+        self.out.clear();
+        self.out_pos = 0;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Ends the current entry (no-op without one): its data's end, its
+    /// descriptor or its rewritten local header.
+    pub fn poll_close_entry(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
+        if self.entry.is_none() {
+            return Poll::Ready(Ok(()));
+        }
+        if let Err(e) = self.check_open() {
+            return Poll::Ready(Err(e));
+        }
+        ready!(self.sink.poll_proceed(cx));
+        let r = self.poll_close_step(cx);
+        if r.is_ready() {
+            self.sink.step_done();
+        }
+        r.map_err(|e| self.fail(e))
+    }
+
+    fn poll_close_step(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
+        loop {
+            let entry = self.entry.as_mut().expect("checked by the caller");
+            if entry.enc.is_none() {
+                // Held whole: compressed now, sizes in the local header.
+                write_held(entry, &mut self.out)?;
+                let entry = self.entry.take().expect("present");
+                self.records.push(entry.record);
+                return Poll::Ready(Ok(()));
+            }
+            match entry.close {
+                Close::Finish => {
+                    let enc = entry.enc.as_mut().expect("streaming");
+                    enc.finish(&mut self.out)?;
+                    let offset = self.written + (self.out.len() - self.out_pos) as u64;
+                    entry.close = end_streamed(entry, offset, &mut self.out)?;
+                }
+                Close::Drain => {
+                    ready!(self.poll_drain(cx))?;
+                    let entry = self.entry.as_mut().expect("present");
+                    entry.end = self.written;
+                    entry.close = Close::SeekHeader;
+                }
+                Close::SeekHeader => {
+                    let at = entry.record.offset;
+                    if ready!(self.sink.poll_seek(cx, SeekFrom::Start(at)))? != at {
+                        return Poll::Ready(Err(usage("the sink did not seek where asked")));
+                    }
+                    let entry = self.entry.as_mut().expect("present");
+                    entry.close = Close::WriteHeader(0);
+                }
+                Close::WriteHeader(done) => {
+                    let patch = entry.patch;
+                    let n = ready!(self.sink.poll_write(cx, &patch[done..]))?;
+                    if n == 0 {
+                        return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
+                    }
+                    let entry = self.entry.as_mut().expect("present");
+                    entry.close = if done + n == patch.len() {
+                        Close::SeekEnd
+                    } else {
+                        Close::WriteHeader(done + n)
+                    };
+                }
+                Close::SeekEnd => {
+                    let end = entry.end;
+                    if ready!(self.sink.poll_seek(cx, SeekFrom::Start(end)))? != end {
+                        return Poll::Ready(Err(usage("the sink did not seek where asked")));
+                    }
+                    let entry = self.entry.as_mut().expect("present");
+                    entry.close = Close::Done;
+                }
+                Close::Done => {
+                    let entry = self.entry.take().expect("present");
+                    self.records.push(entry.record);
+                    return Poll::Ready(Ok(()));
+                }
+            }
+        }
+    }
+
+    /// Closes the current entry, writes the central directory and the end
+    /// records, and flushes the sink. Call again after `Pending` (or a
+    /// dropped future): it goes on where it stopped; after the end it
+    /// does nothing.
+    pub fn poll_finish(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
+        loop {
+            match self.state {
+                State::Failed => return Poll::Ready(Err(usage("the writer failed earlier"))),
+                State::Done => return Poll::Ready(Ok(())),
+                State::Open => {
+                    ready!(self.poll_close_entry(cx))?;
+                    let start = self.offset();
+                    for r in &self.records {
+                        r.encode(&mut self.out);
+                    }
+                    let size = self.offset() - start;
+                    end_of_central_directory::encode(
+                        self.records.len() as u64,
+                        size,
+                        start,
+                        &self.comment,
+                        &mut self.out,
+                    );
+                    self.state = State::Closing;
+                }
+                State::Closing => {
+                    ready!(self.poll_drain(cx)).map_err(|e| self.fail(e))?;
+                    self.state = State::Flushing;
+                }
+                State::Flushing => {
+                    ready!(self.sink.poll_flush(cx)).map_err(|e| self.fail(e.into()))?;
+                    self.state = State::Done;
+                }
+            }
+        }
+    }
+}
+
+fn strength_byte(strength: crate::AesStrength) -> u8 {
+    match strength {
+        crate::AesStrength::Aes128 => 1,
+        crate::AesStrength::Aes192 => 2,
+        crate::AesStrength::Aes256 => 3,
+    }
+}
+
+/// The data may not pass the size given ahead.
+fn check_size_given(entry: &Entry) -> Result<(), ZipError> {
+    match entry.options.size_and_crc {
+        Some((size, _)) if entry.size > size => Err(usage(format!(
+            "{:?} has more data than the size given ahead",
+            String::from_utf8_lossy(&entry.record.name)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The encoders of `entry`: its method, then its encryption; `check` is
+/// the byte ZipCrypto's header ends with.
+fn encoders(
+    options: &EntryOptions,
+    method: WriteMethod,
+    check: u8,
+) -> Result<EntryEncoder, ZipError> {
+    let compress = method::encoder(method.id(), options.level)?;
+    let crypt: Option<StageEncoder> = match &options.encryption {
+        Encryption::None => None,
+        Encryption::Aes {
+            strength, password, ..
+        } => Some(Box::new(crate::write::winzip_aes::WinZipAesEncoder::new(
+            password, *strength,
+        )?)),
+        Encryption::ZipCryptoWeak { password } => {
+            Some(Box::new(ZipCryptoEncoder::new(password, check)?))
+        }
+    };
+    Ok(EntryEncoder::new(compress, crypt))
+}
+
+/// The CRC-32 a header stores: none for AE-2.
+fn stored_crc(options: &EntryOptions, crc: u32) -> u32 {
+    match options.encryption {
+        Encryption::Aes { ae1: false, .. } => 0,
+        _ => crc,
+    }
+}
+
+/// Appends the local header, name and extra field.
+fn local_header(record: &CentralRecord, extra: &[u8], fields: &LocalFields, out: &mut Vec<u8>) {
+    out.extend_from_slice(&fields.encode(record.name.len() as u16, extra.len() as u16));
+    out.extend_from_slice(&record.name);
+    out.extend_from_slice(extra);
+}
+
+/// Compresses an entry held whole and appends it with its sizes in the
+/// local header.
+fn write_held(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
+    let crc = std::mem::take(&mut entry.crc).finalize();
+    if let Some((size, given)) = entry.options.size_and_crc {
+        if size != entry.size || given != crc {
+            return Err(usage(format!(
+                "{:?} does not match the size and CRC-32 given ahead",
+                String::from_utf8_lossy(&entry.record.name)
+            )));
+        }
+    }
+    let mut method = entry.options.method;
+    if entry.size == 0 && method != WriteMethod::Stored {
+        // Nothing to compress: stored, as 7-Zip and Info-ZIP write empty
+        // files (7-Zip's XZ-in-zip reader refuses an empty XZ stream).
+        method = WriteMethod::Stored;
+        set_method(entry, method);
+    }
+    let check = ZipCryptoEncoder::check_from_crc(crc);
+    let mut packed = Vec::new();
+    encoders(&entry.options, method, check)?.push_all(&entry.held, &mut packed)?;
+    if entry.options.store_if_larger && method != WriteMethod::Stored {
+        let mut stored = Vec::new();
+        encoders(&entry.options, WriteMethod::Stored, check)?.push_all(&entry.held, &mut stored)?;
+        if stored.len() <= packed.len() {
+            packed = stored;
+            method = WriteMethod::Stored;
+            set_method(entry, method);
+        }
+    }
+    let r = &mut entry.record;
+    r.crc32 = stored_crc(&entry.options, crc);
+    r.compressed_size = packed.len() as u64;
+    r.uncompressed_size = entry.size;
+    let fields = LocalFields {
+        version_needed: r.version_needed,
+        flags: r.flags,
+        method: r.method,
+        dos_time: r.dos_time,
+        crc32: r.crc32,
+        compressed_size: packed.len() as u32,
+        uncompressed_size: entry.size as u32,
+    };
+    local_header(r, &entry.local_extra, &fields, out);
+    out.extend_from_slice(&packed);
+    entry.held = Vec::new();
+    Ok(())
+}
+
+/// Switches a held entry's recorded method (for `store_if_larger`).
+fn set_method(entry: &mut Entry, method: WriteMethod) {
+    let r = &mut entry.record;
+    r.flags &= !FLAG_LZMA_EOS;
+    if r.method == METHOD_AES {
+        // The real method is in the AES block: rewrite it.
+        for extra in [&mut r.extra, &mut entry.local_extra] {
+            if let Some(at) = find_block(extra, 0x9901) {
+                extra[at + 9..at + 11].copy_from_slice(&method.id().to_le_bytes());
+            }
+        }
+    } else {
+        r.method = method.id();
+    }
+    let encrypted = match entry.options.encryption {
+        Encryption::None => 0,
+        Encryption::Aes { .. } => 51,
+        Encryption::ZipCryptoWeak { .. } => 20,
+    };
+    r.version_needed = method.version_needed().max(encrypted);
+}
+
+/// Where block `id` starts in an extra field the writer made.
+fn find_block(extra: &[u8], id: u16) -> Option<usize> {
+    let mut at = 0;
+    while at + 4 <= extra.len() {
+        let this = u16::from_le_bytes([extra[at], extra[at + 1]]);
+        let len = usize::from(u16::from_le_bytes([extra[at + 2], extra[at + 3]]));
+        if this == id {
+            return Some(at);
+        }
+        at += 4 + len;
+    }
+    None
+}
+
+/// Writes the local header of an entry that outgrew what is held, and
+/// starts compressing: held bytes first.
+fn start_streaming(
+    entry: &mut Entry,
+    can_seek: bool,
+    offset: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), ZipError> {
+    let zip_crypto = matches!(entry.options.encryption, Encryption::ZipCryptoWeak { .. });
+    let given = entry
+        .options
+        .size_and_crc
+        .filter(|_| entry.options.method == WriteMethod::Stored && !zip_crypto);
+    entry.given = given.is_some();
+    entry.descriptor = given.is_none() && (!can_seek || zip_crypto);
+    if entry.descriptor && entry.options.method == WriteMethod::Stored {
+        // Stored data with a descriptor has no end a reader can find
+        // without the central directory (many streaming readers refuse
+        // it): Deflate's stored blocks keep the bytes as they are and
+        // mark the end, for 5 bytes per 64 KiB.
+        entry.options.method = WriteMethod::Deflate;
+        entry.options.level = 0;
+        set_method(entry, WriteMethod::Deflate);
+    }
+    let r = &mut entry.record;
+    if entry.descriptor {
+        r.flags |= FLAG_DATA_DESCRIPTOR;
+    }
+    let (crc, size) = given.map_or((0, 0), |(size, crc)| (crc, size));
+    let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    let fields = LocalFields {
+        version_needed: r.version_needed,
+        flags: r.flags,
+        method: r.method,
+        dos_time: r.dos_time,
+        crc32: stored_crc(&entry.options, crc),
+        compressed_size: small(size),
+        uncompressed_size: small(size),
+    };
+    r.offset = offset;
+    local_header(r, &entry.local_extra, &fields, out);
+    entry.data_start =
+        offset + (LocalFileHeader::LEN + r.name.len() + entry.local_extra.len()) as u64;
+    // ZipCrypto's check byte: the time's, as the descriptor form has it.
+    let check = ZipCryptoEncoder::check_from_dos_time(r.dos_time.time);
+    let mut enc = encoders(&entry.options, entry.options.method, check)?;
+    enc.push(&entry.held, out)?;
+    entry.held = Vec::new();
+    entry.enc = Some(enc);
+    Ok(())
+}
+
+/// After a streamed entry's last byte (the archive now at `offset`):
+/// fills in its record, appends its descriptor or prepares its header's
+/// rewrite; the next closing step.
+fn end_streamed(entry: &mut Entry, offset: u64, out: &mut Vec<u8>) -> Result<Close, ZipError> {
+    let crc = std::mem::take(&mut entry.crc).finalize();
+    if let Some((size, given)) = entry.options.size_and_crc {
+        if size != entry.size || given != crc {
+            return Err(usage(format!(
+                "{:?} does not match the size and CRC-32 given ahead",
+                String::from_utf8_lossy(&entry.record.name)
+            )));
+        }
+    }
+    let compressed = offset - entry.data_start;
+    let r = &mut entry.record;
+    r.crc32 = stored_crc(&entry.options, crc);
+    r.compressed_size = compressed;
+    r.uncompressed_size = entry.size;
+    let big = compressed >= u64::from(u32::MAX) || entry.size >= u64::from(u32::MAX);
+    if entry.given {
+        // Stored with its size given ahead: the local header holds it.
+        return Ok(Close::Done);
+    }
+    if entry.descriptor || big {
+        let was = r.flags;
+        r.flags |= FLAG_DATA_DESCRIPTOR;
+        DataDescriptor {
+            crc32: r.crc32,
+            compressed_size: compressed,
+            uncompressed_size: entry.size,
+        }
+        .encode(big, out);
+        if was & FLAG_DATA_DESCRIPTOR != 0 {
+            return Ok(Close::Done);
+        }
+        // A seekable sink, an entry past 32 bits: its header becomes the
+        // descriptor form.
+        entry.patch = LocalFields {
+            version_needed: r.version_needed,
+            flags: r.flags,
+            method: r.method,
+            dos_time: r.dos_time,
+            crc32: 0,
+            compressed_size: 0,
+            uncompressed_size: 0,
+        }
+        .encode(r.name.len() as u16, entry.local_extra.len() as u16);
+        return Ok(Close::Drain);
+    }
+    entry.patch = LocalFields {
+        version_needed: r.version_needed,
+        flags: r.flags,
+        method: r.method,
+        dos_time: r.dos_time,
+        crc32: r.crc32,
+        compressed_size: compressed as u32,
+        uncompressed_size: entry.size as u32,
+    }
+    .encode(r.name.len() as u16, entry.local_extra.len() as u16);
+    Ok(Close::Drain)
+}
+
+impl EntryEncoder {
+    /// Encodes all of `data` and ends the stream.
+    fn push_all(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ZipError> {
+        self.push(data, out)?;
+        self.finish(out)
+    }
+}

@@ -1,0 +1,176 @@
+//! The std face: [`ZipWriter`] over any `Write` (streaming: data
+//! descriptors) or `Write + Seek` (local headers rewritten), the one
+//! writing core ([`PollZipWriter`]) over a [`StdSink`].
+
+use std::fs;
+use std::io::{self, Read, Seek, Write};
+use std::path::Path;
+
+use lzflow_core::source::{block_on_poll, StdSink};
+
+use crate::write::entry_options::EntryOptions;
+use crate::write::poll_writer::{EntryKind, PollZipWriter};
+use crate::write::writer_options::ZipWriterOptions;
+use crate::ZipError;
+
+/// Writes a zip archive: [`start_entry`](Self::start_entry), then the
+/// entry's data through `Write`; or whole entries with
+/// [`add_file`](Self::add_file), [`add_directory`](Self::add_directory),
+/// [`add_symlink`](Self::add_symlink) and [`add_path`](Self::add_path);
+/// then [`finish`](Self::finish). An archive not finished has no central
+/// directory, so no reader takes it for complete.
+#[derive(Debug)]
+pub struct ZipWriter<W> {
+    core: PollZipWriter<StdSink<W>>,
+}
+
+impl<W: Write> ZipWriter<W> {
+    /// A writer into a sink that cannot seek (a pipe, a socket, stdout):
+    /// entries longer than what is held in memory get data descriptors.
+    pub fn new_streaming(sink: W) -> Result<Self, ZipError> {
+        Self::with_sink(StdSink::streaming(sink), ZipWriterOptions::new())
+    }
+
+    /// [`new_streaming`](Self::new_streaming) with options.
+    pub fn new_streaming_with(sink: W, options: ZipWriterOptions) -> Result<Self, ZipError> {
+        Self::with_sink(StdSink::streaming(sink), options)
+    }
+
+    fn with_sink(sink: StdSink<W>, options: ZipWriterOptions) -> Result<Self, ZipError> {
+        Ok(ZipWriter {
+            core: PollZipWriter::new(sink, options)?,
+        })
+    }
+
+    /// Entries written so far (the one being written included).
+    pub fn len(&self) -> usize {
+        self.core.len()
+    }
+
+    /// True before the first entry.
+    pub fn is_empty(&self) -> bool {
+        self.core.is_empty()
+    }
+
+    /// Starts an entry; the one before it is closed first. Write its data
+    /// through `Write`.
+    pub fn start_entry(&mut self, name: &str, options: &EntryOptions) -> Result<(), ZipError> {
+        self.start(name, EntryKind::File, options)
+    }
+
+    fn start(
+        &mut self,
+        name: &str,
+        kind: EntryKind,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError> {
+        block_on_poll(|cx| self.core.poll_close_entry(cx))?;
+        self.core.begin_entry(name, kind, options)
+    }
+
+    /// Adds a file entry with the data `reader` gives.
+    pub fn add_file(
+        &mut self,
+        name: &str,
+        mut reader: impl Read,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError> {
+        self.start_entry(name, options)?;
+        io::copy(&mut reader, self)?;
+        Ok(())
+    }
+
+    /// Adds a directory entry (its name gets a trailing `/`).
+    pub fn add_directory(&mut self, name: &str, options: &EntryOptions) -> Result<(), ZipError> {
+        self.start(name, EntryKind::Directory, options)
+    }
+
+    /// Adds a symbolic link to `target`, as Info-ZIP stores one.
+    pub fn add_symlink(
+        &mut self,
+        name: &str,
+        target: &str,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError> {
+        self.start(name, EntryKind::Symlink, options)?;
+        self.write_all(target.as_bytes())?;
+        Ok(())
+    }
+
+    /// Adds `path` as `name`: a file, a symbolic link (not followed), or a
+    /// directory with everything below it (in name order), with their
+    /// modification times and Unix modes; `options` give the method,
+    /// level and encryption.
+    pub fn add_path(
+        &mut self,
+        name: &str,
+        path: impl AsRef<Path>,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError> {
+        let path = path.as_ref();
+        let meta = fs::symlink_metadata(path)?;
+        let mut options = options.clone();
+        if let Ok(t) = meta.modified() {
+            options.mtime = Some(t);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            options.unix_mode = Some(meta.permissions().mode() & 0o7777);
+        }
+        let name = name.trim_end_matches('/');
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(path)?;
+            return self.add_symlink(name, &target.to_string_lossy(), &options);
+        }
+        if meta.is_dir() {
+            if !name.is_empty() {
+                self.add_directory(name, &options)?;
+            }
+            let mut children: Vec<_> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
+            children.sort_by_key(|c| c.file_name());
+            for child in children {
+                let child_name = child.file_name().to_string_lossy().into_owned();
+                let full = if name.is_empty() {
+                    child_name
+                } else {
+                    format!("{name}/{child_name}")
+                };
+                self.add_path(&full, child.path(), &options)?;
+            }
+            return Ok(());
+        }
+        self.add_file(name, fs::File::open(path)?, &options)
+    }
+
+    /// Writes the central directory and the end records and flushes; gives
+    /// back the sink.
+    pub fn finish(mut self) -> Result<W, ZipError> {
+        block_on_poll(|cx| self.core.poll_finish(cx))?;
+        Ok(self.core.into_sink().into_inner())
+    }
+}
+
+impl<W: Write + Seek> ZipWriter<W> {
+    /// A writer into a sink that can seek (a file, a `Cursor`): no data
+    /// descriptors; each local header is rewritten with its entry's CRC-32
+    /// and sizes.
+    pub fn new(sink: W) -> Result<Self, ZipError> {
+        Self::with_sink(StdSink::seekable(sink), ZipWriterOptions::new())
+    }
+
+    /// [`new`](Self::new) with options.
+    pub fn new_with(sink: W, options: ZipWriterOptions) -> Result<Self, ZipError> {
+        Self::with_sink(StdSink::seekable(sink), options)
+    }
+}
+
+impl<W: Write> Write for ZipWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        block_on_poll(|cx| self.core.poll_write(cx, buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,418 @@
+//! `ZipWriter`: what it writes reads back byte for byte through both of
+//! lzflow's readers and through the reference tools (`unzip -t`, `7zz t`,
+//! Python's `zipfile`), in a sink that seeks and in one that does not;
+//! a sink that fails never leaves an archive that looks complete.
+#![cfg(unix)]
+
+use std::io::{self, Cursor, Read, Write};
+use std::time::{Duration, UNIX_EPOCH};
+
+use lzflow_zip::{
+    AesStrength, Encryption, EntryOptions, WriteMethod, ZipArchive, ZipError, ZipOptions,
+    ZipStreamReader, ZipWriter, ZipWriterOptions,
+};
+
+mod common;
+use common::{have, run, tool, Rng, TempDir};
+
+const METHODS: [WriteMethod; 5] = [
+    WriteMethod::Stored,
+    WriteMethod::Deflate,
+    WriteMethod::BZip2,
+    WriteMethod::Lzma,
+    WriteMethod::Xz,
+];
+
+/// Entry sizes around what the writer holds in memory (64 KiB).
+const SIZES: [usize; 5] = [0, 1, 5000, 65_536, 200_000];
+
+fn mtime() -> std::time::SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_683_356_890)
+}
+
+/// An entry to write and expect back.
+struct Item {
+    name: String,
+    data: Vec<u8>,
+    options: EntryOptions,
+}
+
+fn items(method: WriteMethod, encryption: &Encryption, seed: u64) -> Vec<Item> {
+    let mut rng = Rng(seed);
+    SIZES
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| Item {
+            name: format!("dir/{i}-{n}.{}", if i % 2 == 0 { "txt" } else { "bin" }),
+            data: if i % 2 == 0 {
+                rng.text(n)
+            } else {
+                rng.bytes(n)
+            },
+            options: EntryOptions::default()
+                .with_method(method, 6)
+                .with_mtime(mtime())
+                .with_unix_mode(0o640)
+                .with_encryption(encryption.clone()),
+        })
+        .collect()
+}
+
+fn write_items(items: &[Item], seekable: bool) -> Vec<u8> {
+    fn fill<W: Write>(mut w: ZipWriter<W>, items: &[Item]) -> W {
+        w.add_directory("dir", &EntryOptions::default().with_mtime(mtime()))
+            .unwrap();
+        for item in items {
+            w.add_file(&item.name, &item.data[..], &item.options)
+                .unwrap();
+        }
+        w.add_symlink("link", "dir/0-0.txt", &EntryOptions::default())
+            .unwrap();
+        w.finish().unwrap()
+    }
+    if seekable {
+        fill(ZipWriter::new(Cursor::new(Vec::new())).unwrap(), items).into_inner()
+    } else {
+        fill(ZipWriter::new_streaming(Vec::new()).unwrap(), items)
+    }
+}
+
+/// Every entry's (name, data) through `ZipArchive`, and the same through
+/// `ZipStreamReader`.
+fn read_both(zip: &[u8], password: Option<&[u8]>) -> Vec<(String, Vec<u8>)> {
+    let mut options = ZipOptions::new();
+    if let Some(p) = password {
+        options = options.with_password(p);
+    }
+    let mut a = ZipArchive::open_with(Cursor::new(zip), options.clone()).unwrap();
+    let mut seekable = Vec::new();
+    for i in 0..a.len() {
+        let name = a.directory().get(i).unwrap().name().into_owned();
+        let mut data = Vec::new();
+        a.reader(i)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"))
+            .read_to_end(&mut data)
+            .unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        seekable.push((name, data));
+    }
+    let mut z = ZipStreamReader::with_options(zip, options);
+    let mut streamed = Vec::new();
+    while let Some(mut e) = z.next_entry().unwrap() {
+        let name = e.name().into_owned();
+        let mut data = Vec::new();
+        e.read_to_end(&mut data)
+            .unwrap_or_else(|err| panic!("{name}: {err:?}"));
+        streamed.push((name, data));
+    }
+    assert_eq!(streamed, seekable);
+    seekable
+}
+
+fn expected(items: &[Item]) -> Vec<(String, Vec<u8>)> {
+    let mut want = vec![("dir/".to_string(), Vec::new())];
+    want.extend(items.iter().map(|i| (i.name.clone(), i.data.clone())));
+    want.push(("link".to_string(), b"dir/0-0.txt".to_vec()));
+    want
+}
+
+fn encryptions() -> Vec<(Encryption, Option<&'static [u8]>)> {
+    let password = |p: &[u8]| zeroize::Zeroizing::new(p.to_vec());
+    vec![
+        (Encryption::None, None),
+        (
+            Encryption::Aes {
+                strength: AesStrength::Aes256,
+                ae1: false,
+                password: password(b"secret"),
+            },
+            Some(b"secret"),
+        ),
+        (
+            Encryption::Aes {
+                strength: AesStrength::Aes128,
+                ae1: true,
+                password: password(b"secret"),
+            },
+            Some(b"secret"),
+        ),
+        (
+            Encryption::ZipCryptoWeak {
+                password: password(b"secret"),
+            },
+            Some(b"secret"),
+        ),
+    ]
+}
+
+#[test]
+fn every_method_and_encryption_reads_back_from_either_kind_of_sink() {
+    for method in METHODS {
+        for (encryption, password) in encryptions() {
+            let items = items(method, &encryption, 7);
+            for seekable in [true, false] {
+                let zip = write_items(&items, seekable);
+                eprintln!("{method:?} {encryption:?} seekable {seekable}");
+                let got = read_both(&zip, password);
+                assert_eq!(
+                    got,
+                    expected(&items),
+                    "{method:?} {encryption:?} seekable {seekable}"
+                );
+                // Metadata as given.
+                let a = ZipArchive::open_with(
+                    Cursor::new(&zip[..]),
+                    ZipOptions::new().with_password("secret"),
+                )
+                .unwrap();
+                let e = a.directory().get(1).unwrap();
+                assert_eq!(e.unix_mode(), Some(0o100_640));
+                assert_eq!(e.mtime(), Some(mtime()));
+                assert!(a.directory().get(0).unwrap().is_dir());
+                assert!(a.directory().get(a.len() - 1).unwrap().is_symlink());
+                // A sink that seeks gets no data descriptors.
+                for e in a.directory().iter() {
+                    let zip_crypto = matches!(encryption, Encryption::ZipCryptoWeak { .. });
+                    if seekable && !zip_crypto {
+                        assert!(!e.has_data_descriptor(), "{}", e.name());
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn small_entries_carry_their_sizes_even_when_streamed() {
+    let items = items(WriteMethod::Deflate, &Encryption::None, 3);
+    let zip = write_items(&items, false);
+    let mut z = ZipStreamReader::new(&zip[..]);
+    while let Some(e) = z.next_entry().unwrap() {
+        let local = e.local();
+        let held = local.size().is_some_and(|n| n <= 65_536);
+        assert_eq!(
+            !local.header().has_data_descriptor(),
+            held,
+            "{}",
+            local.name()
+        );
+    }
+}
+
+#[test]
+fn a_stored_entry_with_its_size_given_needs_no_descriptor() {
+    let data = Rng(5).bytes(300_000);
+    let crc = crc32fast::hash(&data);
+    let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+    let opts = EntryOptions::default()
+        .with_method(WriteMethod::Stored, 0)
+        .with_size_and_crc(data.len() as u64, crc);
+    w.add_file("big.bin", &data[..], &opts).unwrap();
+    let zip = w.finish().unwrap();
+    let mut z = ZipStreamReader::new(&zip[..]);
+    let described = z
+        .next_entry()
+        .unwrap()
+        .unwrap()
+        .local()
+        .header()
+        .has_data_descriptor();
+    assert!(!described);
+    assert_eq!(read_both(&zip, None)[0].1, data);
+    // Data that contradicts what was given is refused.
+    let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+    let r = w.add_file("big.bin", &data[..1000], &opts);
+    let r = r.and_then(|()| w.finish().map(drop));
+    assert!(matches!(r, Err(ZipError::Usage(_))), "{r:?}");
+}
+
+#[test]
+fn names_and_comments_are_checked() {
+    let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+    let o = EntryOptions::default();
+    w.add_file("a", &b"1"[..], &o).unwrap();
+    assert!(matches!(
+        w.add_file("a", &b"2"[..], &o),
+        Err(ZipError::Usage(_))
+    ));
+    let long = ZipWriterOptions::new().with_comment("x".repeat(70_000));
+    assert!(matches!(
+        ZipWriter::new_streaming_with(Vec::new(), long),
+        Err(ZipError::Usage(_))
+    ));
+}
+
+/// A sink that takes `left` bytes, then fails.
+struct Failing {
+    left: usize,
+    got: Vec<u8>,
+}
+
+impl Write for Failing {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            return Err(io::Error::other("disk full"));
+        }
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        self.got.extend_from_slice(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failing_sink_never_leaves_an_archive_that_looks_complete() {
+    let items = items(WriteMethod::Deflate, &Encryption::None, 11);
+    let whole = {
+        let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+        for item in &items {
+            w.add_file(&item.name, &item.data[..], &item.options)
+                .unwrap();
+        }
+        w.finish().unwrap().len()
+    };
+    for left in (0..whole).step_by(997).chain([whole - 22, whole - 1]) {
+        let mut sink = Failing {
+            left,
+            got: Vec::new(),
+        };
+        let result = (|| {
+            let mut w = ZipWriter::new_streaming(&mut sink)?;
+            for item in &items {
+                w.add_file(&item.name, &item.data[..], &item.options)?;
+            }
+            w.finish().map(drop)
+        })();
+        assert!(result.is_err(), "{left}");
+        assert!(
+            ZipArchive::open(Cursor::new(&sink.got[..])).is_err(),
+            "{left}: a cut archive opened"
+        );
+    }
+}
+
+#[test]
+fn many_entries_get_zip64_end_records() {
+    let mut w = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+    let o = EntryOptions::default().with_method(WriteMethod::Stored, 0);
+    for i in 0..70_000u32 {
+        w.add_file(&format!("{i}"), &i.to_le_bytes()[..], &o)
+            .unwrap();
+    }
+    let zip = w.finish().unwrap().into_inner();
+    let mut a = ZipArchive::open(Cursor::new(&zip[..])).unwrap();
+    assert_eq!(a.len(), 70_000);
+    let mut data = Vec::new();
+    a.reader(69_999).unwrap().read_to_end(&mut data).unwrap();
+    assert_eq!(data, 69_999u32.to_le_bytes());
+    if have("python3", "many_entries_get_zip64_end_records") {
+        let dir = TempDir::new("write-zip64");
+        let path = dir.0.join("many.zip");
+        std::fs::write(&path, &zip).unwrap();
+        let out = run(
+            tool("python3")
+                .args([
+                    "-c",
+                    "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+                 assert z.testzip() is None; print(len(z.namelist()))",
+                ])
+                .arg(&path),
+            "python3 zipfile",
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "70000");
+    }
+}
+
+/// The reference tools accept what the writer makes.
+#[test]
+fn the_reference_tools_read_what_we_write() {
+    let test = "the_reference_tools_read_what_we_write";
+    let dir = TempDir::new("write-tools");
+    for method in METHODS {
+        for (encryption, password) in encryptions() {
+            let items = items(method, &encryption, 13);
+            for seekable in [true, false] {
+                let zip = write_items(&items, seekable);
+                let path = dir.0.join(format!(
+                    "{method:?}-{}-{seekable}.zip",
+                    match &encryption {
+                        Encryption::None => "plain",
+                        Encryption::Aes { ae1: false, .. } => "ae2",
+                        Encryption::Aes { .. } => "ae1",
+                        Encryption::ZipCryptoWeak { .. } => "zipcrypto",
+                    }
+                ));
+                std::fs::write(&path, &zip).unwrap();
+                let what = path.display().to_string();
+                if have("7zz", test) {
+                    let mut c = tool("7zz");
+                    c.arg("t").arg(&path);
+                    if let Some(p) = password {
+                        c.arg(format!("-p{}", String::from_utf8_lossy(p)));
+                    }
+                    run(&mut c, &format!("7zz t {what}"));
+                }
+                // unzip knows Stored, Deflate and BZip2, and ZipCrypto.
+                let unzip_knows = matches!(
+                    method,
+                    WriteMethod::Stored | WriteMethod::Deflate | WriteMethod::BZip2
+                ) && !matches!(encryption, Encryption::Aes { .. });
+                if unzip_knows && have("unzip", test) {
+                    let mut c = tool("unzip");
+                    c.arg("-tq");
+                    if let Some(p) = password {
+                        c.arg("-P").arg(String::from_utf8_lossy(p).as_ref());
+                    }
+                    run(c.arg(&path), &format!("unzip -t {what}"));
+                }
+                // Python: no AES, no ZipCrypto needed; Deflate, BZip2, LZMA.
+                let python_knows =
+                    !matches!(method, WriteMethod::Xz) && matches!(encryption, Encryption::None);
+                if python_knows && have("python3", test) {
+                    run(
+                        tool("python3")
+                            .args([
+                                "-c",
+                                "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+                                 bad = z.testzip(); assert bad is None, bad",
+                            ])
+                            .arg(&path),
+                        &format!("python3 zipfile {what}"),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What a streaming writer sends down a pipe, `unzip` reads from the file
+/// it lands in.
+#[test]
+fn unzip_reads_an_archive_written_into_a_pipe() {
+    let test = "unzip_reads_an_archive_written_into_a_pipe";
+    if !have("unzip", test) {
+        return;
+    }
+    let dir = TempDir::new("write-pipe");
+    let path = dir.0.join("piped.zip");
+    let mut child = tool("sh")
+        .arg("-c")
+        .arg("cat > \"$1\"")
+        .arg("sh")
+        .arg(&path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let items = items(WriteMethod::Deflate, &Encryption::None, 17);
+    let mut w = ZipWriter::new_streaming(stdin).unwrap();
+    for item in &items {
+        w.add_file(&item.name, &item.data[..], &item.options)
+            .unwrap();
+    }
+    drop(w.finish().unwrap());
+    assert!(child.wait().unwrap().success());
+    run(tool("unzip").arg("-tq").arg(&path), "unzip -t piped.zip");
+}
