@@ -345,3 +345,174 @@ async fn tokio_stream_extraction_writes_what_std_reads() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Entries for the async writer tests: text past what the writer holds
+/// in memory, and a small one.
+fn writer_entries() -> Vec<(String, Vec<u8>)> {
+    let big: Vec<u8> = (0..300_000u32)
+        .flat_map(|i| format!("line {i}\n").into_bytes())
+        .take(300_000)
+        .collect();
+    vec![
+        ("big.txt".into(), big),
+        ("small.txt".into(), b"small".to_vec()),
+    ]
+}
+
+fn read_back(zip: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let mut a = ZipArchive::open(Cursor::new(zip)).unwrap();
+    (0..a.len())
+        .map(|i| {
+            let name = a.directory().get(i).unwrap().name().into_owned();
+            let mut d = Vec::new();
+            a.reader(i).unwrap().read_to_end(&mut d).unwrap();
+            (name, d)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn tokio_writer_writes_what_std_reads_seekable_or_not() {
+    use lzflow::zip::{AsyncZipWriter, EntryOptions};
+    use tokio::io::AsyncWriteExt;
+    let want = writer_entries();
+    // Seekable: a cursor; the first entry pushed through AsyncWrite.
+    let mut w = AsyncZipWriter::new(std::io::Cursor::new(Vec::new())).unwrap();
+    w.start_entry(&want[0].0, &EntryOptions::default())
+        .await
+        .unwrap();
+    w.write_all(&want[0].1).await.unwrap();
+    w.add_file(&want[1].0, &want[1].1[..], &EntryOptions::default())
+        .await
+        .unwrap();
+    w.finish().await.unwrap();
+    let seekable = w.into_inner().into_inner();
+    assert_eq!(read_back(&seekable), want);
+    // Streaming: through a pipe to a reader task.
+    let (client, mut server) = tokio::io::duplex(4096);
+    let reader = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let mut all = Vec::new();
+        server.read_to_end(&mut all).await.unwrap();
+        all
+    });
+    let mut w = AsyncZipWriter::new_streaming(client).unwrap();
+    for (name, data) in &want {
+        w.add_file(name, &data[..], &EntryOptions::default())
+            .await
+            .unwrap();
+    }
+    w.finish().await.unwrap();
+    drop(w);
+    let streamed = reader.await.unwrap();
+    assert_eq!(read_back(&streamed), want);
+}
+
+/// `finish` polled once and dropped, again and again: the archive is the
+/// one an uninterrupted `finish` writes.
+#[test]
+fn a_cancelled_finish_goes_on_and_writes_the_same_archive() {
+    use lzflow::zip::{AsyncZipWriter, EntryOptions};
+    use std::future::Future;
+    let want = writer_entries();
+    let make = |cancel: bool| {
+        futures::executor::block_on(async {
+            let mut w = AsyncZipWriter::new_streaming(Hesitating::default()).unwrap();
+            for (name, data) in &want {
+                w.add_file(name, &data[..], &EntryOptions::default())
+                    .await
+                    .unwrap();
+            }
+            if cancel {
+                let waker = std::task::Waker::noop();
+                let mut cx = Context::from_waker(waker);
+                let mut dropped = 0;
+                loop {
+                    let mut fut = std::pin::pin!(w.finish());
+                    if let Poll::Ready(r) = fut.as_mut().poll(&mut cx) {
+                        r.unwrap();
+                        break;
+                    }
+                    dropped += 1;
+                }
+                assert!(dropped > 0);
+            } else {
+                w.finish().await.unwrap();
+            }
+            w.into_inner().0
+        })
+    };
+    let whole = make(false);
+    assert_eq!(make(true), whole);
+    assert_eq!(read_back(&whole), want);
+}
+
+/// A tokio writer that cannot seek and is pending before every write.
+#[derive(Default)]
+struct Hesitating(Vec<u8>, bool);
+
+impl tokio::io::AsyncWrite for Hesitating {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.1 = !self.1;
+        if self.1 {
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let n = buf.len().min(1000);
+        self.0.extend_from_slice(&buf[..n]);
+        Poll::Ready(Ok(n))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[tokio::test]
+async fn a_body_stream_carries_the_archive_and_an_abandoned_one_fails() {
+    use futures::StreamExt;
+    use lzflow::zip::{body_stream, EntryOptions, ZipWriterOptions};
+    let want = writer_entries();
+    let (mut w, mut body) = body_stream(ZipWriterOptions::new(), 64 << 10).unwrap();
+    let entries = want.clone();
+    let writer = tokio::spawn(async move {
+        for (name, data) in &entries {
+            w.add_file_from(
+                name,
+                lzflow::tokio::source::TokioSource::new(&data[..]),
+                &EntryOptions::default(),
+            )
+            .await
+            .unwrap();
+        }
+        w.finish().await.unwrap();
+    });
+    let mut zip = Vec::new();
+    while let Some(chunk) = body.next().await {
+        zip.extend_from_slice(&chunk.unwrap());
+    }
+    writer.await.unwrap();
+    assert_eq!(read_back(&zip), want);
+
+    // Dropped before finishing: the body ends with an error.
+    let (mut w, mut body) = body_stream(ZipWriterOptions::new(), 64 << 10).unwrap();
+    w.add_file_from(
+        "a",
+        lzflow::tokio::source::TokioSource::new(&want[0].1[..]),
+        &EntryOptions::default(),
+    )
+    .await
+    .unwrap();
+    drop(w);
+    let mut failed = false;
+    while let Some(chunk) = body.next().await {
+        failed |= chunk.is_err();
+    }
+    assert!(failed);
+}

@@ -6,9 +6,11 @@
 //! ([`set_idle_compressors`]), and [`encoder_memory`] says what an encoder
 //! uses, for writers that run several under a memory budget.
 //!
-//! Every encoder's output depends only on the data and the sequence of
-//! `encode`/`flush`/`finish` calls, not on the sizes of the output slices
-//! (Deflate's backend always writes into a buffer of its own size).
+//! Every encoder's output depends only on the data and where `flush` is
+//! called, not on how the caller cuts its input and output (Deflate feeds
+//! its backend fixed input chunks and has it write into a buffer of its
+//! own: zlib-rs' output would otherwise depend on both), so writers make
+//! the same bytes however their data arrives.
 
 use lzflow_core::{Encode, ErrInto, InBuf, OutBuf, Progress, Recycled, Recycler};
 use lzflow_lzma::{LzmaEncoder, LzmaOptions};
