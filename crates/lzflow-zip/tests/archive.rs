@@ -5,54 +5,13 @@
 //! entries decode, and Zstandard ones (in archives made here, the corpus
 //! has none).
 
-use std::collections::BTreeMap;
 use std::io::{Cursor, Read};
 
 use lzflow_zip::{ZipArchive, ZipError, ZipOptions};
 use sha2::{Digest, Sha256};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/zip/");
-
-struct Row {
-    method: String,
-    password: String,
-    expected: String,
-    path: String,
-    size: u64,
-    sha256: String,
-    is_dir: bool,
-}
-
-fn manifest() -> BTreeMap<String, Vec<Row>> {
-    let text = std::fs::read_to_string(format!("{DIR}MANIFEST.tsv")).unwrap();
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
-    let (f, m, p, e, path, size, sha, dir) = (
-        col("file"),
-        col("method"),
-        col("password"),
-        col("expected"),
-        col("entry_path"),
-        col("entry_size"),
-        col("entry_sha256"),
-        col("is_dir"),
-    );
-    let mut out: BTreeMap<String, Vec<Row>> = BTreeMap::new();
-    for line in lines {
-        let c: Vec<&str> = line.split('\t').collect();
-        out.entry(c[f].to_string()).or_default().push(Row {
-            method: c[m].to_string(),
-            password: c[p].to_string(),
-            expected: c[e].to_string(),
-            path: c[path].to_string(),
-            size: c[size].parse().unwrap_or(0),
-            sha256: c[sha].to_string(),
-            is_dir: c[dir] == "1",
-        });
-    }
-    out
-}
+mod common;
+use common::{lzflow_expected, manifest, Row, CORPUS as DIR};
 
 /// Reads every entry; the first error stops the archive.
 fn read_all(bytes: &[u8], password: &str) -> Result<Vec<(String, u64, String)>, ZipError> {
@@ -72,19 +31,9 @@ fn read_all(bytes: &[u8], password: &str) -> Result<Vec<(String, u64, String)>, 
     Ok(got)
 }
 
-/// Methods the manifest leaves outside the promised set (`unsupported_ok`:
-/// decode exactly or refuse by name) that lzflow decodes: their entries
-/// must decode to the manifest's content.
-const DECODED_ANYWAY: &[&str] = &["deflate64"];
-
-/// What a row expects of lzflow: `unsupported_ok` becomes `ok` for the
-/// methods lzflow decodes.
+/// What a row expects of the central-directory reader.
 fn expected(row: &Row) -> &str {
-    if row.expected == "unsupported_ok" && DECODED_ANYWAY.contains(&row.method.as_str()) {
-        "ok"
-    } else {
-        &row.expected
-    }
+    lzflow_expected(row, &row.expected)
 }
 
 #[test]

@@ -3,66 +3,17 @@
 //! results whatever sizes the input arrives in; the same entries and bytes
 //! as `ZipArchive` where both read an archive.
 
-use std::collections::BTreeMap;
 use std::io::{self, Cursor, Read};
 
 use lzflow_zip::{ZipArchive, ZipError, ZipOptions, ZipStreamReader};
 use sha2::{Digest, Sha256};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/zip/");
+mod common;
+use common::{lzflow_expected, manifest, Row, CORPUS as DIR};
 
-struct Row {
-    method: String,
-    password: String,
-    stream_expected: String,
-    path: String,
-    size: u64,
-    sha256: String,
-    is_dir: bool,
-}
-
-fn manifest() -> BTreeMap<String, Vec<Row>> {
-    let text = std::fs::read_to_string(format!("{DIR}MANIFEST.tsv")).unwrap();
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
-    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
-    let (f, m, p, e, path, size, sha, dir) = (
-        col("file"),
-        col("method"),
-        col("password"),
-        col("stream_expected"),
-        col("entry_path"),
-        col("entry_size"),
-        col("entry_sha256"),
-        col("is_dir"),
-    );
-    let mut out: BTreeMap<String, Vec<Row>> = BTreeMap::new();
-    for line in lines {
-        let c: Vec<&str> = line.split('\t').collect();
-        out.entry(c[f].to_string()).or_default().push(Row {
-            method: c[m].to_string(),
-            password: c[p].to_string(),
-            stream_expected: c[e].to_string(),
-            path: c[path].to_string(),
-            size: c[size].parse().unwrap_or(0),
-            sha256: c[sha].to_string(),
-            is_dir: c[dir] == "1",
-        });
-    }
-    out
-}
-
-/// Methods the corpus marks unsupported that lzflow decodes.
-const DECODED_ANYWAY: &[&str] = &["deflate64"];
-
-/// What a row expects of the stream reader: `unsupported_ok` becomes `ok`
-/// for the methods lzflow decodes.
+/// What a row expects of the forward-only reader.
 fn expected(row: &Row) -> &str {
-    if row.stream_expected == "unsupported_ok" && DECODED_ANYWAY.contains(&row.method.as_str()) {
-        "ok"
-    } else {
-        &row.stream_expected
-    }
+    lzflow_expected(row, &row.stream_expected)
 }
 
 /// A reader handing out at most a few bytes per call, in a repeating

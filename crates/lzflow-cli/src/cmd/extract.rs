@@ -113,7 +113,30 @@ pub fn run(args: &Args) -> Status {
         .with_keep_broken(args.keep_broken)
         .with_unnamed(unnamed_entry_name(&args.archive));
     let password = args.password.as_deref();
-    if super::zip::is_zip(&args.archive) || args.archive == "-" {
+    // Standard input holds a zip archive (read forward-only) or a 7z one
+    // (spooled: its header is at the end).
+    let mut stdin = None;
+    if args.archive == "-" {
+        match crate::output::Input::open("-").and_then(super::zip::sniff) {
+            Ok((false, input)) => stdin = Some(input.reader),
+            Ok((true, input)) => {
+                let zip_options = args.limits.zip_options(args.memlimit, password);
+                let z = lzflow::zip::ZipStreamReader::with_options(input.reader, zip_options);
+                let r = super::zip::extract_stream(z, &args.output, &options);
+                if let Err(e) = r {
+                    report::file_error(&args.archive, &e);
+                    status.fail();
+                }
+                return status;
+            }
+            Err(e) => {
+                report::file_error(&args.archive, &e);
+                status.fail();
+                return status;
+            }
+        }
+    }
+    if super::zip::is_zip(&args.archive) {
         let zip_options = args.limits.zip_options(args.memlimit, password);
         let r = super::zip::extract(&args.archive, &args.output, &options, zip_options);
         if let Err(e) = r {
@@ -123,7 +146,7 @@ pub fn run(args: &Args) -> Status {
         return status;
     }
     let archive_options = args.limits.options(args.memlimit, password);
-    let result = open(&args.archive, archive_options, args.quiet)
+    let result = open_input(&args.archive, stdin, archive_options, args.quiet)
         .and_then(|archive| require_password(archive, password.is_some()))
         .and_then(|mut archive| {
             archive
@@ -397,10 +420,21 @@ impl Drop for Counted {
 /// Opens `path` (a split archive when it ends in `.001`) with a progress
 /// bar when stderr is a terminal.
 fn open(path: &str, options: ArchiveOptions, quiet: bool) -> io::Result<Archive<Counted>> {
+    open_input(path, None, options, quiet)
+}
+
+/// [`open`], with standard input already opened (and sniffed) as `stdin`.
+fn open_input(
+    path: &str,
+    stdin: Option<Box<dyn io::Read>>,
+    options: ArchiveOptions,
+    quiet: bool,
+) -> io::Result<Archive<Counted>> {
     let p = Path::new(path);
     let (inner, len) = if path == "-" {
         // The header is at the end: copy the pipe first.
-        let mut copy = spool(io::stdin().lock(), SpoolOptions::default())?;
+        let stdin = stdin.unwrap_or_else(|| Box::new(io::stdin().lock()));
+        let mut copy = spool(stdin, SpoolOptions::default())?;
         let len = copy.seek(SeekFrom::End(0))?;
         copy.seek(SeekFrom::Start(0))?;
         (Source::Spooled(copy), len)

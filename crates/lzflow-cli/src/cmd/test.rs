@@ -25,6 +25,19 @@ pub struct Args {
     pub limits: super::extract::ArchiveLimits,
 }
 
+/// Reports an archive's test: its entry and byte counts with `-v`, or
+/// its error.
+fn archive_tested(name: &str, tested: io::Result<(usize, u64)>, args: &Args, status: &mut Status) {
+    match tested {
+        Ok((n, bytes)) if args.verbose => outln!("{name}: OK ({n} entries, {bytes} bytes)"),
+        Ok(_) => {}
+        Err(e) => {
+            report::file_error(name, &e);
+            status.fail();
+        }
+    }
+}
+
 /// Runs `lzflow t`.
 pub fn run(args: &Args) -> Status {
     let files = if args.files.is_empty() {
@@ -38,31 +51,14 @@ pub fn run(args: &Args) -> Status {
         if super::zip::is_zip(file) {
             let pw = args.password.as_deref();
             let options = args.limits.zip_options(args.decode.memlimit, pw);
-            match super::zip::test(file, options) {
-                Ok((n, bytes)) if args.verbose => {
-                    outln!("{name}: OK ({n} entries, {bytes} bytes)")
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    report::file_error(name, &e);
-                    status.fail();
-                }
-            }
+            archive_tested(name, super::zip::test(file, options), args, &mut status);
             continue;
         }
         if super::extract::is_7z(file) {
             let pw = args.password.as_deref();
             let options = args.limits.options(args.decode.memlimit, pw);
-            match super::extract::test(file, options, args.decode.quiet) {
-                Ok((n, bytes)) if args.verbose => {
-                    outln!("{name}: OK ({n} entries, {bytes} bytes)")
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    report::file_error(name, &e);
-                    status.fail();
-                }
-            }
+            let tested = super::extract::test(file, options, args.decode.quiet);
+            archive_tested(name, tested, args, &mut status);
             continue;
         }
         // Standard input may hold a zip archive: read it forward-only.
@@ -75,16 +71,7 @@ pub fn run(args: &Args) -> Status {
                 let pw = args.password.as_deref();
                 let options = args.limits.zip_options(args.decode.memlimit, pw);
                 let z = lzflow::zip::ZipStreamReader::with_options(input.reader, options);
-                match super::zip::test_stream(z) {
-                    Ok((n, bytes)) if args.verbose => {
-                        outln!("{name}: OK ({n} entries, {bytes} bytes)")
-                    }
-                    Ok(_) => {}
-                    Err(e) => {
-                        report::file_error(name, &e);
-                        status.fail();
-                    }
-                }
+                archive_tested(name, super::zip::test_stream(z), args, &mut status);
                 continue;
             }
             Ok((false, input)) => Ok(input),

@@ -209,6 +209,15 @@ pub fn test_stream<R: Read>(mut z: ZipStreamReader<R>) -> io::Result<(usize, u64
     Ok((n, total))
 }
 
+/// Extracts every entry of an archive read forward-only below `dir`.
+pub fn extract_stream<R: Read>(
+    mut z: ZipStreamReader<R>,
+    dir: &Path,
+    options: &ExtractOptions,
+) -> io::Result<()> {
+    Ok(z.extract_to_with(dir, options)?)
+}
+
 /// Extracts every entry below `dir` under `options`.
 pub fn extract(
     path: &str,
@@ -218,7 +227,7 @@ pub fn extract(
 ) -> io::Result<()> {
     match open(path, zip_options)? {
         Source::File(mut archive) => archive.extract_to_with(dir, options)?,
-        Source::Stream(mut z) => z.extract_to_with(dir, options)?,
+        Source::Stream(z) => extract_stream(*z, dir, options)?,
     }
     Ok(())
 }

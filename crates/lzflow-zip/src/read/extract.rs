@@ -7,10 +7,11 @@
 //! faces alike.
 
 use std::future::poll_fn;
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::Path;
+use std::task::{Context, Poll};
 
-use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, Planned};
+use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
 use lzflow_core::source::{PollRead, PollSource};
 
 use crate::read::central_directory::CentralEntry;
@@ -21,6 +22,28 @@ use crate::ZipError;
 /// Bytes moved from an entry to its file per write (on the stack, in the
 /// walk's state).
 const COPY_CHUNK: usize = 16 << 10;
+
+/// Copies an entry's data (`read`) into its file, then moves the file
+/// into place; on a read or write error the file is discarded.
+async fn write_file(
+    ex: &mut Extractor,
+    mut out: OutputFile,
+    buf: &mut [u8],
+    mut read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<io::Result<usize>>,
+) -> Result<(), ZipError> {
+    loop {
+        let written = match poll_fn(|cx| read(cx, buf)).await {
+            Ok(0) => break,
+            Ok(n) => out.write_all(&buf[..n]),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
+            ex.discard(out)?;
+            return Err(e.into());
+        }
+    }
+    Ok(ex.commit(out)?)
+}
 
 fn kind(entry: &CentralEntry<'_>) -> EntryKind {
     if entry.is_dir() {
@@ -91,7 +114,7 @@ impl<S: PollSource> PollZipArchive<S> {
                 ex.make_dir(&rel, attrs)?;
                 continue;
             }
-            let Some(mut out) = ex.create_file(&rel, attrs)? else {
+            let Some(out) = ex.create_file(&rel, attrs)? else {
                 continue;
             };
             let mut reader = match self.reader(i).await {
@@ -101,18 +124,7 @@ impl<S: PollSource> PollZipArchive<S> {
                     return Err(e);
                 }
             };
-            loop {
-                let written = match poll_fn(|cx| reader.poll_read(cx, &mut buf)).await {
-                    Ok(0) => break,
-                    Ok(n) => out.write_all(&buf[..n]),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = written {
-                    ex.discard(out)?;
-                    return Err(e.into());
-                }
-            }
-            ex.commit(out)?;
+            write_file(ex, out, &mut buf, |cx, b| reader.poll_read(cx, b)).await?;
         }
         Ok(())
     }
@@ -162,21 +174,10 @@ impl<S: PollRead> PollZipStream<S> {
                 ex.make_dir(&rel, attrs)?;
                 continue;
             }
-            let Some(mut out) = ex.create_file(&rel, attrs)? else {
+            let Some(out) = ex.create_file(&rel, attrs)? else {
                 continue;
             };
-            loop {
-                let written = match poll_fn(|cx| self.poll_read(cx, &mut buf)).await {
-                    Ok(0) => break,
-                    Ok(n) => out.write_all(&buf[..n]),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = written {
-                    ex.discard(out)?;
-                    return Err(e.into());
-                }
-            }
-            ex.commit(out)?;
+            write_file(ex, out, &mut buf, |cx, b| self.poll_read(cx, b)).await?;
         }
         Ok(())
     }

@@ -2,6 +2,7 @@
 //! loudly, required under CI), scratch directories and seeded data.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -131,5 +132,61 @@ impl Rng {
         }
         out.truncate(n);
         out
+    }
+}
+
+/// The zip corpus, `fixtures/zip/`.
+pub const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/zip/");
+
+/// One entry row of the corpus manifest.
+pub struct Row {
+    pub method: String,
+    pub password: String,
+    /// What the central-directory reader must do.
+    pub expected: String,
+    /// What a forward-only reader must do.
+    pub stream_expected: String,
+    pub path: String,
+    pub size: u64,
+    pub sha256: String,
+    pub is_dir: bool,
+}
+
+/// The corpus manifest's rows, by archive.
+pub fn manifest() -> BTreeMap<String, Vec<Row>> {
+    let text = fs::read_to_string(format!("{CORPUS}MANIFEST.tsv")).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let mut out: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    for line in lines {
+        let c: Vec<&str> = line.split('\t').collect();
+        let field = |name: &str| c[col(name)].to_string();
+        out.entry(field("file")).or_default().push(Row {
+            method: field("method"),
+            password: field("password"),
+            expected: field("expected"),
+            stream_expected: field("stream_expected"),
+            path: field("entry_path"),
+            size: c[col("entry_size")].parse().unwrap_or(0),
+            sha256: field("entry_sha256"),
+            is_dir: c[col("is_dir")] == "1",
+        });
+    }
+    out
+}
+
+/// Methods the manifest leaves outside the promised set (`unsupported_ok`:
+/// decode exactly or refuse by name) that lzflow decodes: their entries
+/// must decode to the manifest's content.
+const DECODED_ANYWAY: &[&str] = &["deflate64"];
+
+/// What `expected` (a row's `expected` or `stream_expected`) asks of
+/// lzflow: `unsupported_ok` becomes `ok` for the methods lzflow decodes.
+pub fn lzflow_expected<'a>(row: &Row, expected: &'a str) -> &'a str {
+    if expected == "unsupported_ok" && DECODED_ANYWAY.contains(&row.method.as_str()) {
+        "ok"
+    } else {
+        expected
     }
 }
