@@ -59,8 +59,6 @@ pub struct PollZipArchive<S> {
     src: S,
     dir: CentralDirectory,
     options: ZipOptions,
-    /// A local header's name and extra field, read to check them; reused.
-    scratch: Vec<u8>,
 }
 
 impl<S: PollSource> PollZipArchive<S> {
@@ -102,7 +100,6 @@ impl<S: PollSource> PollZipArchive<S> {
             src,
             dir,
             options,
-            scratch: Vec::new(),
         })
     }
 
@@ -132,34 +129,52 @@ impl<S: PollSource> PollZipArchive<S> {
     pub async fn reader(&mut self, index: usize) -> Result<PollZipEntryReader<'_, S>, ZipError> {
         let entry = self.dir.get(index).ok_or(ZipError::NoSuchEntry)?;
         let at = entry.local_header_offset();
-        let mut fixed = [0u8; LocalFileHeader::LEN];
-        read_exact_at(&mut self.src, at, &mut fixed).await?;
-        let mut local = LocalFileHeader::parse(&fixed)?;
-        let var = &mut self.scratch;
-        var.clear();
-        var.resize(local.variable_len(), 0);
-        let pos = at + LocalFileHeader::LEN as u64;
-        read_exact_at(&mut self.src, pos, var).await?;
-        let (name, _) = local.parse_variable(var)?;
-        local.check_against(name, &entry)?;
         let stored = entry.compressed_size();
+        // One read for the local header and the start of the data: the
+        // header's name and extra field are as long as the directory's in
+        // nearly every archive (the layout check keeps this inside the
+        // file either way).
+        let header_guess =
+            LocalFileHeader::LEN + entry.name_bytes().len() + entry.extra_bytes().len();
+        let data_guess = usize::try_from(stored).unwrap_or(usize::MAX).min(READ_CHUNK);
+        let mut buf = Pool::<u8>::global().lease(header_guess + READ_CHUNK);
+        buf.resize(header_guess + data_guess, 0);
+        read_exact_at(&mut self.src, at, &mut buf).await?;
+        let mut local = LocalFileHeader::parse(&buf)?;
+        let header_len = LocalFileHeader::LEN + local.variable_len();
+        if header_len > buf.len() {
+            // A local extra field longer than the directory's: read on.
+            let have = buf.len();
+            buf.resize(header_len, 0);
+            read_exact_at(&mut self.src, at + have as u64, &mut buf[have..]).await?;
+        }
+        let (name, _) = local.parse_variable(&buf[LocalFileHeader::LEN..header_len])?;
+        local.check_against(name, &entry)?;
         self.options
             .limits
             .check_output(entry.uncompressed_size())?;
         let dec = EntryDecoder::new(&EntrySpec::central(&entry), &self.options)?;
-        let mut buf = Pool::<u8>::global().lease(READ_CHUNK);
-        buf.resize(READ_CHUNK, 0);
+        // The data read along with the header.
+        let read = buf.len();
+        let end = read.min(header_len.saturating_add(data_guess));
+        let ahead = (end - header_len.min(end)) as u64;
+        let end_pos = at + end as u64;
+        let start = header_len.min(end);
+        let room = buf.capacity().max(READ_CHUNK);
+        buf.resize(room, 0);
         Ok(PollZipEntryReader {
             src: &mut self.src,
             dec,
             index,
             dir: &self.dir,
-            pos: local.data_offset(at),
-            left: stored,
+            pos: end_pos,
+            left: stored - ahead.min(stored),
             buf,
-            start: 0,
-            end: 0,
-            seeked: false,
+            start,
+            end,
+            // The source is where the data read ahead ends, unless the
+            // local header was shorter than guessed.
+            seeked: end == read,
             done: false,
         })
     }
