@@ -96,11 +96,7 @@ impl<S: PollSource> PollZipArchive<S> {
         read_exact_at(&mut src, location.offset, &mut bytes).await?;
         let dir = CentralDirectory::parse(bytes, &location)?;
         check_layout(&dir, location.offset)?;
-        Ok(PollZipArchive {
-            src,
-            dir,
-            options,
-        })
+        Ok(PollZipArchive { src, dir, options })
     }
 
     /// The central directory: entries by index, by name, in order.
@@ -136,7 +132,9 @@ impl<S: PollSource> PollZipArchive<S> {
         // file either way).
         let header_guess =
             LocalFileHeader::LEN + entry.name_bytes().len() + entry.extra_bytes().len();
-        let data_guess = usize::try_from(stored).unwrap_or(usize::MAX).min(READ_CHUNK);
+        let data_guess = usize::try_from(stored)
+            .unwrap_or(usize::MAX)
+            .min(READ_CHUNK);
         let mut buf = Pool::<u8>::global().lease(header_guess + READ_CHUNK);
         buf.resize(header_guess + data_guess, 0);
         read_exact_at(&mut self.src, at, &mut buf).await?;
@@ -160,8 +158,9 @@ impl<S: PollSource> PollZipArchive<S> {
         let ahead = (end - header_len.min(end)) as u64;
         let end_pos = at + end as u64;
         let start = header_len.min(end);
-        let room = buf.capacity().max(READ_CHUNK);
-        buf.resize(room, 0);
+        // Grown as reads need it: zeroing 64 KiB for each small entry
+        // would cost more than reading it.
+        buf.truncate(end);
         Ok(PollZipEntryReader {
             src: &mut self.src,
             dec,
@@ -284,7 +283,10 @@ impl<S: PollSource> PollZipEntryReader<'_, S> {
                     }
                     self.seeked = true;
                 }
-                let want = self.left.min(self.buf.len() as u64) as usize;
+                let want = self.left.min(READ_CHUNK as u64) as usize;
+                if self.buf.len() < want {
+                    self.buf.resize(want, 0);
+                }
                 let n = ready!(self.src.poll_read(cx, &mut self.buf[..want]))?;
                 if n == 0 {
                     return Poll::Ready(Err(ZipError::Truncated));
