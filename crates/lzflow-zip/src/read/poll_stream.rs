@@ -590,10 +590,11 @@ impl<S: PollRead> PollZipStream<S> {
                     let n = usize::try_from(*left)
                         .unwrap_or(usize::MAX)
                         .min(window.len());
+                    // A cut entry still gets what was read decoded first,
+                    // so its errors do not depend on where the cut falls
+                    // in the reads; the truncation shows once nothing
+                    // more can be decoded.
                     let last = n as u64 == *left;
-                    if !last && self.eof {
-                        return Poll::Ready(Err(ZipError::Truncated));
-                    }
                     let mut input = InBuf::new(&window[..n]).with_last(last);
                     let mut output = OutBuf::new(out);
                     let p = dec.decode(&mut input, &mut output)?;
