@@ -1318,8 +1318,6 @@ fn too_long_then_corrupt() -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "crash found by fuzzing: zip_stream: an entry both longer than its size and corrupt \
-            fails with either error depending on the input split"]
 fn fuzz_zip_stream_the_size_check_pre_empts_the_decoders_error() {
     assert_same_ending(
         &too_long_then_corrupt(),

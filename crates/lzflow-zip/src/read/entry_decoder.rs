@@ -179,15 +179,33 @@ pub(crate) struct EntryDecoder {
 }
 
 /// One call of the decompressor, its output checked.
+///
+/// With the size known, the decompressor gets room for at most one byte
+/// past it: data longer than its size is reported as such before the
+/// decompressor goes on to whatever else is wrong, however the input and
+/// output are split.
 fn decompress(
     coder: &mut EntryCoder,
     checks: &mut Checks,
     input: &mut InBuf<'_>,
     output: &mut OutBuf<'_>,
 ) -> Result<Progress, ZipError> {
-    let before = output.pos();
-    let p = coder.decode(input, output)?;
-    checks.after(p, &output.written()[before..])
+    let Some(size) = checks.size else {
+        let before = output.pos();
+        let p = coder.decode(input, output)?;
+        return checks.after(p, &output.written()[before..]);
+    };
+    let spare = output.spare_mut();
+    let room = usize::try_from(size.saturating_sub(checks.produced).saturating_add(1))
+        .unwrap_or(usize::MAX)
+        .min(spare.len());
+    let spare = &mut spare[..room];
+    let mut limited = OutBuf::new(spare);
+    let p = coder.decode(input, &mut limited)?;
+    let made = limited.pos();
+    let r = checks.after(p, &spare[..made]);
+    output.advance(made);
+    r
 }
 
 impl EntryDecoder {
