@@ -416,3 +416,31 @@ fn unzip_reads_an_archive_written_into_a_pipe() {
     assert!(child.wait().unwrap().success());
     run(tool("unzip").arg("-tq").arg(&path), "unzip -t piped.zip");
 }
+
+/// `store_if_larger` stores what Deflate cannot shrink, and an AES entry
+/// names the method it chose inside its AES block.
+#[test]
+fn data_that_does_not_shrink_is_stored_when_asked() {
+    let noise = Rng(23).bytes(50_000);
+    let text = Rng(23).text(50_000);
+    for (encryption, password) in encryptions().into_iter().take(2) {
+        let mut w = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+        let o = EntryOptions::default()
+            .with_store_if_larger(true)
+            .with_encryption(encryption);
+        w.add_file("noise", &noise[..], &o).unwrap();
+        w.add_file("text", &text[..], &o).unwrap();
+        let zip = w.finish().unwrap().into_inner();
+        let mut options = ZipOptions::new();
+        if let Some(p) = password {
+            options = options.with_password(p);
+        }
+        let a = ZipArchive::open_with(Cursor::new(&zip[..]), options).unwrap();
+        let method = |i: usize| {
+            let e = a.directory().get(i).unwrap();
+            e.aes().map_or(e.method(), |aes| aes.method)
+        };
+        assert_eq!((method(0), method(1)), (0, 8), "{password:?}");
+        assert_eq!(read_both(&zip, password)[0].1, noise);
+    }
+}

@@ -56,6 +56,15 @@ impl AesStrength {
         }
     }
 
+    /// The 0x9901 extra field's strength byte: 1, 2 or 3.
+    pub fn byte(self) -> u8 {
+        match self {
+            AesStrength::Aes128 => 1,
+            AesStrength::Aes192 => 2,
+            AesStrength::Aes256 => 3,
+        }
+    }
+
     /// The AES key length in bytes (16, 24 or 32).
     pub fn key_len(self) -> usize {
         match self {

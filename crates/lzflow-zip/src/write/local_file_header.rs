@@ -3,6 +3,7 @@
 //! rewritten after it with the CRC-32 and sizes.
 
 use crate::read::dos_time::DosDateTime;
+use crate::write::central_directory::CentralRecord;
 use crate::LocalFileHeader;
 
 /// The fixed fields of a local header.
@@ -18,6 +19,25 @@ pub(crate) struct LocalFields {
 }
 
 impl LocalFields {
+    /// The fields of `record`'s entry with these CRC-32 and sizes (what
+    /// the local header can say at the time it is written).
+    pub fn of(
+        record: &CentralRecord,
+        crc32: u32,
+        compressed_size: u32,
+        uncompressed_size: u32,
+    ) -> Self {
+        LocalFields {
+            version_needed: record.version_needed,
+            flags: record.flags,
+            method: record.method,
+            dos_time: record.dos_time,
+            crc32,
+            compressed_size,
+            uncompressed_size,
+        }
+    }
+
     /// The 30 fixed bytes for a name of `name_len` bytes and an extra
     /// field of `extra_len`.
     pub fn encode(&self, name_len: u16, extra_len: u16) -> [u8; LocalFileHeader::LEN] {

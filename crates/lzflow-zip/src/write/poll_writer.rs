@@ -248,24 +248,12 @@ impl<S: PollWrite> PollZipWriter<S> {
         if options.method == WriteMethod::Lzma {
             flags |= FLAG_LZMA_EOS;
         }
-        let mut extra = Vec::new();
-        if let Some(t) = options.mtime {
-            extra_field::extended_timestamp(&mut extra, t);
-        }
-        let mut version_needed = options.method.version_needed();
-        let mut record_method = options.method.id();
-        if let Encryption::Aes { strength, ae1, .. } = &options.encryption {
-            extra_field::winzip_aes(
-                &mut extra,
-                if *ae1 { 1 } else { 2 },
-                strength_byte(*strength),
-                options.method.id(),
-            );
-            record_method = METHOD_AES;
-            version_needed = version_needed.max(51);
-        } else if flags & FLAG_ENCRYPTED != 0 {
-            version_needed = version_needed.max(20);
-        }
+        let extra = entry_extra(&options, options.method);
+        let version_needed = version_needed(options.method, &options.encryption);
+        let record_method = match options.encryption {
+            Encryption::Aes { .. } => METHOD_AES,
+            _ => options.method.id(),
+        };
         let hold = if options.store_if_larger {
             STORE_CHECK_LIMIT
         } else {
@@ -494,11 +482,44 @@ impl<S: PollWrite> PollZipWriter<S> {
     }
 }
 
-fn strength_byte(strength: crate::AesStrength) -> u8 {
-    match strength {
-        crate::AesStrength::Aes128 => 1,
-        crate::AesStrength::Aes192 => 2,
-        crate::AesStrength::Aes256 => 3,
+/// The extra field of an entry written with `method`: its modification
+/// time, and the WinZip AES block that names the method under the
+/// encryption. Local and central headers carry the same.
+fn entry_extra(options: &EntryOptions, method: WriteMethod) -> Vec<u8> {
+    let mut extra = Vec::new();
+    if let Some(t) = options.mtime {
+        extra_field::extended_timestamp(&mut extra, t);
+    }
+    if let Encryption::Aes { strength, ae1, .. } = &options.encryption {
+        extra_field::winzip_aes(
+            &mut extra,
+            if *ae1 { 1 } else { 2 },
+            strength.byte(),
+            method.id(),
+        );
+    }
+    extra
+}
+
+/// "Version needed to extract" for `method` under `encryption` (APPNOTE
+/// 4.4.3.2: 2.0 for ZipCrypto, 5.1 for AES).
+fn version_needed(method: WriteMethod, encryption: &Encryption) -> u16 {
+    let encrypted = match encryption {
+        Encryption::None => 0,
+        Encryption::Aes { .. } => 51,
+        Encryption::ZipCryptoWeak { .. } => 20,
+    };
+    method.version_needed().max(encrypted)
+}
+
+/// The data must be what its size and CRC-32, given ahead, say.
+fn check_given(entry: &Entry, crc: u32) -> Result<(), ZipError> {
+    match entry.options.size_and_crc {
+        Some((size, given)) if size != entry.size || given != crc => Err(usage(format!(
+            "{:?} does not match the size and CRC-32 given ahead",
+            String::from_utf8_lossy(&entry.record.name)
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -554,14 +575,7 @@ fn local_header(record: &CentralRecord, extra: &[u8], fields: &LocalFields, out:
 /// local header.
 fn write_held(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
     let crc = std::mem::take(&mut entry.crc).finalize();
-    if let Some((size, given)) = entry.options.size_and_crc {
-        if size != entry.size || given != crc {
-            return Err(usage(format!(
-                "{:?} does not match the size and CRC-32 given ahead",
-                String::from_utf8_lossy(&entry.record.name)
-            )));
-        }
-    }
+    check_given(entry, crc)?;
     let mut method = entry.options.method;
     if entry.size == 0 && method != WriteMethod::Stored {
         // Nothing to compress: stored, as 7-Zip and Info-ZIP write empty
@@ -585,55 +599,26 @@ fn write_held(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
     r.crc32 = stored_crc(&entry.options, crc);
     r.compressed_size = packed.len() as u64;
     r.uncompressed_size = entry.size;
-    let fields = LocalFields {
-        version_needed: r.version_needed,
-        flags: r.flags,
-        method: r.method,
-        dos_time: r.dos_time,
-        crc32: r.crc32,
-        compressed_size: packed.len() as u32,
-        uncompressed_size: entry.size as u32,
-    };
+    let fields = LocalFields::of(r, r.crc32, packed.len() as u32, entry.size as u32);
     local_header(r, &entry.local_extra, &fields, out);
     out.extend_from_slice(&packed);
     entry.held = Vec::new();
     Ok(())
 }
 
-/// Switches a held entry's recorded method (for `store_if_larger`).
+/// Switches an entry's recorded method before its local header is
+/// written (empty data, `store_if_larger`, Stored that would need a
+/// descriptor).
 fn set_method(entry: &mut Entry, method: WriteMethod) {
     let r = &mut entry.record;
     r.flags &= !FLAG_LZMA_EOS;
-    if r.method == METHOD_AES {
-        // The real method is in the AES block: rewrite it.
-        for extra in [&mut r.extra, &mut entry.local_extra] {
-            if let Some(at) = find_block(extra, 0x9901) {
-                extra[at + 9..at + 11].copy_from_slice(&method.id().to_le_bytes());
-            }
-        }
-    } else {
+    if r.method != METHOD_AES {
         r.method = method.id();
     }
-    let encrypted = match entry.options.encryption {
-        Encryption::None => 0,
-        Encryption::Aes { .. } => 51,
-        Encryption::ZipCryptoWeak { .. } => 20,
-    };
-    r.version_needed = method.version_needed().max(encrypted);
-}
-
-/// Where block `id` starts in an extra field the writer made.
-fn find_block(extra: &[u8], id: u16) -> Option<usize> {
-    let mut at = 0;
-    while at + 4 <= extra.len() {
-        let this = u16::from_le_bytes([extra[at], extra[at + 1]]);
-        let len = usize::from(u16::from_le_bytes([extra[at + 2], extra[at + 3]]));
-        if this == id {
-            return Some(at);
-        }
-        at += 4 + len;
-    }
-    None
+    // The AES block names the real method: made again.
+    r.extra = entry_extra(&entry.options, method);
+    entry.local_extra = r.extra.clone();
+    r.version_needed = version_needed(method, &entry.options.encryption);
 }
 
 /// Writes the local header of an entry that outgrew what is held, and
@@ -666,15 +651,7 @@ fn start_streaming(
     }
     let (crc, size) = given.map_or((0, 0), |(size, crc)| (crc, size));
     let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
-    let fields = LocalFields {
-        version_needed: r.version_needed,
-        flags: r.flags,
-        method: r.method,
-        dos_time: r.dos_time,
-        crc32: stored_crc(&entry.options, crc),
-        compressed_size: small(size),
-        uncompressed_size: small(size),
-    };
+    let fields = LocalFields::of(r, stored_crc(&entry.options, crc), small(size), small(size));
     r.offset = offset;
     local_header(r, &entry.local_extra, &fields, out);
     entry.data_start =
@@ -693,14 +670,7 @@ fn start_streaming(
 /// rewrite; the next closing step.
 fn end_streamed(entry: &mut Entry, offset: u64, out: &mut Vec<u8>) -> Result<Close, ZipError> {
     let crc = std::mem::take(&mut entry.crc).finalize();
-    if let Some((size, given)) = entry.options.size_and_crc {
-        if size != entry.size || given != crc {
-            return Err(usage(format!(
-                "{:?} does not match the size and CRC-32 given ahead",
-                String::from_utf8_lossy(&entry.record.name)
-            )));
-        }
-    }
+    check_given(entry, crc)?;
     let compressed = offset - entry.data_start;
     let r = &mut entry.record;
     r.crc32 = stored_crc(&entry.options, crc);
@@ -725,28 +695,12 @@ fn end_streamed(entry: &mut Entry, offset: u64, out: &mut Vec<u8>) -> Result<Clo
         }
         // A seekable sink, an entry past 32 bits: its header becomes the
         // descriptor form.
-        entry.patch = LocalFields {
-            version_needed: r.version_needed,
-            flags: r.flags,
-            method: r.method,
-            dos_time: r.dos_time,
-            crc32: 0,
-            compressed_size: 0,
-            uncompressed_size: 0,
-        }
-        .encode(r.name.len() as u16, entry.local_extra.len() as u16);
+        entry.patch =
+            LocalFields::of(r, 0, 0, 0).encode(r.name.len() as u16, entry.local_extra.len() as u16);
         return Ok(Close::Drain);
     }
-    entry.patch = LocalFields {
-        version_needed: r.version_needed,
-        flags: r.flags,
-        method: r.method,
-        dos_time: r.dos_time,
-        crc32: r.crc32,
-        compressed_size: compressed as u32,
-        uncompressed_size: entry.size as u32,
-    }
-    .encode(r.name.len() as u16, entry.local_extra.len() as u16);
+    entry.patch = LocalFields::of(r, r.crc32, compressed as u32, entry.size as u32)
+        .encode(r.name.len() as u16, entry.local_extra.len() as u16);
     Ok(Close::Drain)
 }
 
