@@ -14,3 +14,11 @@ pub(crate) mod winzip_aes;
 pub(crate) mod writer;
 pub(crate) mod writer_options;
 pub(crate) mod zip_crypto;
+
+/// The error of an encoder called after its `finish`: a bug in the
+/// writer that drives it.
+pub(crate) fn used_after_finish(encoder: &str) -> crate::ZipError {
+    crate::ZipError::Usage(format!(
+        "the {encoder} encoder was used after finish (a bug in the zip writer)"
+    ))
+}

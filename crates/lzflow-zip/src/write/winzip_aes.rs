@@ -148,14 +148,6 @@ impl WinZipAesEncoder {
     }
 }
 
-/// The error of a call that needs the keys after [`Encode::finish`] began:
-/// a bug in the caller.
-fn used_after_finish() -> ZipError {
-    ZipError::Io(io::Error::other(
-        "WinZip AES encoder used after finish (a bug in the zip writer)",
-    ))
-}
-
 impl Encode for WinZipAesEncoder {
     type Error = ZipError;
 
@@ -165,7 +157,7 @@ impl Encode for WinZipAesEncoder {
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, ZipError> {
         if self.mac.is_none() {
-            return Err(used_after_finish());
+            return Err(super::used_after_finish("WinZip AES"));
         }
         if !self.drain_head(output) {
             return Ok(Progress::OutputFull);
@@ -190,7 +182,7 @@ impl Encode for WinZipAesEncoder {
 
     fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
         if self.mac.is_none() {
-            return Err(used_after_finish());
+            return Err(super::used_after_finish("WinZip AES"));
         }
         // CTR holds nothing back: only the head can be pending.
         Ok(if self.drain_head(output) {

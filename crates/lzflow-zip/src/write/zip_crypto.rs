@@ -124,13 +124,6 @@ impl ZipCryptoEncoder {
     }
 }
 
-/// The error of a call after [`Encode::finish`]: a bug in the caller.
-fn used_after_finish() -> ZipError {
-    ZipError::Io(io::Error::other(
-        "ZipCrypto encoder used after finish (a bug in the zip writer)",
-    ))
-}
-
 impl Encode for ZipCryptoEncoder {
     type Error = ZipError;
 
@@ -140,7 +133,7 @@ impl Encode for ZipCryptoEncoder {
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, ZipError> {
         if self.keys.is_none() {
-            return Err(used_after_finish());
+            return Err(super::used_after_finish("ZipCrypto"));
         }
         if !self.drain_header(output) {
             return Ok(Progress::OutputFull);
@@ -165,7 +158,7 @@ impl Encode for ZipCryptoEncoder {
 
     fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
         if self.keys.is_none() {
-            return Err(used_after_finish());
+            return Err(super::used_after_finish("ZipCrypto"));
         }
         Ok(if self.drain_header(output) {
             Progress::NeedInput
