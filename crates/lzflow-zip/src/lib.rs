@@ -49,4 +49,4 @@ pub use read::zip_options::ZipOptions;
 pub use write::entry_options::{Encryption, EntryOptions, WriteMethod};
 pub use write::poll_writer::{EntryKind, PollZipWriter, HOLD, STORE_CHECK_LIMIT};
 pub use write::writer::ZipWriter;
-pub use write::writer_options::ZipWriterOptions;
+pub use write::writer_options::{ZipWriterOptions, DEFAULT_MEMORY_BUDGET};

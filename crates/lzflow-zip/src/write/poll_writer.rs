@@ -22,12 +22,27 @@
 //!   the values themselves; a streamed entry in a seekable sink that
 //!   outgrows 32 bits turns into the descriptor form.
 //!
+//! # On several threads
+//! With [`ZipWriterOptions::with_threads`] above 1, an entry is collected
+//! in memory up to [`job_limit`](ZipWriterOptions::job_limit) bytes and
+//! compressed whole on a worker thread while the caller goes on with the
+//! next entries; finished entries are written in the order they were
+//! added, laid out exactly as one thread lays them out (held or streamed
+//! by the same sizes), so the archive's bytes do not depend on the number
+//! of threads. Entries in flight are bounded by the memory budget; an
+//! entry longer than the job limit waits for those before it and is then
+//! streamed on the calling thread. Blocking (the std face) the caller
+//! compresses queued entries itself while it waits; non-blocking (the
+//! async faces, [`set_blocking(false)`](PollZipWriter::set_blocking), the
+//! default) polls never compress an entry whole nor wait: they return
+//! `Pending` and are woken when a worker finishes.
+//!
 //! A failed write leaves the writer failed: no central directory is ever
 //! written after an error, so no reader takes the archive for complete.
 //! [`poll_finish`](PollZipWriter::poll_finish) can be called again after a
 //! `Pending` (or a dropped future) and goes on where it stopped.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::io::{self, SeekFrom};
 use std::task::{ready, Context, Poll};
 
@@ -38,6 +53,7 @@ use crate::write::central_directory::CentralRecord;
 use crate::write::entry_encoder::{EntryEncoder, StageEncoder};
 use crate::write::entry_options::{Encryption, EntryOptions, WriteMethod};
 use crate::write::local_file_header::LocalFields;
+use crate::write::parallel::{Ticket, Workers};
 use crate::write::writer_options::ZipWriterOptions;
 use crate::write::zip_crypto::ZipCryptoEncoder;
 use crate::write::{end_of_central_directory, extra_field, method};
@@ -52,6 +68,12 @@ pub const STORE_CHECK_LIMIT: usize = 1 << 20;
 const FLUSH_AT: usize = 64 << 10;
 /// Input compressed per call: bounded work per poll.
 const INPUT_STEP: usize = 64 << 10;
+/// Entries up to this size are compressed on the calling thread even when
+/// there are workers: handing them over would cost more.
+const INLINE: usize = 4 << 10;
+/// What an entry in flight counts against the memory budget beyond its
+/// data and its compressed form (each at most about the data's size).
+const JOB_OVERHEAD: usize = 1 << 10;
 
 const FLAG_ENCRYPTED: u16 = 1;
 const FLAG_LZMA_EOS: u16 = 1 << 1;
@@ -105,6 +127,11 @@ struct Entry {
     size: u64,
     held: Vec<u8>,
     hold: usize,
+    /// Collected in memory up to this many bytes before streaming: `hold`
+    /// on one thread, the job limit with workers.
+    collect: usize,
+    /// Of `held`, what the streaming encoder has taken.
+    held_pos: usize,
     /// Streaming (its local header written) once set.
     enc: Option<EntryEncoder>,
     /// Offset of the data in the archive.
@@ -132,6 +159,27 @@ pub struct PollZipWriter<S> {
     names: HashSet<Vec<u8>>,
     entry: Option<Box<Entry>>,
     state: State,
+    blocking: bool,
+    /// Compressing threads when there is more than one.
+    workers: Option<Workers<Packed>>,
+    /// Entries compressed (or being compressed) whole, to be written in
+    /// this order.
+    pending: VecDeque<Pending>,
+    /// What the pending entries count against `budget`.
+    in_flight: usize,
+    budget: usize,
+    job_limit: usize,
+}
+
+/// An entry compressed whole: the entry (its record filled in but for its
+/// offset) and its local header, data and descriptor.
+type Packed = Result<(Box<Entry>, Vec<u8>), ZipError>;
+
+/// An entry handed to a worker, or compressed already.
+struct Pending {
+    ticket: Option<Ticket<Packed>>,
+    done: Option<Packed>,
+    weight: usize,
 }
 
 impl<S> std::fmt::Debug for PollZipWriter<S> {
@@ -154,8 +202,15 @@ impl<S: PollWrite> PollZipWriter<S> {
         if options.comment.len() > 0xFFFF {
             return Err(usage("the archive comment is longer than 65,535 bytes"));
         }
+        let threads = lzflow_core::parallel::resolve_threads(options.threads);
         Ok(PollZipWriter {
             sink,
+            workers: (threads > 1).then(|| Workers::new(threads)),
+            pending: VecDeque::new(),
+            in_flight: 0,
+            budget: options.memory_budget,
+            job_limit: options.job_limit(),
+            blocking: false,
             comment: options.comment.into_bytes(),
             out: Vec::new(),
             out_pos: 0,
@@ -165,6 +220,18 @@ impl<S: PollWrite> PollZipWriter<S> {
             entry: None,
             state: State::Open,
         })
+    }
+
+    /// Blocking mode (for faces that drive the core through a no-op
+    /// waker, as the std one does): with workers, a call that has to wait
+    /// for one blocks, compressing queued entries meanwhile. Non-blocking
+    /// (the default) it returns `Pending` and is woken when a worker
+    /// finishes. Set it before the first entry.
+    pub fn set_blocking(&mut self, blocking: bool) {
+        self.blocking = blocking;
+        if let Some(w) = &mut self.workers {
+            w.set_nonblocking(!blocking);
+        }
     }
 
     /// The sink.
@@ -179,7 +246,7 @@ impl<S: PollWrite> PollZipWriter<S> {
 
     /// Entries written or being written.
     pub fn len(&self) -> usize {
-        self.records.len() + usize::from(self.entry.is_some())
+        self.records.len() + self.pending.len() + usize::from(self.entry.is_some())
     }
 
     /// True before the first entry.
@@ -259,6 +326,11 @@ impl<S: PollWrite> PollZipWriter<S> {
         } else {
             HOLD
         };
+        let collect = if self.workers.is_some() {
+            hold.max(self.job_limit)
+        } else {
+            hold
+        };
         let dos_time = options
             .mtime
             .map_or(DosDateTime::new(0x21, 0), DosDateTime::from_system_time);
@@ -284,6 +356,8 @@ impl<S: PollWrite> PollZipWriter<S> {
             size: 0,
             held: Vec::new(),
             hold,
+            collect,
+            held_pos: 0,
             enc: None,
             data_start: 0,
             descriptor: false,
@@ -331,6 +405,15 @@ impl<S: PollWrite> PollZipWriter<S> {
             if entry.record.external_attributes >> 16 & 0o170_000 == S_IFDIR {
                 return Poll::Ready(Err(usage("a directory entry has no data")));
             }
+            if entry.enc.is_some() && entry.held_pos < entry.held.len() {
+                push_held_step(entry, &mut self.out)?;
+                if entry.held_pos < entry.held.len() && !self.blocking {
+                    // More than a step's work left: let others run.
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                continue;
+            }
             if let Some(enc) = &mut entry.enc {
                 let n = buf.len().min(INPUT_STEP);
                 enc.push(&buf[..n], &mut self.out)?;
@@ -339,12 +422,17 @@ impl<S: PollWrite> PollZipWriter<S> {
                 check_size_given(entry)?;
                 return Poll::Ready(Ok(n));
             }
-            if entry.held.len() + buf.len() <= entry.hold {
+            if entry.held.len() + buf.len() <= entry.collect {
                 entry.held.extend_from_slice(buf);
                 entry.crc.update(buf);
                 entry.size += buf.len() as u64;
                 check_size_given(entry)?;
                 return Poll::Ready(Ok(buf.len()));
+            }
+            if !self.pending.is_empty() {
+                // Streamed: after every entry before it.
+                ready!(self.poll_emit(cx, 0))?;
+                continue;
             }
             let offset = self.written + (self.out.len() - self.out_pos) as u64;
             start_streaming(entry, can_seek, offset, &mut self.out)?;
@@ -385,13 +473,29 @@ impl<S: PollWrite> PollZipWriter<S> {
 
     fn poll_close_step(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
         loop {
+            if self.out.len() - self.out_pos >= FLUSH_AT {
+                ready!(self.poll_drain(cx))?;
+            }
+            let offset = self.offset();
             let entry = self.entry.as_mut().expect("checked by the caller");
             if entry.enc.is_none() {
-                // Held whole: compressed now, sizes in the local header.
-                write_held(entry, &mut self.out)?;
-                let entry = self.entry.take().expect("present");
-                self.records.push(entry.record);
-                return Poll::Ready(Ok(()));
+                if self.workers.is_none() {
+                    // Held whole: compressed now, sizes in the local header.
+                    entry.record.offset = offset;
+                    write_held(entry, &mut self.out)?;
+                    let entry = self.entry.take().expect("present");
+                    self.records.push(entry.record);
+                    return Poll::Ready(Ok(()));
+                }
+                return self.poll_hand_over(cx);
+            }
+            if entry.held_pos < entry.held.len() {
+                push_held_step(entry, &mut self.out)?;
+                if entry.held_pos < entry.held.len() && !self.blocking {
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                continue;
             }
             match entry.close {
                 Close::Finish => {
@@ -444,6 +548,71 @@ impl<S: PollWrite> PollZipWriter<S> {
         }
     }
 
+    /// Hands the current entry, collected whole, to the workers (or
+    /// compresses it here if it is small), once the budget has room.
+    fn poll_hand_over(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
+        let held = self.entry.as_ref().map_or(0, |e| e.held.len());
+        let weight = 2 * held + JOB_OVERHEAD;
+        while !self.pending.is_empty() && self.in_flight + weight > self.budget {
+            ready!(self.poll_emit(cx, self.pending.len() - 1))?;
+        }
+        let entry = self.entry.take().expect("checked by the caller");
+        let can_seek = self.sink.can_seek();
+        let pending = if held <= INLINE {
+            Pending {
+                ticket: None,
+                done: Some(pack(entry, can_seek)),
+                weight,
+            }
+        } else {
+            let workers = self.workers.as_mut().expect("checked by the caller");
+            Pending {
+                ticket: Some(workers.submit(Box::new(move || pack(entry, can_seek)))),
+                done: None,
+                weight,
+            }
+        };
+        self.pending.push_back(pending);
+        self.in_flight += weight;
+        // Writes what is done already, without waiting.
+        self.poll_emit(cx, usize::MAX)
+    }
+
+    /// Writes the pending entries that are done, in order, waiting until
+    /// at most `keep` are left.
+    fn poll_emit(&mut self, cx: &mut Context<'_>, keep: usize) -> Poll<Result<(), ZipError>> {
+        loop {
+            if self.out.len() - self.out_pos >= FLUSH_AT {
+                ready!(self.poll_drain(cx))?;
+            }
+            let wait = self.pending.len() > keep;
+            let Some(front) = self.pending.front_mut() else {
+                return Poll::Ready(Ok(()));
+            };
+            let packed = match (front.done.take(), &front.ticket) {
+                (Some(p), _) => p,
+                (None, Some(ticket)) => {
+                    let workers = self.workers.as_mut().expect("a ticket has workers");
+                    match workers.poll_take(cx, ticket, wait) {
+                        Poll::Ready(Some(p)) => p,
+                        Poll::Ready(None) => Err(ZipError::Io(io::Error::other(
+                            "a compressing thread panicked",
+                        ))),
+                        Poll::Pending if wait => return Poll::Pending,
+                        Poll::Pending => return Poll::Ready(Ok(())),
+                    }
+                }
+                (None, None) => unreachable!("a pending entry is done or has a ticket"),
+            };
+            let front = self.pending.pop_front().expect("looked at above");
+            self.in_flight -= front.weight;
+            let (mut entry, bytes) = packed?;
+            entry.record.offset = self.offset();
+            self.out.extend_from_slice(&bytes);
+            self.records.push(entry.record);
+        }
+    }
+
     /// Closes the current entry, writes the central directory and the end
     /// records, and flushes the sink. Call again after `Pending` (or a
     /// dropped future): it goes on where it stopped; after the end it
@@ -455,6 +624,14 @@ impl<S: PollWrite> PollZipWriter<S> {
                 State::Done => return Poll::Ready(Ok(())),
                 State::Open => {
                     ready!(self.poll_close_entry(cx))?;
+                    if !self.pending.is_empty() {
+                        ready!(self.sink.poll_proceed(cx));
+                        let r = self.poll_emit(cx, 0);
+                        if r.is_ready() {
+                            self.sink.step_done();
+                        }
+                        ready!(r).map_err(|e| self.fail(e))?;
+                    }
                     let start = self.offset();
                     for r in &self.records {
                         r.encode(&mut self.out);
@@ -658,11 +835,46 @@ fn start_streaming(
         offset + (LocalFileHeader::LEN + r.name.len() + entry.local_extra.len()) as u64;
     // ZipCrypto's check byte: the time's, as the descriptor form has it.
     let check = ZipCryptoEncoder::check_from_dos_time(r.dos_time.time);
-    let mut enc = encoders(&entry.options, entry.options.method, check)?;
-    enc.push(&entry.held, out)?;
-    entry.held = Vec::new();
-    entry.enc = Some(enc);
+    // What is held goes in a step at a time (`push_held_step`).
+    entry.enc = Some(encoders(&entry.options, entry.options.method, check)?);
     Ok(())
+}
+
+/// Gives the streaming encoder the next step of what was held.
+fn push_held_step(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
+    let enc = entry.enc.as_mut().expect("streaming");
+    let end = entry.held.len().min(entry.held_pos + INPUT_STEP);
+    enc.push(&entry.held[entry.held_pos..end], out)?;
+    entry.held_pos = end;
+    if end == entry.held.len() {
+        entry.held = Vec::new();
+        entry.held_pos = 0;
+    }
+    Ok(())
+}
+
+/// Compresses an entry collected whole (on a worker) into its local
+/// header, data and descriptor, laid out as one thread lays it out: held
+/// if it is no longer than what one thread holds, streamed otherwise (the
+/// header then as the seekable sink's rewrite leaves it). The record's
+/// offset is set when the bytes are written.
+fn pack(mut entry: Box<Entry>, can_seek: bool) -> Packed {
+    let mut out = Vec::new();
+    if entry.held.len() <= entry.hold {
+        write_held(&mut entry, &mut out)?;
+        return Ok((entry, out));
+    }
+    start_streaming(&mut entry, can_seek, 0, &mut out)?;
+    let held = std::mem::take(&mut entry.held);
+    let enc = entry.enc.as_mut().expect("streaming");
+    enc.push(&held, &mut out)?;
+    enc.finish(&mut out)?;
+    let end = out.len() as u64;
+    if end_streamed(&mut entry, end, &mut out)? == Close::Drain {
+        out[..LocalFileHeader::LEN].copy_from_slice(&entry.patch);
+    }
+    entry.enc = None;
+    Ok((entry, out))
 }
 
 /// After a streamed entry's last byte (the archive now at `offset`):

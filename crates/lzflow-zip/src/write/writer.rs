@@ -37,9 +37,10 @@ impl<W: Write> ZipWriter<W> {
     }
 
     fn with_sink(sink: StdSink<W>, options: ZipWriterOptions) -> Result<Self, ZipError> {
-        Ok(ZipWriter {
-            core: PollZipWriter::new(sink, options)?,
-        })
+        let mut core = PollZipWriter::new(sink, options)?;
+        // Driven through a no-op waker: waiting for a worker must block.
+        core.set_blocking(true);
+        Ok(ZipWriter { core })
     }
 
     /// Entries written so far (the one being written included).
