@@ -516,3 +516,124 @@ async fn a_body_stream_carries_the_archive_and_an_abandoned_one_fails() {
     }
     assert!(failed);
 }
+
+/// Text entries of 1 MiB, compressed whole on workers, and small ones.
+fn threaded_entries() -> Vec<(String, Vec<u8>)> {
+    (0..4u32)
+        .map(|k| {
+            let data: Vec<u8> = (0..200_000u32)
+                .flat_map(|i| format!("{k} line {} of {i}\n", i % 977).into_bytes())
+                .take(1 << 20)
+                .collect();
+            (format!("t{k}.txt"), data)
+        })
+        .chain([("s.txt".to_string(), b"small".to_vec())])
+        .collect()
+}
+
+/// On two threads, the tokio writer hands entries to its workers: the
+/// first poll of `finish` finds them busy and returns `Pending` instead of
+/// compressing or waiting on the runtime's thread; the archive is the one
+/// thread's, byte for byte.
+#[tokio::test]
+async fn tokio_writer_on_threads_never_waits_in_a_poll_and_writes_the_same_bytes() {
+    use lzflow::zip::{AsyncZipWriter, EntryOptions, WriteMethod, ZipWriter, ZipWriterOptions};
+    use std::future::Future;
+    let want = threaded_entries();
+    let opts = EntryOptions::default().with_method(WriteMethod::Xz, 6);
+    let mut one = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+    for (name, data) in &want {
+        one.add_file(name, &data[..], &opts).unwrap();
+    }
+    let one = one.finish().unwrap().into_inner();
+    let options = ZipWriterOptions::new().with_threads(2);
+    let mut w = AsyncZipWriter::new_with(Cursor::new(Vec::new()), options).unwrap();
+    for (name, data) in &want {
+        w.add_file(name, &data[..], &opts).await.unwrap();
+    }
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    {
+        let mut fut = std::pin::pin!(w.finish());
+        assert!(fut.as_mut().poll(&mut cx).is_pending());
+    }
+    w.finish().await.unwrap();
+    let many = w.into_inner().into_inner();
+    assert!(many == one, "other bytes on two threads");
+    assert_eq!(read_back(&many), want);
+}
+
+/// A reader that gives `len` bytes, then is pending for ever.
+struct Stalling(usize);
+
+impl tokio::io::AsyncRead for Stalling {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.0 == 0 {
+            return Poll::Pending;
+        }
+        let n = self.0.min(buf.remaining());
+        buf.put_slice(&vec![b'x'; n]);
+        self.0 -= n;
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// `finish` raced in `select!` against a yield, again and again, writes
+/// the archive an uninterrupted one writes; an `add_file` cancelled while
+/// its entry is held in memory leaves the archive without it, one
+/// cancelled after its entry reached the sink fails the writer, and no
+/// end record is ever written after it.
+#[tokio::test]
+async fn select_cancelled_adds_and_finishes() {
+    use lzflow::zip::{AsyncZipWriter, EntryOptions, ZipError};
+    use std::time::Duration;
+    let want = writer_entries();
+    let write = |race: bool| {
+        let want = &want;
+        async move {
+            let mut w = AsyncZipWriter::new_streaming(Hesitating::default()).unwrap();
+            let opts = EntryOptions::default();
+            let stuck = tokio::select! {
+                r = w.add_file("stuck", Stalling(1000), &opts) => Some(r),
+                () = tokio::time::sleep(Duration::from_millis(5)) => None,
+            };
+            assert!(stuck.is_none());
+            for (name, data) in want {
+                w.add_file(name, &data[..], &EntryOptions::default())
+                    .await
+                    .unwrap();
+            }
+            let mut raced = 0;
+            loop {
+                if !race {
+                    w.finish().await.unwrap();
+                    break;
+                }
+                tokio::select! {
+                    r = w.finish() => { r.unwrap(); break; }
+                    () = tokio::task::yield_now() => raced += 1,
+                }
+            }
+            assert!(!race || raced > 0);
+            w.into_inner().0
+        }
+    };
+    let whole = write(false).await;
+    assert_eq!(write(true).await, whole);
+    assert_eq!(read_back(&whole), want);
+    // Cancelled once 200,000 bytes went out as a streamed entry.
+    let mut w = AsyncZipWriter::new_streaming(Vec::new()).unwrap();
+    let opts = EntryOptions::default();
+    let r = tokio::select! {
+        r = w.add_file("big", Stalling(200_000), &opts) => Some(r),
+        () = tokio::time::sleep(Duration::from_millis(50)) => None,
+    };
+    assert!(r.is_none());
+    let r = w.finish().await;
+    assert!(matches!(r, Err(ZipError::Usage(_))), "{r:?}");
+    let out = w.into_inner();
+    assert!(!out.windows(4).any(|s| s == b"PK\x05\x06"));
+}

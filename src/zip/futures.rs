@@ -47,10 +47,17 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncZipWriter<W> {
     /// A writer into a sink that seeks: local headers rewritten with
     /// sizes, no data descriptors.
     pub fn new(sink: W) -> Result<Self, lzflow_zip::ZipError> {
-        Self::from_sink(
-            FuturesWriter::seekable(sink),
-            lzflow_zip::ZipWriterOptions::new(),
-        )
+        Self::new_with(sink, lzflow_zip::ZipWriterOptions::new())
+    }
+
+    /// [`new`](Self::new) with options (the comment, compressing
+    /// threads: with more than one, entries are compressed on worker
+    /// threads and no poll waits for them).
+    pub fn new_with(
+        sink: W,
+        options: lzflow_zip::ZipWriterOptions,
+    ) -> Result<Self, lzflow_zip::ZipError> {
+        Self::from_sink(FuturesWriter::seekable(sink), options)
     }
 }
 
@@ -58,10 +65,17 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
     /// A writer into a sink that cannot seek: entries past what is held
     /// in memory get data descriptors.
     pub fn new_streaming(sink: W) -> Result<Self, lzflow_zip::ZipError> {
-        Self::from_sink(
-            FuturesWriter::streaming(sink),
-            lzflow_zip::ZipWriterOptions::new(),
-        )
+        Self::new_streaming_with(sink, lzflow_zip::ZipWriterOptions::new())
+    }
+
+    /// [`new_streaming`](Self::new_streaming) with options (the comment, compressing
+    /// threads: with more than one, entries are compressed on worker
+    /// threads and no poll waits for them).
+    pub fn new_streaming_with(
+        sink: W,
+        options: lzflow_zip::ZipWriterOptions,
+    ) -> Result<Self, lzflow_zip::ZipError> {
+        Self::from_sink(FuturesWriter::streaming(sink), options)
     }
 
     /// Adds a file entry with what a futures-io reader gives.

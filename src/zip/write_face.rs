@@ -9,6 +9,31 @@ use std::future::poll_fn;
 use lzflow_core::source::{PollRead, PollWrite};
 use lzflow_zip::{EntryKind, EntryOptions, PollZipWriter, ZipError, ZipWriterOptions};
 
+/// The entry being added, given up unless the add completes: a reader's
+/// error or a dropped (cancelled) call leaves no entry closed as if whole.
+/// See [`PollZipWriter::abandon_entry`].
+struct Unfinished<'a, S: PollWrite>(Option<&'a mut PollZipWriter<S>>);
+
+impl<S: PollWrite> Drop for Unfinished<'_, S> {
+    fn drop(&mut self) {
+        if let Some(core) = self.0.take() {
+            core.abandon_entry();
+        }
+    }
+}
+
+/// Writes all of `data` into the current entry.
+async fn write_all<S: PollWrite>(
+    core: &mut PollZipWriter<S>,
+    mut data: &[u8],
+) -> Result<(), ZipError> {
+    while !data.is_empty() {
+        let n = poll_fn(|cx| core.poll_write(cx, data)).await?;
+        data = &data[n..];
+    }
+    Ok(())
+}
+
 /// Bytes copied from a reader per step of [`AsyncZipWriter::add_file`].
 const COPY_CHUNK: usize = 8 << 10;
 
@@ -66,11 +91,18 @@ impl<S: PollWrite> AsyncZipWriter<S> {
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start(name, EntryKind::Symlink, options).await?;
-        self.write_all(target.as_bytes()).await
+        let mut guard = Unfinished(Some(&mut self.core));
+        write_all(guard.0.as_mut().expect("set above"), target.as_bytes()).await?;
+        guard.0 = None;
+        Ok(())
     }
 
     /// Adds a file entry with what `reader` (a runtime reader adapted to
-    /// [`PollRead`]) gives.
+    /// [`PollRead`]) gives. If reading fails or the call is dropped
+    /// (cancelled in a `select!`), the entry is dropped when none of it
+    /// reached the sink yet (held in memory: up to 64 KiB, or the job
+    /// limit with threads) and the archive goes on without it; otherwise
+    /// the writer fails, so no archive looks complete with part of it.
     pub async fn add_file_from<R: PollRead>(
         &mut self,
         name: &str,
@@ -78,22 +110,19 @@ impl<S: PollWrite> AsyncZipWriter<S> {
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start_entry(name, options).await?;
+        let mut guard = Unfinished(Some(&mut self.core));
         let mut buf = [0u8; COPY_CHUNK];
         loop {
-            let n = poll_fn(|cx| reader.poll_read(cx, &mut buf)).await?;
+            let n = match poll_fn(|cx| reader.poll_read(cx, &mut buf)).await {
+                Ok(n) => n,
+                Err(e) => return Err(e.into()),
+            };
             if n == 0 {
+                guard.0 = None;
                 return Ok(());
             }
-            self.write_all(&buf[..n]).await?;
+            write_all(guard.0.as_mut().expect("set above"), &buf[..n]).await?;
         }
-    }
-
-    async fn write_all(&mut self, mut data: &[u8]) -> Result<(), ZipError> {
-        while !data.is_empty() {
-            let n = poll_fn(|cx| self.core.poll_write(cx, data)).await?;
-            data = &data[n..];
-        }
-        Ok(())
     }
 
     /// Closes the last entry, writes the central directory and the end

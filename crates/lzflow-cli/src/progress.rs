@@ -14,26 +14,29 @@ pub struct Progress<R> {
 }
 
 impl<R: Read> Progress<R> {
-    /// Wraps `inner`; draws a bar only when stderr is a terminal, the input
-    /// size is known and large, and `quiet` is off, so pipes, scripts and
-    /// tests never see control sequences.
+    /// Wraps `inner`; draws a [`bar`] when the input size is known.
     pub fn new(inner: R, size: Option<u64>, label: &str, quiet: bool) -> Self {
-        let bar = match size {
-            Some(len) if !quiet && len >= MIN_SIZE_FOR_BAR && io::stderr().is_terminal() => {
-                let bar = ProgressBar::new(len);
-                let style = ProgressStyle::with_template(
-                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> ");
-                bar.set_style(style);
-                bar.set_message(label.to_string());
-                Some(bar)
-            }
-            _ => None,
-        };
+        let bar = size.and_then(|len| bar(len, label, quiet));
         Progress { inner, bar }
     }
+}
+
+/// A bar over `len` bytes, or none: only when stderr is a terminal, `len`
+/// is large and `quiet` is off, so pipes, scripts and tests never see
+/// control sequences.
+pub fn bar(len: u64, label: &str, quiet: bool) -> Option<ProgressBar> {
+    if quiet || len < MIN_SIZE_FOR_BAR || !io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new(len);
+    let style = ProgressStyle::with_template(
+        "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(label.to_string());
+    Some(bar)
 }
 
 impl<R: Read> Read for Progress<R> {

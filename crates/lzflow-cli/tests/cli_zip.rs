@@ -286,6 +286,18 @@ fn lzflow_a_makes_zip_archives_it_and_unzip_read_back() {
             assert!(out.status.success(), "unzip -t {name}: {out:?}");
         }
     }
+    // On two threads the archive is the one thread's, byte for byte.
+    let out = bin()
+        .current_dir(&dir)
+        .args(["a", "-mmt=2", "mt2.zip", "src"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "-mmt=2: {out:?}");
+    assert!(
+        std::fs::read(dir.join("mt2.zip")).unwrap()
+            == std::fs::read(dir.join("default.zip")).unwrap(),
+        "-mmt=2 wrote other bytes"
+    );
     // An unknown method is refused before anything is created.
     let out = bin()
         .current_dir(&dir)

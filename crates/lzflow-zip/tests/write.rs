@@ -444,3 +444,53 @@ fn data_that_does_not_shrink_is_stored_when_asked() {
         assert_eq!(read_both(&zip, password)[0].1, noise);
     }
 }
+
+/// A reader that gives `len` bytes of text, then fails.
+struct FailingReader(usize);
+
+impl Read for FailingReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.0 == 0 {
+            return Err(io::Error::other("the disk went away"));
+        }
+        let n = self.0.min(buf.len());
+        buf[..n].fill(b'a');
+        self.0 -= n;
+        Ok(n)
+    }
+}
+
+/// A source that fails while its entry is held in memory loses only that
+/// entry; one that fails after its entry reached the sink fails the
+/// archive, and no end record follows.
+#[test]
+fn a_failing_source_drops_its_entry_or_fails_the_archive() {
+    let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+    let opts = EntryOptions::default();
+    w.add_file("a", &b"alpha"[..], &opts).unwrap();
+    let r = w.add_file("broken", FailingReader(1000), &opts);
+    assert!(matches!(r, Err(ZipError::Io(_))), "{r:?}");
+    // The name is free again: the entry was dropped whole.
+    w.add_file("broken", &b"mended"[..], &opts).unwrap();
+    let zip = w.finish().unwrap();
+    assert_eq!(
+        read_both(&zip, None),
+        vec![
+            ("a".to_string(), b"alpha".to_vec()),
+            ("broken".to_string(), b"mended".to_vec())
+        ]
+    );
+    for threads in [1, 2] {
+        let o = ZipWriterOptions::new().with_threads(threads);
+        let mut w = ZipWriter::new_streaming_with(Vec::new(), o).unwrap();
+        w.add_file("a", &b"alpha"[..], &opts).unwrap();
+        let r = w.add_file("big", FailingReader(5 << 20), &opts);
+        assert!(matches!(r, Err(ZipError::Io(_))), "{r:?}");
+        let r = w.add_file("c", &b"c"[..], &opts).map(drop);
+        assert!(matches!(r, Err(ZipError::Usage(_))), "{r:?}");
+        match w.finish() {
+            Err(ZipError::Usage(_)) => {}
+            other => panic!("{threads} threads: {other:?}"),
+        }
+    }
+}

@@ -77,6 +77,17 @@ fn parse_solid(text: &str) -> Result<Solid, String> {
     }
 }
 
+/// The thread count of `-mmt=VALUE`: `on` is one per CPU (0), `off` 1.
+pub(super) fn threads(switch: &str, value: &str) -> Result<usize, String> {
+    match value {
+        "off" => Ok(1),
+        "on" | "" => Ok(0),
+        n => n
+            .parse::<usize>()
+            .map_err(|_| format!("-m{switch}: expected on, off or a thread count")),
+    }
+}
+
 /// Level 0 stores, as in 7-Zip; 1-9 compress with the writer's levels.
 fn with_level(opts: WriterOptions, level: u32) -> WriterOptions {
     match level {
@@ -112,16 +123,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
                 opts = with_level(opts, level);
             }
             "he" => opts = opts.with_encrypt_header(on(value)?),
-            "mt" => {
-                let threads = match value {
-                    "off" => 1,
-                    "on" | "" => 0,
-                    n => n
-                        .parse::<usize>()
-                        .map_err(|_| format!("-m{switch}: expected on, off or a thread count"))?,
-                };
-                opts = opts.with_threads(threads);
-            }
+            "mt" => opts = opts.with_threads(threads(switch, value)?),
             "hc" => opts = opts.with_compress_header(on(value)?),
             _ => return Err(format!("-m{switch}: unknown switch (known: x, he, hc, mt)")),
         }

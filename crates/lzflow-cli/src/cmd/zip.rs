@@ -248,14 +248,16 @@ pub fn is_zip_kind(args: &super::add::Args) -> Result<bool, String> {
 #[derive(Debug, Clone)]
 pub struct AddOptions {
     entry: lzflow::zip::EntryOptions,
+    writer: lzflow::zip::ZipWriterOptions,
 }
 
 /// The zip options the switches ask for: `-mx` (level), `-mm` (method),
-/// `-p` (AES-256).
+/// `-mmt` (threads), `-p` (AES-256).
 pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
     use lzflow::zip::{EntryOptions, WriteMethod};
     let mut method = WriteMethod::Deflate;
     let mut level = args.level.unwrap_or(5);
+    let mut writer = lzflow::zip::ZipWriterOptions::new();
     for switch in &args.method {
         let (key, value) = match switch.split_once('=') {
             Some((k, v)) => (k, v),
@@ -284,7 +286,7 @@ pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
                     }
                 }
             }
-            "mt" => {}
+            "mt" => writer = writer.with_threads(super::add::threads(switch, value)?),
             _ => {
                 return Err(format!(
                     "-m{switch}: unknown switch for zip (known: x, m, mt)"
@@ -302,7 +304,7 @@ pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
     if let Some(p) = &args.password {
         entry = entry.with_password(p);
     }
-    Ok(AddOptions { entry })
+    Ok(AddOptions { entry, writer })
 }
 
 /// Writes every input into the zip archive `file`; on error, the name to
@@ -318,8 +320,12 @@ pub fn write_archive(
         .iter()
         .map(|f| super::add::disk_size(Path::new(f)))
         .sum();
-    let mut w =
-        lzflow::zip::ZipWriter::new(io::BufWriter::new(file)).map_err(|e| (archive(), e.into()))?;
+    let mut w = lzflow::zip::ZipWriter::new_with(io::BufWriter::new(file), opts.writer)
+        .map_err(|e| (archive(), e.into()))?;
+    let bar = crate::progress::bar(size, "adding", args.quiet);
+    if let Some(bar) = bar.clone() {
+        w.on_progress(Box::new(move |n| bar.inc(n)));
+    }
     let mut entries = 0;
     for input in &args.files {
         let p = Path::new(input);
@@ -333,7 +339,11 @@ pub fn write_archive(
             .map_err(|e| (input.clone(), e.into()))?;
         entries = w.len();
     }
-    w.finish()
+    let finished = w.finish();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    finished
         .map_err(|e| (archive(), e.into()))?
         .into_inner()
         .map_err(|e| (archive(), e.into_error()))?

@@ -369,6 +369,23 @@ impl<S: PollWrite> PollZipWriter<S> {
         Ok(())
     }
 
+    /// Gives up the current entry (its data source failed, or the call
+    /// adding it was cancelled). If none of it reached the sink (it was
+    /// held in memory) it is dropped and the archive goes on without it;
+    /// otherwise the writer fails, since its archive can no longer be
+    /// made whole. True if the entry was dropped cleanly.
+    pub fn abandon_entry(&mut self) -> bool {
+        let Some(entry) = self.entry.take() else {
+            return true;
+        };
+        if entry.enc.is_none() {
+            self.names.remove(&entry.record.name);
+            return true;
+        }
+        self.state = State::Failed;
+        false
+    }
+
     /// The current entry's data from `buf`: how much was taken.
     pub fn poll_write(&mut self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
         ready!(self.sink.poll_proceed(cx));

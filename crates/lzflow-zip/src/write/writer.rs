@@ -19,9 +19,18 @@ use crate::ZipError;
 /// [`add_symlink`](Self::add_symlink) and [`add_path`](Self::add_path);
 /// then [`finish`](Self::finish). An archive not finished has no central
 /// directory, so no reader takes it for complete.
-#[derive(Debug)]
 pub struct ZipWriter<W> {
     core: PollZipWriter<StdSink<W>>,
+    progress: Option<Box<dyn FnMut(u64) + Send>>,
+}
+
+impl<W> std::fmt::Debug for ZipWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZipWriter")
+            .field("core", &self.core)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl<W: Write> ZipWriter<W> {
@@ -40,7 +49,16 @@ impl<W: Write> ZipWriter<W> {
         let mut core = PollZipWriter::new(sink, options)?;
         // Driven through a no-op waker: waiting for a worker must block.
         core.set_blocking(true);
-        Ok(ZipWriter { core })
+        Ok(ZipWriter {
+            core,
+            progress: None,
+        })
+    }
+
+    /// Calls `progress` with the bytes of entry data each write takes (a
+    /// progress bar's feed).
+    pub fn on_progress(&mut self, progress: Box<dyn FnMut(u64) + Send>) {
+        self.progress = Some(progress);
     }
 
     /// Entries written so far (the one being written included).
@@ -69,7 +87,10 @@ impl<W: Write> ZipWriter<W> {
         self.core.begin_entry(name, kind, options)
     }
 
-    /// Adds a file entry with the data `reader` gives.
+    /// Adds a file entry with the data `reader` gives. If reading fails,
+    /// the entry is dropped when none of it was written yet (entries up to
+    /// 64 KiB, or the job limit on several threads); otherwise the writer
+    /// fails, so that no archive looks complete with a part of the entry.
     pub fn add_file(
         &mut self,
         name: &str,
@@ -77,7 +98,11 @@ impl<W: Write> ZipWriter<W> {
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start_entry(name, options)?;
-        io::copy(&mut reader, self)?;
+        if let Err(e) = io::copy(&mut reader, self) {
+            // Not closed as if whole: dropped, or the writer fails.
+            self.core.abandon_entry();
+            return Err(e.into());
+        }
         Ok(())
     }
 
@@ -168,7 +193,11 @@ impl<W: Write + Seek> ZipWriter<W> {
 
 impl<W: Write> Write for ZipWriter<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        block_on_poll(|cx| self.core.poll_write(cx, buf))
+        let n = block_on_poll(|cx| self.core.poll_write(cx, buf))?;
+        if let Some(p) = &mut self.progress {
+            p(n as u64);
+        }
+        Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
