@@ -494,3 +494,80 @@ fn a_failing_source_drops_its_entry_or_fails_the_archive() {
         }
     }
 }
+
+/// Reads an archive both ways `java.util.zip` can: `ZipFile` (the central
+/// directory) and `ZipInputStream` (local headers, forward only); prints
+/// each entry's name, size and CRC-32 of the bytes read, per way.
+const JAVA_READER: &str = r#"
+import java.io.*;
+import java.util.zip.*;
+
+public class ReadZip {
+    static String line(String name, InputStream in) throws IOException {
+        CRC32 crc = new CRC32();
+        byte[] buf = new byte[8192];
+        long size = 0;
+        for (int n; (n = in.read(buf)) > 0; size += n) crc.update(buf, 0, n);
+        return name + " " + size + " " + Long.toHexString(crc.getValue());
+    }
+    public static void main(String[] args) throws IOException {
+        try (ZipFile z = new ZipFile(args[0])) {
+            var it = z.entries();
+            while (it.hasMoreElements()) {
+                ZipEntry e = it.nextElement();
+                System.out.println("file " + line(e.getName(), z.getInputStream(e)));
+            }
+        }
+        try (ZipInputStream z = new ZipInputStream(new FileInputStream(args[0]))) {
+            for (ZipEntry e; (e = z.getNextEntry()) != null; )
+                System.out.println("stream " + line(e.getName(), z));
+        }
+    }
+}
+"#;
+
+/// Java reads what we write with Stored and Deflate (the methods it
+/// knows), from a sink that seeks and from one that does not; `jar tf`
+/// lists the names. (On several threads the bytes are the same:
+/// tests/parallel.rs.)
+#[test]
+fn java_reads_what_we_write() {
+    const TEST: &str = "java_reads_what_we_write";
+    if !have("java", TEST) || !have("jar", TEST) {
+        return;
+    }
+    let dir = TempDir::new("java");
+    let program = dir.0.join("ReadZip.java");
+    std::fs::write(&program, JAVA_READER).unwrap();
+    for method in [WriteMethod::Stored, WriteMethod::Deflate] {
+        let items = items(method, &Encryption::None, 21);
+        for seekable in [true, false] {
+            let zip = write_items(&items, seekable);
+            let path = dir.0.join(format!("{method:?}-{seekable}.zip"));
+            std::fs::write(&path, &zip).unwrap();
+            let what = format!("java ReadZip {}", path.display());
+            let out = run(tool("java").arg(&program).arg(&path), &what);
+            let mut want = Vec::new();
+            for way in ["file", "stream"] {
+                for (name, data) in read_both(&zip, None) {
+                    let crc = crc32fast::hash(&data);
+                    want.push(format!("{way} {name} {} {crc:x}", data.len()));
+                }
+            }
+            let got: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            assert_eq!(got, want, "{what}");
+            let out = run(tool("jar").arg("tf").arg(&path), "jar tf");
+            let names: Vec<String> = String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect();
+            let want: Vec<String> = read_both(&zip, None).into_iter().map(|(n, _)| n).collect();
+            assert_eq!(names, want, "jar tf {}", path.display());
+        }
+    }
+}
