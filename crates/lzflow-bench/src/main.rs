@@ -13,6 +13,7 @@ mod sevenz;
 mod sevenz_write;
 mod workloads;
 mod zip;
+mod zip_write;
 
 use std::io::{self, Read};
 use std::time::Duration;
@@ -447,7 +448,26 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
 }
 
 /// Jobs of the decode mode for child processes.
-pub(crate) const JOBS: &[(&str, child::Job)] = &[("decode-rss", decode_rss)];
+const DECODE_JOBS: &[(&str, child::Job)] = &[("decode-rss", decode_rss)];
+
+/// The jobs `child` finds under `crate::JOBS`: the decode mode's and
+/// `compare zip-write`'s.
+pub(crate) const JOBS: &[(&str, child::Job)] =
+    &concat_jobs::<{ DECODE_JOBS.len() + zip_write::JOBS.len() }>(DECODE_JOBS, zip_write::JOBS);
+
+/// `a` then `b` as one table of `N` (their total) jobs.
+const fn concat_jobs<const N: usize>(
+    a: &[(&'static str, child::Job)],
+    b: &[(&'static str, child::Job)],
+) -> [(&'static str, child::Job); N] {
+    let mut out = [("", decode_rss as child::Job); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 /// `<contestant index> <workload name> <compressed file> <xz|raw:DICT>
 /// <decoded len>`: loads the compressed file, then decodes it once and
@@ -494,7 +514,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-write|zip|seek|latency] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-write|zip|zip-write|seek|latency] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -511,7 +531,7 @@ fn main() -> io::Result<()> {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
-            "decode" | "encode" | "7z" | "7z-write" | "zip" | "seek" | "latency" => {
+            "decode" | "encode" | "7z" | "7z-write" | "zip" | "zip-write" | "seek" | "latency" => {
                 mode = a.clone()
             }
             other => {
@@ -531,6 +551,7 @@ fn main() -> io::Result<()> {
         "encode" => encode::compare_encode(rounds, only.as_deref()),
         "7z" => sevenz::compare_7z(rounds),
         "zip" => zip::compare_zip(rounds),
+        "zip-write" => zip_write::compare_zip_write(rounds, only.as_deref()),
         "seek" => seek::compare_seek(rounds),
         "latency" => latency::compare_latency(rounds),
         _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),

@@ -206,7 +206,11 @@ impl Read for LazyFile {
 
 /// Files (with data), empty files and directories below `dir`, with their
 /// archive names, in name order (directories before their contents).
-fn walk(dir: &Path, prefix: &str, items: &mut Vec<(PathBuf, String, bool)>) -> io::Result<()> {
+pub(crate) fn walk(
+    dir: &Path,
+    prefix: &str,
+    items: &mut Vec<(PathBuf, String, bool)>,
+) -> io::Result<()> {
     for p in sorted_children(dir)? {
         let name = if prefix.is_empty() {
             name_of(&p)
@@ -270,18 +274,18 @@ fn sevenz_rust2_write(args: &[String]) -> io::Result<u64> {
 }
 
 /// One input set of the table.
-struct Scenario {
-    name: &'static str,
-    password: bool,
+pub(crate) struct Scenario {
+    pub(crate) name: &'static str,
+    pub(crate) password: bool,
     /// Writes the input files into the directory.
-    make: fn(&Path) -> io::Result<()>,
+    pub(crate) make: fn(&Path) -> io::Result<()>,
 }
 
 fn random(len: usize, rng: &mut fastrand::Rng) -> Vec<u8> {
     (0..len).map(|_| rng.u8(..)).collect()
 }
 
-fn small_random(dir: &Path) -> io::Result<()> {
+pub(crate) fn small_random(dir: &Path) -> io::Result<()> {
     let mut rng = fastrand::Rng::with_seed(16);
     for i in 0..16 {
         std::fs::write(dir.join(format!("r{i:02}.bin")), random(4096, &mut rng))?;
@@ -289,7 +293,7 @@ fn small_random(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn tiny_and_one_big(dir: &Path) -> io::Result<()> {
+pub(crate) fn tiny_and_one_big(dir: &Path) -> io::Result<()> {
     let mut rng = fastrand::Rng::with_seed(100);
     for i in 0..100 {
         std::fs::write(dir.join(format!("t{i:03}.bin")), random(128, &mut rng))?;
@@ -297,7 +301,7 @@ fn tiny_and_one_big(dir: &Path) -> io::Result<()> {
     std::fs::write(dir.join("big.bin"), random(256 << 10, &mut rng))
 }
 
-fn empty_unicode(dir: &Path) -> io::Result<()> {
+pub(crate) fn empty_unicode(dir: &Path) -> io::Result<()> {
     let n = if is_quick() { 625 } else { 10_000 };
     // Long names stay under 255 bytes, the usual file-name limit.
     let long = "長いファイル名-ünïcödé-Ελληνικά-кириллица-".repeat(2);
@@ -312,7 +316,7 @@ fn empty_unicode(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-fn text_tree(dir: &Path) -> io::Result<()> {
+pub(crate) fn text_tree(dir: &Path) -> io::Result<()> {
     for (rel, bytes) in text_files(scaled(40 << 20)) {
         let p = dir.join(rel);
         if let Some(parent) = p.parent() {
@@ -348,7 +352,7 @@ const SCENARIOS: &[Scenario] = &[
 
 /// Removes an archive left by an earlier round: 7zz a would update it,
 /// and every contestant starts from nothing.
-fn remove_old(path: &Path) -> io::Result<()> {
+pub(crate) fn remove_old(path: &Path) -> io::Result<()> {
     match std::fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
@@ -534,7 +538,7 @@ const ROW_NAMES: &[&str] = &[
     "lzflow writer",
 ];
 
-fn print_rows(
+pub(crate) fn print_rows(
     scenario: &str,
     names: &[&str],
     results: &[Result<Vec<ChildSample>, String>],
