@@ -1,4 +1,4 @@
-//! Zip archive reading for lzflow.
+//! Zip archive reading and writing for lzflow.
 //!
 //! # Organization
 //! The crate follows the shape every lzflow container has: sans-I/O
@@ -23,6 +23,17 @@
 //! `stream_reader`, their std faces ([`ZipArchive`],
 //! [`ZipStreamReader`]);
 //! `zip_options`, the password and limits.
+//!
+//! `write/`: the same records as written (`local_file_header`,
+//! `data_descriptor`, `central_directory`, `end_of_central_directory`
+//! with Zip64 decided from the values, `extra_field`); `entry_options`
+//! and `writer_options`, what the caller asks for (method, level,
+//! encryption, threads, memory budget); `method`, zip methods onto the
+//! registry's encoders (and LZMA's zip header); `winzip_aes` and
+//! `zip_crypto`, the encryption coders; `entry_encoder`, one entry's
+//! compression then encryption; `parallel`, the worker threads whole
+//! entries are compressed on; `poll_writer`, the one writing core
+//! ([`PollZipWriter`]), and `writer`, its std face ([`ZipWriter`]).
 #![forbid(unsafe_code)]
 
 mod error;

@@ -105,9 +105,16 @@ fn write(entries: &[(Spec, Vec<u8>)], seekable: bool, threads: usize) -> Vec<u8>
     }
     let o = ZipWriterOptions::new().with_threads(threads);
     if seekable {
-        fill(ZipWriter::new_with(Cursor::new(Vec::new()), o).unwrap(), entries).into_inner()
+        fill(
+            ZipWriter::new_with(Cursor::new(Vec::new()), o).unwrap(),
+            entries,
+        )
+        .into_inner()
     } else {
-        fill(ZipWriter::new_streaming_with(Vec::new(), o).unwrap(), entries)
+        fill(
+            ZipWriter::new_streaming_with(Vec::new(), o).unwrap(),
+            entries,
+        )
     }
 }
 

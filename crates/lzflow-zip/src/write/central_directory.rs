@@ -30,6 +30,24 @@ pub(crate) struct CentralRecord {
 }
 
 impl CentralRecord {
+    /// A record with nothing in it (allocates nothing).
+    pub fn empty() -> Self {
+        CentralRecord {
+            version_needed: 0,
+            flags: 0,
+            method: 0,
+            dos_time: DosDateTime::default(),
+            crc32: 0,
+            compressed_size: 0,
+            uncompressed_size: 0,
+            offset: 0,
+            external_attributes: 0,
+            name: Vec::new(),
+            extra: Vec::new(),
+            comment: Vec::new(),
+        }
+    }
+
     /// Appends the header.
     pub fn encode(&self, out: &mut Vec<u8>) {
         let big = |v: u64| v >= u64::from(u32::MAX);

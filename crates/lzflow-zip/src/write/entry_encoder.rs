@@ -17,19 +17,20 @@ pub(crate) struct EntryEncoder {
     method: StageEncoder,
     crypt: Option<StageEncoder>,
     /// The method's output, before encryption.
-    mid: Vec<u8>,
+    mid: Option<Lease<u8>>,
     scratch: Lease<u8>,
 }
 
 impl EntryEncoder {
     /// `method`'s output, encrypted by `crypt` if any.
     pub fn new(method: StageEncoder, crypt: Option<StageEncoder>) -> Self {
-        let mut scratch = Pool::<u8>::global().lease(SCRATCH);
-        scratch.resize(SCRATCH, 0);
+        // Written before it is read: a reused buffer need not be cleared.
+        let scratch = Pool::<u8>::global().lease_any(SCRATCH);
         EntryEncoder {
             method,
+            // Only encrypted entries have one; from the pool, it is reused.
+            mid: crypt.is_some().then(|| Pool::<u8>::global().lease(SCRATCH)),
             crypt,
-            mid: Vec::new(),
             scratch,
         }
     }
@@ -39,9 +40,10 @@ impl EntryEncoder {
         match &mut self.crypt {
             None => encode_input(&mut *self.method, data, out, &mut self.scratch),
             Some(crypt) => {
-                self.mid.clear();
-                encode_input(&mut *self.method, data, &mut self.mid, &mut self.scratch)?;
-                encode_input(&mut **crypt, &self.mid, out, &mut self.scratch)
+                let mid = self.mid.as_mut().expect("made with the encryption");
+                mid.clear();
+                encode_input(&mut *self.method, data, mid, &mut self.scratch)?;
+                encode_input(&mut **crypt, mid, out, &mut self.scratch)
             }
         }
     }
@@ -52,9 +54,10 @@ impl EntryEncoder {
         match &mut self.crypt {
             None => finish_output(&mut *self.method, out, &mut self.scratch),
             Some(crypt) => {
-                self.mid.clear();
-                finish_output(&mut *self.method, &mut self.mid, &mut self.scratch)?;
-                encode_input(&mut **crypt, &self.mid, out, &mut self.scratch)?;
+                let mid = self.mid.as_mut().expect("made with the encryption");
+                mid.clear();
+                finish_output(&mut *self.method, mid, &mut self.scratch)?;
+                encode_input(&mut **crypt, mid, out, &mut self.scratch)?;
                 finish_output(&mut **crypt, out, &mut self.scratch)
             }
         }

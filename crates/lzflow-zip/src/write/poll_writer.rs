@@ -43,10 +43,12 @@
 //! `Pending` (or a dropped future) and goes on where it stopped.
 
 use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, SeekFrom};
 use std::task::{ready, Context, Poll};
 
 use lzflow_core::source::PollWrite;
+use lzflow_core::{Recycled, Recycler};
 
 use crate::read::dos_time::DosDateTime;
 use crate::write::central_directory::CentralRecord;
@@ -121,7 +123,6 @@ enum Close {
 /// The entry being written.
 struct Entry {
     record: CentralRecord,
-    local_extra: Vec<u8>,
     options: EntryOptions,
     crc: crc32fast::Hasher,
     size: u64,
@@ -151,12 +152,10 @@ struct Entry {
 pub struct PollZipWriter<S> {
     sink: S,
     comment: Vec<u8>,
-    out: Vec<u8>,
+    b: Recycled<Box<Buffers>>,
     out_pos: usize,
     /// Bytes handed to the sink.
     written: u64,
-    records: Vec<CentralRecord>,
-    names: HashSet<Vec<u8>>,
     entry: Option<Box<Entry>>,
     state: State,
     blocking: bool,
@@ -180,12 +179,63 @@ struct Pending {
     ticket: Option<Ticket<Packed>>,
     done: Option<Packed>,
     weight: usize,
+    /// Its name, to tell a duplicate from a hash collision.
+    name: Vec<u8>,
 }
+
+/// What a writer allocates as it goes and the next writer reuses, so that
+/// a process writing archive after archive allocates little more than
+/// each entry's name and extra field.
+struct Buffers {
+    /// Output not handed to the sink yet.
+    out: Vec<u8>,
+    records: Vec<CentralRecord>,
+    /// Hashes of the names in the archive (see `begin_entry`).
+    names: HashSet<u64>,
+    hasher: RandomState,
+    /// A spare buffer for an entry's data, and a spare entry.
+    held: Vec<u8>,
+    entry: Option<Box<Entry>>,
+}
+
+/// Buffers kept between writers beyond this capacity are let go.
+const KEEP_CAPACITY: usize = 1 << 20;
+
+impl Buffers {
+    fn new() -> Box<Self> {
+        Box::new(Buffers {
+            out: Vec::new(),
+            records: Vec::new(),
+            names: HashSet::new(),
+            hasher: RandomState::new(),
+            held: Vec::new(),
+            entry: None,
+        })
+    }
+
+    fn reset(&mut self) {
+        for v in [&mut self.out, &mut self.held] {
+            v.clear();
+            if v.capacity() > KEEP_CAPACITY {
+                *v = Vec::new();
+            }
+        }
+        self.records.clear();
+        self.names.clear();
+    }
+
+    fn hash(&self, name: &[u8]) -> u64 {
+        self.hasher.hash_one(name)
+    }
+}
+
+/// Idle writers' buffers.
+static BUFFERS: Recycler<Box<Buffers>> = Recycler::new(4);
 
 impl<S> std::fmt::Debug for PollZipWriter<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PollZipWriter")
-            .field("entries", &self.records.len())
+            .field("entries", &self.b.records.len())
             .field("written", &self.written)
             .field("state", &self.state)
             .finish_non_exhaustive()
@@ -212,11 +262,9 @@ impl<S: PollWrite> PollZipWriter<S> {
             job_limit: options.job_limit(),
             blocking: false,
             comment: options.comment.into_bytes(),
-            out: Vec::new(),
+            b: BUFFERS.take(Buffers::new, |b| b.reset()),
             out_pos: 0,
             written: 0,
-            records: Vec::new(),
-            names: HashSet::new(),
             entry: None,
             state: State::Open,
         })
@@ -246,7 +294,7 @@ impl<S: PollWrite> PollZipWriter<S> {
 
     /// Entries written or being written.
     pub fn len(&self) -> usize {
-        self.records.len() + self.pending.len() + usize::from(self.entry.is_some())
+        self.b.records.len() + self.pending.len() + usize::from(self.entry.is_some())
     }
 
     /// True before the first entry.
@@ -256,7 +304,7 @@ impl<S: PollWrite> PollZipWriter<S> {
 
     /// Archive bytes so far (written or buffered).
     fn offset(&self) -> u64 {
-        self.written + (self.out.len() - self.out_pos) as u64
+        self.written + (self.b.out.len() - self.out_pos) as u64
     }
 
     fn check_open(&self) -> Result<(), ZipError> {
@@ -289,8 +337,16 @@ impl<S: PollWrite> PollZipWriter<S> {
         if options.comment.len() > 0xFFFF {
             return Err(usage("an entry comment is longer than 65,535 bytes"));
         }
-        if !self.names.insert(name.as_bytes().to_vec()) {
-            return Err(usage(format!("{name:?} is in the archive already")));
+        // Names are kept as 64-bit hashes; a hash seen before is a
+        // duplicate only if a name before is the same.
+        let hash = self.b.hash(name.as_bytes());
+        if !self.b.names.insert(hash) {
+            let same = |n: &[u8]| n == name.as_bytes();
+            if self.b.records.iter().any(|r| same(&r.name))
+                || self.pending.iter().any(|p| same(&p.name))
+            {
+                return Err(usage(format!("{name:?} is in the archive already")));
+            }
         }
         let mut options = options.clone();
         if kind != EntryKind::File {
@@ -345,16 +401,15 @@ impl<S: PollWrite> PollZipWriter<S> {
             offset: self.offset(),
             external_attributes: (mode << 16) | dos_dir,
             name: name.into_bytes(),
-            extra: extra.clone(),
+            extra,
             comment: options.comment.clone().into_bytes(),
         };
-        self.entry = Some(Box::new(Entry {
+        let fresh = Entry {
             record,
-            local_extra: extra,
             options,
             crc: crc32fast::Hasher::new(),
             size: 0,
-            held: Vec::new(),
+            held: std::mem::take(&mut self.b.held),
             hold,
             collect,
             held_pos: 0,
@@ -365,7 +420,14 @@ impl<S: PollWrite> PollZipWriter<S> {
             close: Close::Finish,
             patch: [0; LocalFileHeader::LEN],
             end: 0,
-        }));
+        };
+        self.entry = Some(match self.b.entry.take() {
+            Some(mut spare) => {
+                *spare = fresh;
+                spare
+            }
+            None => Box::new(fresh),
+        });
         Ok(())
     }
 
@@ -379,11 +441,29 @@ impl<S: PollWrite> PollZipWriter<S> {
             return true;
         };
         if entry.enc.is_none() {
-            self.names.remove(&entry.record.name);
+            let hash = self.b.hash(&entry.record.name);
+            self.b.names.remove(&hash);
+            self.retire(entry, false);
             return true;
         }
         self.state = State::Failed;
         false
+    }
+
+    /// Done with `entry`: its record kept (if `keep`), its data buffer and
+    /// itself as the next entry's.
+    fn retire(&mut self, mut entry: Box<Entry>, keep: bool) {
+        let record = std::mem::replace(&mut entry.record, CentralRecord::empty());
+        if keep {
+            self.b.records.push(record);
+        }
+        let mut held = std::mem::take(&mut entry.held);
+        held.clear();
+        if held.capacity() > self.b.held.capacity() && held.capacity() <= KEEP_CAPACITY {
+            self.b.held = held;
+        }
+        entry.enc = None;
+        self.b.entry = Some(entry);
     }
 
     /// The current entry's data from `buf`: how much was taken.
@@ -414,7 +494,7 @@ impl<S: PollWrite> PollZipWriter<S> {
             return Poll::Ready(Ok(0));
         }
         loop {
-            if self.out.len() - self.out_pos >= FLUSH_AT {
+            if self.b.out.len() - self.out_pos >= FLUSH_AT {
                 ready!(self.poll_drain(cx))?;
             }
             let can_seek = self.sink.can_seek();
@@ -423,7 +503,7 @@ impl<S: PollWrite> PollZipWriter<S> {
                 return Poll::Ready(Err(usage("a directory entry has no data")));
             }
             if entry.enc.is_some() && entry.held_pos < entry.held.len() {
-                push_held_step(entry, &mut self.out)?;
+                push_held_step(entry, &mut self.b.out)?;
                 if entry.held_pos < entry.held.len() && !self.blocking {
                     // More than a step's work left: let others run.
                     cx.waker().wake_by_ref();
@@ -433,7 +513,7 @@ impl<S: PollWrite> PollZipWriter<S> {
             }
             if let Some(enc) = &mut entry.enc {
                 let n = buf.len().min(INPUT_STEP);
-                enc.push(&buf[..n], &mut self.out)?;
+                enc.push(&buf[..n], &mut self.b.out)?;
                 entry.crc.update(&buf[..n]);
                 entry.size += n as u64;
                 check_size_given(entry)?;
@@ -451,22 +531,22 @@ impl<S: PollWrite> PollZipWriter<S> {
                 ready!(self.poll_emit(cx, 0))?;
                 continue;
             }
-            let offset = self.written + (self.out.len() - self.out_pos) as u64;
-            start_streaming(entry, can_seek, offset, &mut self.out)?;
+            let offset = self.written + (self.b.out.len() - self.out_pos) as u64;
+            start_streaming(entry, can_seek, offset, &mut self.b.out)?;
         }
     }
 
     /// Writes the output buffer to the sink.
     fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
-        while self.out_pos < self.out.len() {
-            let n = ready!(self.sink.poll_write(cx, &self.out[self.out_pos..]))?;
+        while self.out_pos < self.b.out.len() {
+            let n = ready!(self.sink.poll_write(cx, &self.b.out[self.out_pos..]))?;
             if n == 0 {
                 return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
             }
             self.out_pos += n;
             self.written += n as u64;
         }
-        self.out.clear();
+        self.b.out.clear();
         self.out_pos = 0;
         Poll::Ready(Ok(()))
     }
@@ -490,7 +570,7 @@ impl<S: PollWrite> PollZipWriter<S> {
 
     fn poll_close_step(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ZipError>> {
         loop {
-            if self.out.len() - self.out_pos >= FLUSH_AT {
+            if self.b.out.len() - self.out_pos >= FLUSH_AT {
                 ready!(self.poll_drain(cx))?;
             }
             let offset = self.offset();
@@ -499,15 +579,15 @@ impl<S: PollWrite> PollZipWriter<S> {
                 if self.workers.is_none() {
                     // Held whole: compressed now, sizes in the local header.
                     entry.record.offset = offset;
-                    write_held(entry, &mut self.out)?;
+                    write_held(entry, &mut self.b.out)?;
                     let entry = self.entry.take().expect("present");
-                    self.records.push(entry.record);
+                    self.retire(entry, true);
                     return Poll::Ready(Ok(()));
                 }
                 return self.poll_hand_over(cx);
             }
             if entry.held_pos < entry.held.len() {
-                push_held_step(entry, &mut self.out)?;
+                push_held_step(entry, &mut self.b.out)?;
                 if entry.held_pos < entry.held.len() && !self.blocking {
                     cx.waker().wake_by_ref();
                     return Poll::Pending;
@@ -517,9 +597,9 @@ impl<S: PollWrite> PollZipWriter<S> {
             match entry.close {
                 Close::Finish => {
                     let enc = entry.enc.as_mut().expect("streaming");
-                    enc.finish(&mut self.out)?;
-                    let offset = self.written + (self.out.len() - self.out_pos) as u64;
-                    entry.close = end_streamed(entry, offset, &mut self.out)?;
+                    enc.finish(&mut self.b.out)?;
+                    let offset = self.written + (self.b.out.len() - self.out_pos) as u64;
+                    entry.close = end_streamed(entry, offset, &mut self.b.out)?;
                 }
                 Close::Drain => {
                     ready!(self.poll_drain(cx))?;
@@ -558,7 +638,7 @@ impl<S: PollWrite> PollZipWriter<S> {
                 }
                 Close::Done => {
                     let entry = self.entry.take().expect("present");
-                    self.records.push(entry.record);
+                    self.retire(entry, true);
                     return Poll::Ready(Ok(()));
                 }
             }
@@ -577,6 +657,7 @@ impl<S: PollWrite> PollZipWriter<S> {
         let can_seek = self.sink.can_seek();
         let pending = if held <= INLINE {
             Pending {
+                name: entry.record.name.clone(),
                 ticket: None,
                 done: Some(pack(entry, can_seek)),
                 weight,
@@ -584,6 +665,7 @@ impl<S: PollWrite> PollZipWriter<S> {
         } else {
             let workers = self.workers.as_mut().expect("checked by the caller");
             Pending {
+                name: entry.record.name.clone(),
                 ticket: Some(workers.submit(Box::new(move || pack(entry, can_seek)))),
                 done: None,
                 weight,
@@ -599,7 +681,7 @@ impl<S: PollWrite> PollZipWriter<S> {
     /// at most `keep` are left.
     fn poll_emit(&mut self, cx: &mut Context<'_>, keep: usize) -> Poll<Result<(), ZipError>> {
         loop {
-            if self.out.len() - self.out_pos >= FLUSH_AT {
+            if self.b.out.len() - self.out_pos >= FLUSH_AT {
                 ready!(self.poll_drain(cx))?;
             }
             let wait = self.pending.len() > keep;
@@ -625,8 +707,8 @@ impl<S: PollWrite> PollZipWriter<S> {
             self.in_flight -= front.weight;
             let (mut entry, bytes) = packed?;
             entry.record.offset = self.offset();
-            self.out.extend_from_slice(&bytes);
-            self.records.push(entry.record);
+            self.b.out.extend_from_slice(&bytes);
+            self.retire(entry, true);
         }
     }
 
@@ -650,16 +732,17 @@ impl<S: PollWrite> PollZipWriter<S> {
                         ready!(r).map_err(|e| self.fail(e))?;
                     }
                     let start = self.offset();
-                    for r in &self.records {
-                        r.encode(&mut self.out);
+                    let b = &mut **self.b;
+                    for r in &b.records {
+                        r.encode(&mut b.out);
                     }
                     let size = self.offset() - start;
                     end_of_central_directory::encode(
-                        self.records.len() as u64,
+                        self.b.records.len() as u64,
                         size,
                         start,
                         &self.comment,
-                        &mut self.out,
+                        &mut self.b.out,
                     );
                     self.state = State::Closing;
                 }
@@ -750,6 +833,16 @@ fn encoders(
     Ok(EntryEncoder::new(compress, crypt))
 }
 
+/// Bytes the encryption adds to an entry's data: AES's salt, password
+/// verifier and authentication code; ZipCrypto's header.
+fn crypt_overhead(encryption: &Encryption) -> usize {
+    match encryption {
+        Encryption::None => 0,
+        Encryption::Aes { strength, .. } => strength.overhead() as usize,
+        Encryption::ZipCryptoWeak { .. } => 12,
+    }
+}
+
 /// The CRC-32 a header stores: none for AE-2.
 fn stored_crc(options: &EntryOptions, crc: u32) -> u32 {
     match options.encryption {
@@ -759,14 +852,14 @@ fn stored_crc(options: &EntryOptions, crc: u32) -> u32 {
 }
 
 /// Appends the local header, name and extra field.
-fn local_header(record: &CentralRecord, extra: &[u8], fields: &LocalFields, out: &mut Vec<u8>) {
-    out.extend_from_slice(&fields.encode(record.name.len() as u16, extra.len() as u16));
+fn local_header(record: &CentralRecord, fields: &LocalFields, out: &mut Vec<u8>) {
+    out.extend_from_slice(&fields.encode(record.name.len() as u16, record.extra.len() as u16));
     out.extend_from_slice(&record.name);
-    out.extend_from_slice(extra);
+    out.extend_from_slice(&record.extra);
 }
 
 /// Compresses an entry held whole and appends it with its sizes in the
-/// local header.
+/// local header (written in front of the data once they are known).
 fn write_held(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
     let crc = std::mem::take(&mut entry.crc).finalize();
     check_given(entry, crc)?;
@@ -778,25 +871,38 @@ fn write_held(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
         set_method(entry, method);
     }
     let check = ZipCryptoEncoder::check_from_crc(crc);
-    let mut packed = Vec::new();
-    encoders(&entry.options, method, check)?.push_all(&entry.held, &mut packed)?;
+    // The header's length does not change with the method (the AES block
+    // has a fixed size): its place is kept, its fields come after.
+    let header_at = out.len();
+    let data_at =
+        header_at + LocalFileHeader::LEN + entry.record.name.len() + entry.record.extra.len();
+    out.resize(data_at, 0);
+    let plain = entry.held.is_empty() && matches!(entry.options.encryption, Encryption::None);
+    if !plain {
+        encoders(&entry.options, method, check)?.push_all(&entry.held, out)?;
+    }
     if entry.options.store_if_larger && method != WriteMethod::Stored {
-        let mut stored = Vec::new();
-        encoders(&entry.options, WriteMethod::Stored, check)?.push_all(&entry.held, &mut stored)?;
-        if stored.len() <= packed.len() {
-            packed = stored;
+        // Stored, the data would take its size plus the encryption's own.
+        let stored = entry.held.len() + crypt_overhead(&entry.options.encryption);
+        if stored <= out.len() - data_at {
+            out.truncate(data_at);
+            encoders(&entry.options, WriteMethod::Stored, check)?.push_all(&entry.held, out)?;
             method = WriteMethod::Stored;
             set_method(entry, method);
         }
     }
+    let packed = (out.len() - data_at) as u64;
     let r = &mut entry.record;
     r.crc32 = stored_crc(&entry.options, crc);
-    r.compressed_size = packed.len() as u64;
+    r.compressed_size = packed;
     r.uncompressed_size = entry.size;
-    let fields = LocalFields::of(r, r.crc32, packed.len() as u32, entry.size as u32);
-    local_header(r, &entry.local_extra, &fields, out);
-    out.extend_from_slice(&packed);
-    entry.held = Vec::new();
+    let fields = LocalFields::of(r, r.crc32, packed as u32, entry.size as u32);
+    let fixed = fields.encode(r.name.len() as u16, r.extra.len() as u16);
+    let name_at = header_at + fixed.len();
+    out[header_at..name_at].copy_from_slice(&fixed);
+    out[name_at..name_at + r.name.len()].copy_from_slice(&r.name);
+    out[name_at + r.name.len()..data_at].copy_from_slice(&r.extra);
+    entry.held.clear();
     Ok(())
 }
 
@@ -811,7 +917,6 @@ fn set_method(entry: &mut Entry, method: WriteMethod) {
     }
     // The AES block names the real method: made again.
     r.extra = entry_extra(&entry.options, method);
-    entry.local_extra = r.extra.clone();
     r.version_needed = version_needed(method, &entry.options.encryption);
 }
 
@@ -847,9 +952,8 @@ fn start_streaming(
     let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
     let fields = LocalFields::of(r, stored_crc(&entry.options, crc), small(size), small(size));
     r.offset = offset;
-    local_header(r, &entry.local_extra, &fields, out);
-    entry.data_start =
-        offset + (LocalFileHeader::LEN + r.name.len() + entry.local_extra.len()) as u64;
+    local_header(r, &fields, out);
+    entry.data_start = offset + (LocalFileHeader::LEN + r.name.len() + r.extra.len()) as u64;
     // ZipCrypto's check byte: the time's, as the descriptor form has it.
     let check = ZipCryptoEncoder::check_from_dos_time(r.dos_time.time);
     // What is held goes in a step at a time (`push_held_step`).
@@ -864,7 +968,7 @@ fn push_held_step(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> 
     enc.push(&entry.held[entry.held_pos..end], out)?;
     entry.held_pos = end;
     if end == entry.held.len() {
-        entry.held = Vec::new();
+        entry.held.clear();
         entry.held_pos = 0;
     }
     Ok(())
@@ -924,12 +1028,11 @@ fn end_streamed(entry: &mut Entry, offset: u64, out: &mut Vec<u8>) -> Result<Clo
         }
         // A seekable sink, an entry past 32 bits: its header becomes the
         // descriptor form.
-        entry.patch =
-            LocalFields::of(r, 0, 0, 0).encode(r.name.len() as u16, entry.local_extra.len() as u16);
+        entry.patch = LocalFields::of(r, 0, 0, 0).encode(r.name.len() as u16, r.extra.len() as u16);
         return Ok(Close::Drain);
     }
     entry.patch = LocalFields::of(r, r.crc32, compressed as u32, entry.size as u32)
-        .encode(r.name.len() as u16, entry.local_extra.len() as u16);
+        .encode(r.name.len() as u16, r.extra.len() as u16);
     Ok(Close::Drain)
 }
 
