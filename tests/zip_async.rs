@@ -637,3 +637,41 @@ async fn select_cancelled_adds_and_finishes() {
     let out = w.into_inner();
     assert!(!out.windows(4).any(|s| s == b"PK\x05\x06"));
 }
+
+/// The tokio writer's `add_path` writes the bytes the std one does: the
+/// same walk, times, modes and links.
+#[tokio::test]
+async fn tokio_add_path_writes_what_std_add_path_writes() {
+    use lzflow::zip::{AsyncZipWriter, EntryOptions, ZipWriter};
+    let dir = std::env::temp_dir().join(format!("lzflow-zip-add-path-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tree/sub/deeper")).unwrap();
+    std::fs::write(dir.join("tree/b.txt"), b"bee ".repeat(30_000)).unwrap();
+    std::fs::write(dir.join("tree/a.txt"), b"a").unwrap();
+    std::fs::write(dir.join("tree/sub/deeper/c"), b"").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("../a.txt", dir.join("tree/sub/link")).unwrap();
+    let opts = EntryOptions::default();
+    let mut w = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+    w.add_path("top", dir.join("tree"), &opts).unwrap();
+    let sync = w.finish().unwrap().into_inner();
+    let mut w = AsyncZipWriter::new(Cursor::new(Vec::new())).unwrap();
+    w.add_path("top", dir.join("tree"), &opts).await.unwrap();
+    w.finish().await.unwrap();
+    let tokio = w.into_inner().into_inner();
+    assert!(tokio == sync, "other bytes");
+    let names: Vec<String> = read_back(&sync).into_iter().map(|(n, _)| n).collect();
+    let mut want = vec![
+        "top/",
+        "top/a.txt",
+        "top/b.txt",
+        "top/sub/",
+        "top/sub/deeper/",
+        "top/sub/deeper/c",
+    ];
+    if cfg!(unix) {
+        want.push("top/sub/link");
+    }
+    assert_eq!(names, want);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
