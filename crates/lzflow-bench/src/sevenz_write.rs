@@ -378,8 +378,8 @@ fn test_archive(path: &Path, password: bool) -> Result<(), String> {
     }
 }
 
-/// Prints the archive-writing table.
-pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
+/// The header of an archive-writing table (columns of [`print_rows`]).
+pub(crate) fn print_header() {
     println!(
         "{:<21} {:<18} {:>10} {:>8} {:>11} {:>8} {:>13} {:>9} {:>10}",
         "input",
@@ -392,14 +392,31 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
         "allocs/op",
         "peak RSS"
     );
-    for sc in SCENARIOS
-        .iter()
-        .filter(|s| only.is_none_or(|o| s.name.contains(o)))
-    {
-        let root = temp_dir("7zw")?;
-        let input = root.join("in");
-        std::fs::create_dir_all(&input)?;
-        (sc.make)(&input)?;
+}
+
+/// The scenarios of `list` that `only` selects.
+pub(crate) fn scenarios<'a>(
+    list: &'a [Scenario],
+    only: Option<&'a str>,
+) -> impl Iterator<Item = &'a Scenario> {
+    list.iter()
+        .filter(move |s| only.is_none_or(|o| s.name.contains(o)))
+}
+
+/// A scratch directory tagged `tag` and, in its `in/`, the input of `sc`.
+pub(crate) fn scenario_input(tag: &str, sc: &Scenario) -> io::Result<(PathBuf, PathBuf)> {
+    let root = temp_dir(tag)?;
+    let input = root.join("in");
+    std::fs::create_dir_all(&input)?;
+    (sc.make)(&input)?;
+    Ok((root, input))
+}
+
+/// Prints the archive-writing table.
+pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
+    print_header();
+    for sc in scenarios(SCENARIOS, only) {
+        let (root, input) = scenario_input("7zw", sc)?;
         let outs: Vec<PathBuf> = [
             "7zz",
             "lzflow",

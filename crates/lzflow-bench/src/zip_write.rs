@@ -27,10 +27,10 @@ use std::path::{Path, PathBuf};
 use lzflow::zip::{EntryOptions, WriteMethod, ZipWriterOptions};
 
 use crate::child::{self, interleave, summarise, ChildSample, Entrant};
-use crate::sevenz::{arg, temp_dir, PASSWORD};
+use crate::sevenz::{arg, PASSWORD};
 use crate::sevenz_write::{
-    empty_unicode, print_rows, remove_old, small_random, text_tree, tiny_and_one_big, walk,
-    Scenario,
+    empty_unicode, print_header, print_rows, remove_old, scenario_input, scenarios, small_random,
+    text_tree, tiny_and_one_big, walk, Scenario,
 };
 
 /// Jobs the child processes can run.
@@ -292,26 +292,9 @@ const TOKIO: usize = 7;
 
 /// Prints the zip-writing table.
 pub fn compare_zip_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
-    println!(
-        "{:<21} {:<18} {:>10} {:>8} {:>11} {:>8} {:>13} {:>9} {:>10}",
-        "input",
-        "contestant",
-        "median ms",
-        "ratio",
-        "size",
-        "size ×",
-        "alloc B/op",
-        "allocs/op",
-        "peak RSS"
-    );
-    for sc in SCENARIOS
-        .iter()
-        .filter(|s| only.is_none_or(|o| s.name.contains(o)))
-    {
-        let root = temp_dir("zipw")?;
-        let input = root.join("in");
-        std::fs::create_dir_all(&input)?;
-        (sc.make)(&input)?;
+    print_header();
+    for sc in scenarios(SCENARIOS, only) {
+        let (root, input) = scenario_input("zipw", sc)?;
         let outs: Vec<PathBuf> = ROWS
             .iter()
             .map(|(_, stem)| root.join(format!("{stem}.zip")))
@@ -428,6 +411,7 @@ fn print_directory_line(scenario: &str, archive: &Path, writer: &Result<Vec<Chil
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sevenz::temp_dir;
 
     fn have(prog: &str, arg: &str) -> bool {
         std::process::Command::new(prog)

@@ -28,6 +28,11 @@ pub fn bar(len: u64, label: &str, quiet: bool) -> Option<ProgressBar> {
     if quiet || len < MIN_SIZE_FOR_BAR || !io::stderr().is_terminal() {
         return None;
     }
+    Some(styled(len, label))
+}
+
+/// A bar over `len` bytes labelled `label`, drawn wherever stderr goes.
+pub fn styled(len: u64, label: &str) -> ProgressBar {
     let bar = ProgressBar::new(len);
     let style = ProgressStyle::with_template(
         "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
@@ -36,7 +41,7 @@ pub fn bar(len: u64, label: &str, quiet: bool) -> Option<ProgressBar> {
     .progress_chars("=> ");
     bar.set_style(style);
     bar.set_message(label.to_string());
-    Some(bar)
+    bar
 }
 
 impl<R: Read> Read for Progress<R> {

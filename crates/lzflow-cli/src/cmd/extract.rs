@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use lzflow::sevenz::signature_header::SIGNATURE;
 use lzflow::sevenz::spool::spool;
 use lzflow::sevenz::{
@@ -447,17 +447,7 @@ fn open_input(
         let len = f.metadata()?.len();
         (Source::File(f), len)
     };
-    let bar = (!quiet && io::stderr().is_terminal()).then(|| {
-        let bar = ProgressBar::new(len);
-        let style = ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-        bar.set_style(style);
-        bar.set_message(path.to_string());
-        bar
-    });
+    let bar = (!quiet && io::stderr().is_terminal()).then(|| crate::progress::styled(len, path));
     let had_password = options.password.is_some();
     Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, had_password))
 }
