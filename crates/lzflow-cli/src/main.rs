@@ -26,6 +26,7 @@ mod output;
 mod progress;
 mod report;
 mod size;
+mod xz_compat;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -38,7 +39,12 @@ use clap::{Parser, Subcommand};
     name = "lzflow",
     version,
     about = "Decompress, test, list and compress .xz and .lzma files; create, extract, list and test .7z archives",
-    after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input."
+    after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input.\n\n\
+xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.xz, -z -d -t -l -c -k -f \
+-v -q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE), with xz's defaults: compress, standard input to \
+standard output, and input files removed unless -k or -c; so do the names unxz, xzcat, lzcat, unlzma, \
+lzma and lzip for a link to the binary.\n\n\
+Exit status: 0 success, 1 error, 2 warning (as xz)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -68,7 +74,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse_from(expand_presets(std::env::args_os())) {
+    // xz's command line (and program names) become a subcommand line.
+    let args = match xz_compat::translate(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            report::error(&e);
+            return ExitCode::from(1);
+        }
+    };
+    let cli = match Cli::try_parse_from(expand_presets(args)) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors are

@@ -4,6 +4,8 @@
 
 use lzflow_core::{encode_input, finish_output, Encode, Lease, Pool};
 
+use crate::write::winzip_aes::WinZipAesEncoder;
+use crate::write::zip_crypto::ZipCryptoEncoder;
 use crate::ZipError;
 
 /// A boxed encoder of one stage.
@@ -12,10 +14,31 @@ pub(crate) type StageEncoder = Box<dyn Encode<Error = ZipError> + Send>;
 /// Bytes moved through an encoder at a time.
 const SCRATCH: usize = 16 << 10;
 
+/// An entry's encryption, held in place: its state (keys, cipher and
+/// authentication states) is part of the entry, which the writer reuses,
+/// rather than an allocation of its own per entry.
+// Large on purpose (AES's key schedules): boxing it is what this avoids.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Crypt {
+    /// WinZip AES.
+    Aes(WinZipAesEncoder),
+    /// Traditional PKWARE encryption.
+    ZipCrypto(ZipCryptoEncoder),
+}
+
+impl Crypt {
+    fn coder(&mut self) -> &mut dyn Encode<Error = ZipError> {
+        match self {
+            Crypt::Aes(e) => e,
+            Crypt::ZipCrypto(e) => e,
+        }
+    }
+}
+
 /// The encoders of one entry.
 pub(crate) struct EntryEncoder {
     method: StageEncoder,
-    crypt: Option<StageEncoder>,
+    crypt: Option<Crypt>,
     /// The method's output, before encryption.
     mid: Option<Lease<u8>>,
     scratch: Lease<u8>,
@@ -23,7 +46,7 @@ pub(crate) struct EntryEncoder {
 
 impl EntryEncoder {
     /// `method`'s output, encrypted by `crypt` if any.
-    pub fn new(method: StageEncoder, crypt: Option<StageEncoder>) -> Self {
+    pub fn new(method: StageEncoder, crypt: Option<Crypt>) -> Self {
         // Written before it is read: a reused buffer need not be cleared.
         let scratch = Pool::<u8>::global().lease_any(SCRATCH);
         EntryEncoder {
@@ -43,7 +66,7 @@ impl EntryEncoder {
                 let mid = self.mid.as_mut().expect("made with the encryption");
                 mid.clear();
                 encode_input(&mut *self.method, data, mid, &mut self.scratch)?;
-                encode_input(&mut **crypt, mid, out, &mut self.scratch)
+                encode_input(crypt.coder(), mid, out, &mut self.scratch)
             }
         }
     }
@@ -57,8 +80,8 @@ impl EntryEncoder {
                 let mid = self.mid.as_mut().expect("made with the encryption");
                 mid.clear();
                 finish_output(&mut *self.method, mid, &mut self.scratch)?;
-                encode_input(&mut **crypt, mid, out, &mut self.scratch)?;
-                finish_output(&mut **crypt, out, &mut self.scratch)
+                encode_input(crypt.coder(), mid, out, &mut self.scratch)?;
+                finish_output(crypt.coder(), out, &mut self.scratch)
             }
         }
     }

@@ -52,7 +52,7 @@ use lzflow_core::{Recycled, Recycler};
 
 use crate::read::dos_time::DosDateTime;
 use crate::write::central_directory::CentralRecord;
-use crate::write::entry_encoder::{EntryEncoder, StageEncoder};
+use crate::write::entry_encoder::{Crypt, EntryEncoder};
 use crate::write::entry_options::{Encryption, EntryOptions, WriteMethod};
 use crate::write::local_file_header::LocalFields;
 use crate::write::parallel::{Ticket, Workers};
@@ -102,7 +102,14 @@ pub enum EntryKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Open,
-    /// Central directory and end records in the output buffer; draining.
+    /// Writing the central directory: the next record, and where the
+    /// directory starts. A buffer's worth at a time, so that the output
+    /// buffer stays small whatever the number of entries.
+    Central {
+        next: usize,
+        start: u64,
+    },
+    /// The end records in the output buffer; draining.
     Closing,
     Flushing,
     Done,
@@ -731,10 +738,25 @@ impl<S: PollWrite> PollZipWriter<S> {
                         }
                         ready!(r).map_err(|e| self.fail(e))?;
                     }
-                    let start = self.offset();
+                    self.state = State::Central {
+                        next: 0,
+                        start: self.offset(),
+                    };
+                }
+                State::Central { next, start } => {
+                    if self.b.out.len() - self.out_pos >= FLUSH_AT {
+                        ready!(self.poll_drain(cx)).map_err(|e| self.fail(e))?;
+                    }
+                    let out_pos = self.out_pos;
                     let b = &mut **self.b;
-                    for r in &b.records {
-                        r.encode(&mut b.out);
+                    let mut i = next;
+                    while i < b.records.len() && b.out.len() - out_pos < FLUSH_AT {
+                        b.records[i].encode(&mut b.out);
+                        i += 1;
+                    }
+                    if i < b.records.len() {
+                        self.state = State::Central { next: i, start };
+                        continue;
                     }
                     let size = self.offset() - start;
                     end_of_central_directory::encode(
@@ -819,15 +841,15 @@ fn encoders(
     check: u8,
 ) -> Result<EntryEncoder, ZipError> {
     let compress = method::encoder(method.id(), options.level)?;
-    let crypt: Option<StageEncoder> = match &options.encryption {
+    let crypt = match &options.encryption {
         Encryption::None => None,
         Encryption::Aes {
             strength, password, ..
-        } => Some(Box::new(crate::write::winzip_aes::WinZipAesEncoder::new(
+        } => Some(Crypt::Aes(crate::write::winzip_aes::WinZipAesEncoder::new(
             password, *strength,
         )?)),
         Encryption::ZipCryptoWeak { password } => {
-            Some(Box::new(ZipCryptoEncoder::new(password, check)?))
+            Some(Crypt::ZipCrypto(ZipCryptoEncoder::new(password, check)?))
         }
     };
     Ok(EntryEncoder::new(compress, crypt))
@@ -915,8 +937,10 @@ fn set_method(entry: &mut Entry, method: WriteMethod) {
     if r.method != METHOD_AES {
         r.method = method.id();
     }
-    // The AES block names the real method: made again.
-    r.extra = entry_extra(&entry.options, method);
+    if matches!(entry.options.encryption, Encryption::Aes { .. }) {
+        // The AES block names the real method: made again.
+        r.extra = entry_extra(&entry.options, method);
+    }
     r.version_needed = version_needed(method, &entry.options.encryption);
 }
 

@@ -1,0 +1,339 @@
+//! xz's command line, for the habits and tools that expect it: `tar -I
+//! lzflow`, `lzflow < in > out.xz`, `lzflow -dc f.xz`, and the program
+//! names `unxz`, `xzcat`, `lzcat`, `unlzma`, `lzma` and `lzip` (a link to
+//! the binary). Such a line is rewritten into the subcommand that does
+//! the work, so each operation keeps one implementation; xz's defaults
+//! come with it: no operation means compress, no file means standard input
+//! to standard output, and an input file is removed once its output is
+//! complete unless `-k` or `-c` is given.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+/// The subcommands and what else a first argument of the subcommand style
+/// can be; such a line is left alone.
+const SUBCOMMAND_STYLE: &[&str] = &[
+    "d",
+    "decompress",
+    "t",
+    "test",
+    "l",
+    "list",
+    "c",
+    "compress",
+    "a",
+    "add",
+    "x",
+    "extract",
+    "help",
+    "-h",
+    "--help",
+    "-V",
+    "--version",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Operation {
+    Compress,
+    Decompress,
+    Test,
+    List,
+}
+
+/// What an xz-style line asks for.
+#[derive(Debug, Default)]
+struct XzLine {
+    operation: Option<Operation>,
+    stdout: bool,
+    keep: bool,
+    force: bool,
+    verbose: bool,
+    quiet: bool,
+    extreme: bool,
+    preset: Option<u32>,
+    threads: Option<String>,
+    format: Option<String>,
+    check: Option<String>,
+    memlimit: Option<String>,
+    single_stream: bool,
+    files: Vec<OsString>,
+}
+
+/// The program name's own defaults: `unxz` decompresses, `xzcat` to
+/// standard output, `lzma` writes `.lzma`.
+fn defaults_of(program: &str) -> Option<XzLine> {
+    let mut line = XzLine::default();
+    match program {
+        "xz" => {}
+        "unxz" | "unlzma" => line.operation = Some(Operation::Decompress),
+        "xzcat" | "lzcat" => {
+            line.operation = Some(Operation::Decompress);
+            line.stdout = true;
+        }
+        "lzma" => line.format = Some("lzma".into()),
+        "lzip" => line.format = Some("lzip".into()),
+        _ => return None,
+    }
+    Some(line)
+}
+
+/// `args` (with the program name first) as a subcommand line: unchanged
+/// when it is one already, rewritten when it is xz's.
+pub fn translate(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let program = args
+        .first()
+        .and_then(|p| Path::new(p).file_stem())
+        .and_then(|p| p.to_str())
+        .unwrap_or("lzflow")
+        .to_string();
+    let first = args.get(1).and_then(|a| a.to_str());
+    let mut line = match defaults_of(&program) {
+        Some(line) => line,
+        None if first.is_some_and(|a| SUBCOMMAND_STYLE.contains(&a)) => return Ok(args),
+        None => XzLine::default(),
+    };
+    parse(&mut line, args.into_iter().skip(1))?;
+    Ok(build(line))
+}
+
+/// Reads xz's options and files into `line`.
+fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), String> {
+    let mut args = args.peekable();
+    let mut only_files = false;
+    while let Some(arg) = args.next() {
+        let Some(text) = arg
+            .to_str()
+            .filter(|t| !only_files && t.starts_with('-') && t.len() > 1)
+        else {
+            line.files.push(arg);
+            continue;
+        };
+        if text == "--" {
+            only_files = true;
+            continue;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let mut value_of = |what: &str| match value.clone() {
+                Some(v) => Ok(v),
+                None => args
+                    .next()
+                    .and_then(|v| v.into_string().ok())
+                    .ok_or_else(|| format!("--{what} needs a value")),
+            };
+            match name {
+                "decompress" | "uncompress" => line.operation = Some(Operation::Decompress),
+                "compress" => line.operation = Some(Operation::Compress),
+                "test" => line.operation = Some(Operation::Test),
+                "list" => line.operation = Some(Operation::List),
+                "stdout" | "to-stdout" => line.stdout = true,
+                "keep" => line.keep = true,
+                "force" => line.force = true,
+                "verbose" => line.verbose = true,
+                "quiet" => line.quiet = true,
+                "extreme" => line.extreme = true,
+                "single-stream" => line.single_stream = true,
+                "threads" => line.threads = Some(value_of(name)?),
+                "format" => line.format = Some(value_of(name)?),
+                "check" => line.check = Some(value_of(name)?),
+                "memlimit" | "memory" | "memlimit-decompress" => {
+                    line.memlimit = Some(value_of(name)?)
+                }
+                "fast" => line.preset = Some(0),
+                "best" => line.preset = Some(9),
+                _ => return Err(format!("--{name}: not an option of xz's command line")),
+            }
+            continue;
+        }
+        // A cluster of short options: `-dc`, `-9e`, `-T4`, `-T 4`.
+        let mut chars = text[1..].chars();
+        while let Some(c) = chars.next() {
+            let mut value_of = |what: char| {
+                let rest: String = chars.by_ref().collect();
+                if !rest.is_empty() {
+                    return Ok(rest);
+                }
+                args.next()
+                    .and_then(|v| v.into_string().ok())
+                    .ok_or_else(|| format!("-{what} needs a value"))
+            };
+            match c {
+                'd' => line.operation = Some(Operation::Decompress),
+                'z' => line.operation = Some(Operation::Compress),
+                't' => line.operation = Some(Operation::Test),
+                'l' => line.operation = Some(Operation::List),
+                'c' => line.stdout = true,
+                'k' => line.keep = true,
+                'f' => line.force = true,
+                'v' => line.verbose = true,
+                'q' => line.quiet = true,
+                'e' => line.extreme = true,
+                '0'..='9' => line.preset = Some(c as u32 - '0' as u32),
+                'T' => line.threads = Some(value_of(c)?),
+                'F' => line.format = Some(value_of(c)?),
+                'C' => line.check = Some(value_of(c)?),
+                'M' => line.memlimit = Some(value_of(c)?),
+                _ => return Err(format!("-{c}: not an option of xz's command line")),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The subcommand line doing what `line` asks.
+fn build(line: XzLine) -> Vec<OsString> {
+    let operation = line.operation.unwrap_or(Operation::Compress);
+    let mut out: Vec<OsString> = vec!["lzflow".into()];
+    let mut push = |a: &str| out.push(OsString::from(a));
+    push(match operation {
+        Operation::Compress => "c",
+        Operation::Decompress => "d",
+        Operation::Test => "t",
+        Operation::List => "l",
+    });
+    // xz's "auto" (the default) and "alone" (its name for .lzma).
+    let format = match line.format.as_deref() {
+        None | Some("auto") => None,
+        Some("alone") => Some("lzma"),
+        Some(f) => Some(f),
+    };
+    let writes = matches!(operation, Operation::Compress | Operation::Decompress);
+    if writes {
+        if line.stdout {
+            push("-c");
+        }
+        if line.force {
+            push("-f");
+        }
+        if line.quiet {
+            push("-q");
+        }
+        let named = line.files.iter().any(|f| f != "-");
+        if !line.keep && !line.stdout && named {
+            // xz removes an input once its output is complete.
+            push("--rm");
+        }
+    } else if line.verbose {
+        push("-v");
+    }
+    if let Some(f) = format {
+        push("-F");
+        push(f);
+    }
+    if operation == Operation::Compress {
+        if let Some(p) = line.preset {
+            push(&format!("--preset={p}"));
+        }
+        if line.extreme {
+            push("--extreme");
+        }
+        if let Some(t) = &line.threads {
+            push("-T");
+            push(t);
+        }
+        if let Some(c) = &line.check {
+            push("-C");
+            push(c);
+        }
+    } else if operation != Operation::List {
+        if let Some(m) = &line.memlimit {
+            push(&format!("--memlimit={m}"));
+        }
+        if line.single_stream {
+            push("--single-stream");
+        }
+    }
+    out.push(OsString::from("--"));
+    out.extend(line.files);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(args: &[&str]) -> Result<Vec<String>, String> {
+        translate(args.iter().map(OsString::from).collect()).map(|v| {
+            v.into_iter()
+                .map(|s| s.into_string().unwrap())
+                .collect::<Vec<_>>()
+        })
+    }
+
+    #[test]
+    fn subcommand_lines_are_left_alone() {
+        for line in [
+            vec!["lzflow", "d", "-c", "f.xz"],
+            vec!["lzflow", "--help"],
+            vec!["/usr/bin/lzflow", "x", "a.7z"],
+        ] {
+            assert_eq!(t(&line).unwrap(), line);
+        }
+    }
+
+    #[test]
+    fn xz_lines_become_subcommands() {
+        assert_eq!(t(&["lzflow"]).unwrap(), ["lzflow", "c", "--"]);
+        assert_eq!(
+            t(&["lzflow", "-d"]).unwrap(),
+            ["lzflow", "d", "--"],
+            "tar -I lzflow -x"
+        );
+        assert_eq!(
+            t(&["lzflow", "-dc", "f.xz"]).unwrap(),
+            ["lzflow", "d", "-c", "--", "f.xz"]
+        );
+        assert_eq!(
+            t(&["lzflow", "-9e", "-T2", "-k", "f"]).unwrap(),
+            [
+                "lzflow",
+                "c",
+                "--preset=9",
+                "--extreme",
+                "-T",
+                "2",
+                "--",
+                "f"
+            ]
+        );
+        assert_eq!(
+            t(&["lzflow", "-T", "0", "--check=sha256", "f"]).unwrap(),
+            ["lzflow", "c", "--rm", "-T", "0", "-C", "sha256", "--", "f"]
+        );
+        assert_eq!(
+            t(&["lzflow", "--test", "-v", "a.xz", "--", "-b.xz"]).unwrap(),
+            ["lzflow", "t", "-v", "--", "a.xz", "-b.xz"]
+        );
+        assert_eq!(
+            t(&["lzflow", "-d", "--memlimit", "10MiB", "-F", "alone", "-"]).unwrap(),
+            ["lzflow", "d", "-F", "lzma", "--memlimit=10MiB", "--", "-"]
+        );
+        assert!(t(&["lzflow", "-Y"]).unwrap_err().contains("-Y"));
+        assert!(t(&["lzflow", "--frobnicate"]).is_err());
+        assert!(t(&["lzflow", "-T"]).is_err());
+    }
+
+    #[test]
+    fn program_names_bring_their_defaults() {
+        assert_eq!(
+            t(&["/usr/bin/xzcat", "f.xz"]).unwrap(),
+            ["lzflow", "d", "-c", "--", "f.xz"]
+        );
+        assert_eq!(
+            t(&["unxz", "f.xz"]).unwrap(),
+            ["lzflow", "d", "--rm", "--", "f.xz"]
+        );
+        assert_eq!(
+            t(&["lzma", "-k", "f"]).unwrap(),
+            ["lzflow", "c", "-F", "lzma", "--", "f"]
+        );
+        // Under its own name, even a subcommand's letter is a file.
+        assert_eq!(
+            t(&["unxz", "d"]).unwrap(),
+            ["lzflow", "d", "--rm", "--", "d"]
+        );
+    }
+}

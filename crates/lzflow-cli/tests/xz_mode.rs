@@ -1,0 +1,175 @@
+//! xz's command line: `tar -I lzflow` both ways, a bare `lzflow` between
+//! pipes, xz's defaults for files, and the program names of a link.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_lzflow")
+}
+
+fn temp(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("lzflow-xz-mode-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn have(tool: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "`{tool}` is not installed, and CI is set"
+        );
+        eprintln!("SKIP: `{tool}` not installed");
+    }
+    found
+}
+
+fn text(n: usize) -> Vec<u8> {
+    (0..n as u32)
+        .flat_map(|i| format!("line {i} of the xz mode test\n").into_bytes())
+        .take(n)
+        .collect()
+}
+
+fn run(c: &mut Command) -> std::process::Output {
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{c:?}: {out:?}");
+    out
+}
+
+#[test]
+fn tar_uses_lzflow_as_its_compressor_both_ways() {
+    if !have("tar") {
+        return;
+    }
+    let dir = temp("tar");
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("a.txt"), text(300_000)).unwrap();
+    std::fs::write(src.join("sub/b"), b"bee").unwrap();
+    let archive = dir.join("x.tar.xz");
+    run(Command::new("tar")
+        .arg("-I")
+        .arg(bin())
+        .arg("-cf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&src)
+        .arg("."));
+    assert!(std::fs::metadata(&archive).unwrap().len() > 0);
+    if have("xz") {
+        run(Command::new("xz").arg("-t").arg(&archive));
+    }
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    run(Command::new("tar")
+        .arg("-I")
+        .arg(bin())
+        .arg("-xf")
+        .arg(&archive)
+        .arg("-C")
+        .arg(&out));
+    assert_eq!(
+        std::fs::read(out.join("a.txt")).unwrap(),
+        std::fs::read(src.join("a.txt")).unwrap()
+    );
+    assert_eq!(std::fs::read(out.join("sub/b")).unwrap(), b"bee");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Runs `program args` with `input` on standard input.
+fn piped(program: &Path, args: &[&str], input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+#[test]
+fn a_bare_lzflow_compresses_between_pipes_and_xz_reads_it() {
+    let data = text(200_000);
+    let out = piped(Path::new(bin()), &[], &data);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(&out.stdout[..6], b"\xFD7zXZ\0");
+    let back = piped(Path::new(bin()), &["-d"], &out.stdout);
+    assert!(back.status.success(), "{back:?}");
+    assert_eq!(back.stdout, data);
+    if have("xz") {
+        let back = piped(Path::new("xz"), &["-dc"], &out.stdout);
+        assert_eq!(back.stdout, data);
+    }
+    // An option xz does not know is an error (status 1), not a guess.
+    let bad = piped(Path::new(bin()), &["-Y"], b"");
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("-Y"));
+}
+
+#[test]
+fn files_follow_xz_defaults() {
+    let dir = temp("files");
+    let f = dir.join("f.txt");
+    let data = text(50_000);
+    std::fs::write(&f, &data).unwrap();
+    // Compressed, the input goes; -k keeps the input.
+    run(Command::new(bin()).arg("-6").arg(&f));
+    assert!(!f.exists());
+    let xz = dir.join("f.txt.xz");
+    run(Command::new(bin()).arg("-dk").arg(&xz));
+    assert_eq!(std::fs::read(&f).unwrap(), data);
+    assert!(xz.exists());
+    // -t and -l read it; -dc writes to standard output, keeping it.
+    run(Command::new(bin()).arg("-t").arg(&xz));
+    let list = run(Command::new(bin()).arg("-l").arg(&xz));
+    assert!(String::from_utf8_lossy(&list.stdout).contains("CRC64"));
+    let out = run(Command::new(bin()).arg("-dc").arg(&xz));
+    assert_eq!(out.stdout, data);
+    // An existing output is kept unless -f.
+    let again = Command::new(bin()).arg("-d").arg(&xz).output().unwrap();
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+    run(Command::new(bin()).arg("-df").arg(&xz));
+    assert!(!xz.exists());
+    assert_eq!(std::fs::read(&f).unwrap(), data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn program_names_of_a_link_choose_the_operation() {
+    let dir = temp("names");
+    for name in ["xzcat", "unxz", "lzma"] {
+        std::os::unix::fs::symlink(bin(), dir.join(name)).unwrap();
+    }
+    let data = text(10_000);
+    let lz = piped(&dir.join("lzma"), &[], &data);
+    assert!(lz.status.success(), "{lz:?}");
+    assert_eq!(lz.stdout[0], 0x5D, "an .lzma header");
+    let xz = piped(Path::new(bin()), &["-z"], &data).stdout;
+    let f = dir.join("g.xz");
+    std::fs::write(&f, &xz).unwrap();
+    let cat = run(Command::new(dir.join("xzcat")).arg(&f));
+    assert_eq!(cat.stdout, data);
+    assert!(f.exists());
+    run(Command::new(dir.join("unxz")).arg(&f));
+    assert!(!f.exists());
+    assert_eq!(std::fs::read(dir.join("g")).unwrap(), data);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
