@@ -224,3 +224,35 @@ fn not_a_zip_and_empty_input() {
     let mut z = ZipStreamReader::new(&empty[..]);
     assert!(z.next_entry().unwrap().is_none());
 }
+
+/// An AES entry of unknown length (with a data descriptor) whose whole
+/// rest of the archive is already in the reader's buffer when it starts
+/// (the entry before it read ahead): its decryptor reaches the end of the
+/// input within the data's first call, which is not a truncation. Found
+/// by tests/roundtrip.rs.
+#[test]
+fn an_aes_entry_of_unknown_length_ending_near_the_archive_end() {
+    use lzflow_zip::{EntryOptions, WriteMethod, ZipWriter};
+    let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
+    let first = common::Rng(5).bytes(65_537);
+    let second = common::Rng(6).text(65_537);
+    let aes = |m| {
+        EntryOptions::default()
+            .with_method(m, 1)
+            .with_password("pw")
+    };
+    w.add_file("a", &first[..], &aes(WriteMethod::Stored))
+        .unwrap();
+    w.add_file("b", &second[..], &aes(WriteMethod::Deflate))
+        .unwrap();
+    let zip = w.finish().unwrap();
+    let mut z = ZipStreamReader::with_options(&zip[..], ZipOptions::new().with_password("pw"));
+    for want in [&first, &second] {
+        let mut e = z.next_entry().unwrap().unwrap();
+        assert!(e.local().header().has_data_descriptor());
+        let mut got = Vec::new();
+        e.read_to_end(&mut got).unwrap();
+        assert!(got == *want, "{}", e.name());
+    }
+    assert!(z.next_entry().unwrap().is_none());
+}

@@ -378,7 +378,14 @@ impl Decode for WinZipAesDecoder {
                         self.keystream = None;
                         self.state = State::Code;
                     } else if input.is_empty() {
-                        return self.starved(input);
+                        // What was decrypted goes on first, even at the
+                        // end of the input: in an entry of unknown length
+                        // the data may end within it.
+                        return if n > 0 {
+                            Ok(Progress::NeedInput)
+                        } else {
+                            self.starved(input)
+                        };
                     } else {
                         return Ok(Progress::OutputFull);
                     }
