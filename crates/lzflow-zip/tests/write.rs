@@ -571,3 +571,18 @@ fn java_reads_what_we_write() {
         }
     }
 }
+
+/// What a compressor of each method allocates, as `encoder_memory` says:
+/// Deflate's state is small, XZ's preset-6 dictionary and match finder
+/// are not.
+#[test]
+fn encoder_memory_follows_the_method_and_level() {
+    let memory = |m, level| {
+        EntryOptions::default()
+            .with_method(m, level)
+            .encoder_memory()
+    };
+    assert!(memory(WriteMethod::Deflate, 6) < 1 << 20);
+    assert!(memory(WriteMethod::Xz, 6) > 8 << 20);
+    assert!(memory(WriteMethod::Lzma, 1) < memory(WriteMethod::Lzma, 9));
+}

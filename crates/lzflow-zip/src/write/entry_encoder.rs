@@ -2,14 +2,49 @@
 //! (for an encrypted entry) the encryption over its output, appending to
 //! the writer's output buffer.
 
-use lzflow_core::{encode_input, finish_output, Encode, Lease, Pool};
+use lzflow_core::{
+    encode_input, finish_output, Encode, ErrInto, InBuf, Lease, OutBuf, Pool, Progress,
+};
+use lzflow_methods::BoxedEncoder;
 
 use crate::write::winzip_aes::WinZipAesEncoder;
 use crate::write::zip_crypto::ZipCryptoEncoder;
 use crate::ZipError;
 
-/// A boxed encoder of one stage.
-pub(crate) type StageEncoder = Box<dyn Encode<Error = ZipError> + Send>;
+/// The encoder of an entry's method: the registry's (one box, its errors
+/// converted in place) or one of this crate's or lzflow-xz's.
+pub(crate) enum StageEncoder {
+    /// Stored, Deflate, BZip2: the method registry's.
+    Registry(ErrInto<BoxedEncoder, ZipError>),
+    /// LZMA with its zip header, XZ.
+    Other(Box<dyn Encode<Error = ZipError> + Send>),
+}
+
+impl Encode for StageEncoder {
+    type Error = ZipError;
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, ZipError> {
+        match self {
+            StageEncoder::Registry(e) => e.encode(input, output),
+            StageEncoder::Other(e) => e.encode(input, output),
+        }
+    }
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
+        match self {
+            StageEncoder::Registry(e) => e.flush(output),
+            StageEncoder::Other(e) => e.flush(output),
+        }
+    }
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
+        match self {
+            StageEncoder::Registry(e) => e.finish(output),
+            StageEncoder::Other(e) => e.finish(output),
+        }
+    }
+}
 
 /// Bytes moved through an encoder at a time.
 const SCRATCH: usize = 16 << 10;
@@ -61,11 +96,11 @@ impl EntryEncoder {
     /// Encodes `data`, appending the output to `out`.
     pub fn push(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ZipError> {
         match &mut self.crypt {
-            None => encode_input(&mut *self.method, data, out, &mut self.scratch),
+            None => encode_input(&mut self.method, data, out, &mut self.scratch),
             Some(crypt) => {
                 let mid = self.mid.as_mut().expect("made with the encryption");
                 mid.clear();
-                encode_input(&mut *self.method, data, mid, &mut self.scratch)?;
+                encode_input(&mut self.method, data, mid, &mut self.scratch)?;
                 encode_input(crypt.coder(), mid, out, &mut self.scratch)
             }
         }
@@ -75,11 +110,11 @@ impl EntryEncoder {
     /// encryption's trailer) to `out`.
     pub fn finish(&mut self, out: &mut Vec<u8>) -> Result<(), ZipError> {
         match &mut self.crypt {
-            None => finish_output(&mut *self.method, out, &mut self.scratch),
+            None => finish_output(&mut self.method, out, &mut self.scratch),
             Some(crypt) => {
                 let mid = self.mid.as_mut().expect("made with the encryption");
                 mid.clear();
-                finish_output(&mut *self.method, mid, &mut self.scratch)?;
+                finish_output(&mut self.method, mid, &mut self.scratch)?;
                 encode_input(crypt.coder(), mid, out, &mut self.scratch)?;
                 finish_output(crypt.coder(), out, &mut self.scratch)
             }

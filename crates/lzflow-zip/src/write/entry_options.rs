@@ -131,6 +131,13 @@ impl Default for EntryOptions {
 }
 
 impl EntryOptions {
+    /// Bytes the compressor of these options allocates at most (LZMA's
+    /// and XZ's dictionaries and match finders dominate), for sizing
+    /// memory: each compressing thread holds one.
+    pub fn encoder_memory(&self) -> u64 {
+        crate::write::method::encoder_memory(self.method.id(), self.level, None)
+    }
+
     /// Sets the method and level.
     pub fn with_method(mut self, method: WriteMethod, level: u32) -> Self {
         self.method = method;

@@ -9,10 +9,6 @@
 //! writes 4.04 MB in 0.10 s (64 % larger, 3 times slower; larger even
 //! than Deflate's 4.10 MB from `gzip -6`).
 
-// Some of it (sizes, memory) is used by the zip writer (issue 24), being
-// written.
-#![allow(dead_code)]
-
 use lzflow_core::{Encode, ErrInto, InBuf, OutBuf, Progress};
 use lzflow_methods::{
     encoder_memory as registry_memory, encoder_properties, new_encoder_sized, BoxedEncoder, Method,
@@ -68,13 +64,15 @@ pub(crate) fn encoder_sized(
     };
     let level = level.min(MAX_LEVEL);
     match m {
-        Method::Copy | Method::Deflate | Method::BZip2 => Ok(Box::new(ErrInto::new(
+        Method::Copy | Method::Deflate | Method::BZip2 => Ok(StageEncoder::Registry(ErrInto::new(
             new_encoder_sized(m, level, size_hint)?,
         ))),
-        Method::Lzma => Ok(Box::new(ZipLzmaEncoder::new(level, size_hint)?)),
-        Method::Xz => Ok(Box::new(ErrInto::new(XzEncoder::new(xz_options(
+        Method::Lzma => Ok(StageEncoder::Other(Box::new(ZipLzmaEncoder::new(
             level, size_hint,
-        )?)?))),
+        )?))),
+        Method::Xz => Ok(StageEncoder::Other(Box::new(ErrInto::new(XzEncoder::new(
+            xz_options(level, size_hint)?,
+        )?)))),
         other => Err(unsupported(other.name())),
     }
 }

@@ -785,7 +785,11 @@ impl<S: PollWrite> PollZipWriter<S> {
 /// time, and the WinZip AES block that names the method under the
 /// encryption. Local and central headers carry the same.
 fn entry_extra(options: &EntryOptions, method: WriteMethod) -> Vec<u8> {
-    let mut extra = Vec::new();
+    // One allocation of the exact size: the extended timestamp's 4 + 5
+    // bytes, the AES block's 4 + 7.
+    let aes = matches!(options.encryption, Encryption::Aes { .. });
+    let mut extra =
+        Vec::with_capacity(9 * usize::from(options.mtime.is_some()) + 11 * usize::from(aes));
     if let Some(t) = options.mtime {
         extra_field::extended_timestamp(&mut extra, t);
     }

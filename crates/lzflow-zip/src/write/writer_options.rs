@@ -18,9 +18,8 @@ pub struct ZipWriterOptions {
     /// With more than one thread: bytes of entry data the writer holds
     /// for its workers, counting each entry in flight twice (its data and
     /// its compressed form) plus 1 KiB. An entry is always let in when
-    /// nothing else is in flight. The compressors' own state (see
-    /// `lzflow_methods::encoder_memory`; 7 to 20 MiB per thread for LZMA
-    /// and XZ at the default level, under 1 MiB for Deflate) comes on top.
+    /// nothing else is in flight. The compressors' own state comes on
+    /// top, one per thread ([`EntryOptions::encoder_memory`](crate::EntryOptions::encoder_memory)).
     pub memory_budget: usize,
 }
 
