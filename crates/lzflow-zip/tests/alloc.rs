@@ -1,6 +1,7 @@
 //! Allocation per entry: a warm read of many small entries allocates next
 //! to nothing per entry beyond its output (the central directory is one
-//! buffer and borrowed views; inflaters and read buffers are reused).
+//! buffer and borrowed views; inflaters and read buffers are reused); a
+//! warm write allocates less than twice its central directory.
 
 use std::io::{Cursor, Read, Write};
 
@@ -84,8 +85,13 @@ fn read_stream(zip: &[u8], out: &mut Vec<u8>) -> (usize, usize) {
     (0, reading.change().bytes_allocated / ENTRIES)
 }
 
+/// The tests of this binary measure the one global allocator: one at a
+/// time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_warm_read_allocates_little_per_entry() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let zip = archive();
     let mut out = Vec::with_capacity(1 << 16);
     for (what, read) in [
@@ -104,4 +110,45 @@ fn a_warm_read_allocates_little_per_entry() {
         // entry, then frees them.
         assert!(opening <= 128, "{what}: {opening}");
     }
+}
+
+/// Writes 64 entries of 4 KiB at Deflate 6 with times into `sink` (room
+/// reserved, so the output's growth is not counted): allocated bytes and
+/// the archive's central directory size.
+fn write_archive(sink: Vec<u8>) -> (usize, usize) {
+    use lzflow_zip::{EntryOptions, WriteMethod, ZipWriter};
+    let data: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    let options = EntryOptions::default()
+        .with_method(WriteMethod::Deflate, 6)
+        .with_mtime(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000));
+    let writing = Region::new(GLOBAL);
+    let mut w = ZipWriter::new(Cursor::new(sink)).unwrap();
+    for i in 0..64 {
+        w.add_file(&format!("dir/{i:06}.bin"), &data[..], &options)
+            .unwrap();
+    }
+    let zip = w.finish().unwrap().into_inner();
+    let allocated = writing.change().bytes_allocated;
+    let end = &zip[zip.len() - 22..];
+    let central = u32::from_le_bytes(end[12..16].try_into().unwrap()) as usize;
+    (allocated, central)
+}
+
+#[test]
+fn a_warm_write_allocates_less_than_twice_its_central_directory() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The first archive warms the pools (deflater, buffers).
+    write_archive(Vec::with_capacity(1 << 20));
+    let sink = Vec::with_capacity(1 << 20);
+    let (allocated, central) = write_archive(sink);
+    // Each entry's name, formatted here, is the test's (14 bytes, in
+    // a 16-byte allocation at most).
+    let names = 64 * 16;
+    eprintln!("ZipWriter: {allocated} bytes allocated, central directory {central}");
+    assert!(
+        allocated - names <= 2 * central,
+        "{allocated} bytes allocated for a central directory of {central}"
+    );
 }
