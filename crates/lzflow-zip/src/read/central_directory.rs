@@ -70,7 +70,8 @@ pub struct CentralDirectory {
 
 impl CentralDirectory {
     /// Checks `bytes`, the whole central directory read from
-    /// `location.offset`, against `location`.
+    /// `location.offset`, against `location`, and the entries' layout:
+    /// each before the directory, none overlapping another.
     pub fn parse(bytes: Vec<u8>, location: &CentralDirectoryLocation) -> Result<Self, ZipError> {
         let len = bytes.len() as u64;
         if len < location.size {
@@ -93,9 +94,17 @@ impl CentralDirectory {
             .min(bytes.len() / CENTRAL_FILE_HEADER_LEN);
         let mut offsets = Vec::with_capacity(capacity);
         let mut pos = 0usize;
+        // The layout is checked in the same pass; its first error waits
+        // until every record has been checked, so the records' errors come
+        // first, as in two passes.
+        let mut layout = Layout::new(location.offset);
         for index in 0..location.entries {
             let rest = bytes.get(pos..).unwrap_or_default();
             let record_len = check_record(rest, index, location)?;
+            layout.add(&CentralEntry {
+                record: &rest[..record_len],
+                prefix: location.prefix,
+            });
             // pos < bytes.len(), which fits a u32.
             offsets.push(u32::try_from(pos).unwrap_or(u32::MAX));
             pos += record_len;
@@ -108,14 +117,17 @@ impl CentralDirectory {
                 location.entries
             )));
         }
-        Ok(CentralDirectory {
+        let dir = CentralDirectory {
             bytes,
             offsets,
             prefix: location.prefix,
-        })
+        };
+        layout.finish(&dir)?;
+        Ok(dir)
     }
 
     /// The number of entries.
+    #[inline]
     pub fn len(&self) -> usize {
         self.offsets.len()
     }
@@ -126,11 +138,13 @@ impl CentralDirectory {
     }
 
     /// Entry `index`, in directory order.
+    #[inline]
     pub fn get(&self, index: usize) -> Option<CentralEntry<'_>> {
         self.offsets.get(index).map(|&at| self.entry_at(at))
     }
 
     /// The entries in directory order.
+    #[inline]
     pub fn iter(&self) -> impl ExactSizeIterator<Item = CentralEntry<'_>> + DoubleEndedIterator {
         self.offsets.iter().map(|&at| self.entry_at(at))
     }
@@ -141,6 +155,7 @@ impl CentralDirectory {
         self.iter().position(|e| e.name_bytes() == name)
     }
 
+    #[inline]
     fn entry_at(&self, at: u32) -> CentralEntry<'_> {
         let rest = usize::try_from(at)
             .ok()
@@ -209,6 +224,92 @@ fn check_record(
     Ok(len)
 }
 
+/// Every entry's stored bytes (its local header, at least, and its data)
+/// must lie before the central directory and overlap no other entry's (the
+/// "overlapping entries" zip bomb). Writers list entries in file order, so
+/// the parsing pass checks that order and the gaps; only a directory out
+/// of order pays for a sort of (start, end) pairs, 16 bytes per entry.
+struct Layout {
+    cd_offset: u64,
+    prev: Option<(u64, u64)>,
+    in_order: bool,
+    /// The first error found.
+    error: Option<ZipError>,
+}
+
+impl Layout {
+    fn new(cd_offset: u64) -> Self {
+        Layout {
+            cd_offset,
+            prev: None,
+            in_order: true,
+            error: None,
+        }
+    }
+
+    /// Where `e`'s stored bytes lie.
+    fn span(&self, e: &CentralEntry<'_>) -> Result<(u64, u64), ZipError> {
+        let start = e.local_header_offset();
+        let end = start
+            .checked_add(LocalFileHeader::LEN as u64 + e.name_bytes().len() as u64)
+            .and_then(|n| n.checked_add(e.compressed_size()))
+            .ok_or_else(|| ZipError::corrupt("an entry's size overflows"))?;
+        if end > self.cd_offset {
+            return Err(ZipError::corrupt(format!(
+                "entry {} runs into the central directory",
+                e.name()
+            )));
+        }
+        Ok((start, end))
+    }
+
+    fn overlap(a: (u64, u64), b: (u64, u64)) -> ZipError {
+        ZipError::corrupt(format!("entries at offsets {} and {} overlap", a.0, b.0))
+    }
+
+    /// The next entry in directory order.
+    fn add(&mut self, e: &CentralEntry<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        let s = match self.span(e) {
+            Ok(s) => s,
+            Err(err) => {
+                self.error = Some(err);
+                return;
+            }
+        };
+        if let Some(p) = self.prev {
+            if s.0 < p.0 {
+                self.in_order = false;
+            } else if s.0 < p.1 {
+                self.error = Some(Self::overlap(p, s));
+            }
+        }
+        self.prev = Some(s);
+    }
+
+    /// After the last entry: the first error, or the sorted check of a
+    /// directory out of order.
+    fn finish(self, dir: &CentralDirectory) -> Result<(), ZipError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if self.in_order {
+            return Ok(());
+        }
+        let mut spans = dir
+            .iter()
+            .map(|e| self.span(&e))
+            .collect::<Result<Vec<_>, _>>()?;
+        spans.sort_unstable();
+        match spans.windows(2).find(|w| w[1].0 < w[0].1) {
+            Some(w) => Err(Self::overlap(w[0], w[1])),
+            None => Ok(()),
+        }
+    }
+}
+
 /// One central file header, borrowed from its [`CentralDirectory`].
 /// Accessors read the fields when called; the directory was checked when
 /// parsed, so they cannot fail.
@@ -219,10 +320,12 @@ pub struct CentralEntry<'a> {
 }
 
 impl<'a> CentralEntry<'a> {
+    #[inline]
     fn u16_field(&self, at: usize) -> u16 {
         u16_at(self.record, at).unwrap_or(0)
     }
 
+    #[inline]
     fn u32_field(&self, at: usize) -> u32 {
         u32_at(self.record, at).unwrap_or(0)
     }
@@ -301,6 +404,7 @@ impl<'a> CentralEntry<'a> {
         }
     }
 
+    #[inline]
     fn zip64_or(&self, field: usize, pick: fn(&Zip64ExtendedInformation) -> Option<u64>) -> u64 {
         let value = self.u32_field(field);
         if value != u32::MAX {
@@ -315,16 +419,19 @@ impl<'a> CentralEntry<'a> {
 
     /// The compressed size (with any encryption header and MAC), from the
     /// Zip64 extra field when the header's field is saturated.
+    #[inline]
     pub fn compressed_size(&self) -> u64 {
         self.zip64_or(COMPRESSED_SIZE, |z| z.compressed_size)
     }
 
     /// The uncompressed size, from the Zip64 extra field when the header's
     /// field is saturated.
+    #[inline]
     pub fn uncompressed_size(&self) -> u64 {
         self.zip64_or(UNCOMPRESSED_SIZE, |z| z.uncompressed_size)
     }
 
+    #[inline]
     fn stated_local_header_offset(&self) -> u64 {
         self.zip64_or(LOCAL_HEADER_OFFSET, |z| z.local_header_offset)
     }
@@ -332,6 +439,7 @@ impl<'a> CentralEntry<'a> {
     /// The absolute offset of the entry's local header: the stated one
     /// (from the Zip64 extra field when saturated) plus the archive's
     /// prefix.
+    #[inline]
     pub fn local_header_offset(&self) -> u64 {
         self.stated_local_header_offset()
             .saturating_add(self.prefix)
@@ -348,6 +456,7 @@ impl<'a> CentralEntry<'a> {
         self.u32_field(EXTERNAL_ATTRIBUTES)
     }
 
+    #[inline]
     fn variable(&self, skip: usize, len_field: usize) -> &'a [u8] {
         let len = usize::from(self.u16_field(len_field));
         let start = CENTRAL_FILE_HEADER_LEN + skip;
@@ -355,11 +464,13 @@ impl<'a> CentralEntry<'a> {
     }
 
     /// The name as stored.
+    #[inline]
     pub fn name_bytes(&self) -> &'a [u8] {
         self.variable(0, NAME_LEN)
     }
 
     /// The extra field as stored.
+    #[inline]
     pub fn extra_bytes(&self) -> &'a [u8] {
         self.variable(self.name_bytes().len(), EXTRA_LEN)
     }

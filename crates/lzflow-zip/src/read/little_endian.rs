@@ -71,12 +71,14 @@ impl<'a> FieldReader<'a> {
 }
 
 /// The 16-bit field at `pos`.
+#[inline]
 pub(crate) fn u16_at(bytes: &[u8], pos: usize) -> Option<u16> {
     let end = pos.checked_add(2)?;
     bytes.get(pos..end)?.try_into().ok().map(u16::from_le_bytes)
 }
 
 /// The 32-bit field at `pos`.
+#[inline]
 pub(crate) fn u32_at(bytes: &[u8], pos: usize) -> Option<u32> {
     let end = pos.checked_add(4)?;
     bytes.get(pos..end)?.try_into().ok().map(u32::from_le_bytes)
