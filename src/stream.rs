@@ -5,7 +5,10 @@
 //! Each item is at most one batch (the decoder's `batch_size`, 16 KiB by
 //! default). After a decoding error the stream yields that error once and
 //! then ends; an error of the inner stream is passed on and polling may go
-//! on.
+//! on. The inner stream's error may be anything that converts into a
+//! [`BoxError`] (hyper's, axum's and reqwest's errors, `io::Error`), so a
+//! body plugs in without `map_err`; it comes out as an `io::Error` with it
+//! as its source (an `io::Error` comes out as it is).
 
 use std::io;
 use std::pin::Pin;
@@ -19,6 +22,19 @@ use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, Decoder
 use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 use crate::pump::ASYNC_STEPS;
+
+/// What a body's error must convert into: hyper's, axum's and reqwest's
+/// errors do, as does `io::Error`.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An error of the inner stream as an `io::Error`: an `io::Error` as it
+/// is, anything else as the source of one of kind `Other`.
+fn body_error(e: impl Into<BoxError>) -> io::Error {
+    match e.into().downcast::<io::Error>() {
+        Ok(e) => *e,
+        Err(e) => io::Error::other(e),
+    }
+}
 
 /// Largest output chunk, whatever the batch size says.
 const MAX_CHUNK: usize = 1 << 20;
@@ -112,7 +128,7 @@ impl<S, D: DecoderFormat> BuildDecoder for DecoderStream<S, D> {
 impl<S, E, D> Stream for DecoderStream<S, D>
 where
     S: Stream<Item = Result<Bytes, E>>,
-    E: Into<io::Error>,
+    E: Into<BoxError>,
     D: Decode,
     D::Error: Into<io::Error>,
 {
@@ -148,7 +164,7 @@ where
             if this.chunk.is_empty() && !*this.eof {
                 match ready!(this.inner.as_mut().poll_next(cx)) {
                     Some(Ok(bytes)) => *this.chunk = bytes,
-                    Some(Err(e)) => return Poll::Ready(Some(Err(e.into()))),
+                    Some(Err(e)) => return Poll::Ready(Some(Err(body_error(e)))),
                     None => *this.eof = true,
                 }
             }
@@ -243,7 +259,7 @@ impl<S, E: EncoderFormat> BuildEncoder for EncoderStream<S, E> {
 impl<S, Err, E> Stream for EncoderStream<S, E>
 where
     S: Stream<Item = Result<Bytes, Err>>,
-    Err: Into<io::Error>,
+    Err: Into<BoxError>,
     E: Encode,
     E::Error: Into<io::Error>,
 {
@@ -258,7 +274,7 @@ where
             if this.chunk.is_empty() && !*this.eof {
                 match ready!(this.inner.as_mut().poll_next(cx)) {
                     Some(Ok(bytes)) => *this.chunk = bytes,
-                    Some(Err(e)) => return Poll::Ready(Some(Err(e.into()))),
+                    Some(Err(e)) => return Poll::Ready(Some(Err(body_error(e)))),
                     None => *this.eof = true,
                 }
                 continue;

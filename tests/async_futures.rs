@@ -356,3 +356,62 @@ async fn lzma_fixtures_through_futures_faces_and_streams() {
     })
     .await
 }
+
+/// A body's own error type (as hyper's, axum's and reqwest's are): neither
+/// an `io::Error` nor convertible into one.
+#[derive(Debug)]
+struct BodyError(&'static str);
+
+impl std::fmt::Display for BodyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for BodyError {}
+
+/// The `Bytes` adapters take a body whose error is any error type: it
+/// comes out as an `io::Error` of kind `Other` with the body's error as its
+/// source; an `io::Error` comes out as it is.
+#[tokio::test]
+async fn stream_adapters_take_bodies_with_their_own_error_types() {
+    use bytes::Bytes;
+    use lzflow::stream::{XzDecoderStream, XzEncoderStream};
+    let text = b"a body of any error type ".repeat(1000);
+    let chunks: Vec<Result<Bytes, BodyError>> = text
+        .chunks(1000)
+        .map(|c| Ok(Bytes::copy_from_slice(c)))
+        .collect();
+    let mut enc = XzEncoderStream::new(futures::stream::iter(chunks));
+    let mut xz = Vec::new();
+    while let Some(item) = enc.next().await {
+        xz.extend_from_slice(&item.unwrap());
+    }
+    let half = xz.len() / 2;
+    let body: Vec<Result<Bytes, BodyError>> = vec![
+        Ok(Bytes::copy_from_slice(&xz[..half])),
+        Err(BodyError("the connection was reset")),
+        Ok(Bytes::copy_from_slice(&xz[half..])),
+    ];
+    let mut dec = XzDecoderStream::new(futures::stream::iter(body));
+    let mut out = Vec::new();
+    let mut errors = Vec::new();
+    while let Some(item) = dec.next().await {
+        match item {
+            Ok(b) => out.extend_from_slice(&b),
+            Err(e) => errors.push(e),
+        }
+    }
+    assert_eq!(out, text, "polling went on after the body's error");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].kind(), io::ErrorKind::Other);
+    let source = errors[0]
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<BodyError>());
+    assert_eq!(source.map(|e| e.0), Some("the connection was reset"));
+    // An io::Error keeps its kind.
+    let body: Vec<Result<Bytes, io::Error>> = vec![Err(io::ErrorKind::TimedOut.into())];
+    let mut dec = XzDecoderStream::new(futures::stream::iter(body));
+    let e = dec.next().await.unwrap().unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+}
