@@ -54,6 +54,17 @@ impl<R, D> Decoder<R, D> {
     pub fn coder(&self) -> Option<&D> {
         self.driver.coder()
     }
+
+    /// Compressed bytes the decoder has taken so far (what it consumed,
+    /// not what a buffer read ahead).
+    pub fn total_in(&self) -> u64 {
+        self.driver.total_in()
+    }
+
+    /// Decoded bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.driver.total_out()
+    }
 }
 
 impl<R, D: DecoderFormat> Decoder<R, D> {
@@ -145,6 +156,16 @@ impl<R, E> Encoder<R, E> {
     /// The inner reader.
     pub fn into_inner(self) -> R {
         self.inner
+    }
+
+    /// Uncompressed bytes the encoder has taken so far.
+    pub fn total_in(&self) -> u64 {
+        self.driver.total_in()
+    }
+
+    /// Compressed bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.driver.total_out()
     }
 }
 

@@ -72,6 +72,9 @@ pub(crate) struct Driver<C> {
     /// True once any input was offered or output asked for; decides whether
     /// options may still replace the coder.
     started: bool,
+    /// Bytes the coder took and made so far.
+    total_in: u64,
+    total_out: u64,
 }
 
 impl<C> fmt::Debug for Driver<C> {
@@ -96,6 +99,8 @@ impl<C> Driver<C> {
             state: State::Active,
             idle_steps: 0,
             started: false,
+            total_in: 0,
+            total_out: 0,
         }
     }
 
@@ -109,11 +114,23 @@ impl<C> Driver<C> {
                 state: State::Pending(e),
                 idle_steps: 0,
                 started: false,
+                total_in: 0,
+                total_out: 0,
             },
         }
     }
 
     /// True before the first call into the coder.
+    /// Bytes the coder took so far.
+    pub(crate) fn total_in(&self) -> u64 {
+        self.total_in
+    }
+
+    /// Bytes the coder made so far.
+    pub(crate) fn total_out(&self) -> u64 {
+        self.total_out
+    }
+
     pub(crate) fn is_fresh(&self) -> bool {
         !self.started
     }
@@ -181,6 +198,8 @@ impl<C> Driver<C> {
         let mut outb = OutBuf::new(output);
         let result = call(coder, &mut inb, &mut outb);
         let (consumed, produced) = (inb.pos(), outb.pos());
+        self.total_in += consumed as u64;
+        self.total_out += produced as u64;
         let progress = match result {
             Ok(p) => p,
             Err(e) => {

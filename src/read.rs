@@ -48,6 +48,17 @@ impl<R, D> Decoder<R, D> {
     pub fn coder(&self) -> Option<&D> {
         self.inner.coder()
     }
+
+    /// Compressed bytes the decoder has taken so far (what it consumed,
+    /// not what a buffer read ahead).
+    pub fn total_in(&self) -> u64 {
+        self.inner.total_in()
+    }
+
+    /// Decoded bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.inner.total_out()
+    }
 }
 
 impl<R: Read, D: DecoderFormat> Decoder<R, D> {
@@ -128,6 +139,16 @@ impl<R, E> Encoder<R, E> {
     /// The inner reader; bytes buffered but not compressed are lost.
     pub fn into_inner(self) -> R {
         self.inner.into_inner().into_inner()
+    }
+
+    /// Uncompressed bytes the encoder has taken so far.
+    pub fn total_in(&self) -> u64 {
+        self.inner.total_in()
+    }
+
+    /// Compressed bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.inner.total_out()
     }
 }
 

@@ -61,6 +61,17 @@ where
         self.driver.coder()
     }
 
+    /// Compressed bytes the decoder has taken so far (what it consumed,
+    /// not what a buffer read ahead).
+    pub fn total_in(&self) -> u64 {
+        self.driver.total_in()
+    }
+
+    /// Decoded bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.driver.total_out()
+    }
+
     /// Requires the compressed stream to be complete and writes all decoded
     /// data; a truncated stream is an `UnexpectedEof` error.
     pub fn try_finish(&mut self) -> io::Result<()> {
@@ -228,6 +239,16 @@ where
     /// The sans-I/O coder (absent if its options were invalid).
     pub fn coder(&self) -> Option<&E> {
         self.driver.coder()
+    }
+
+    /// Uncompressed bytes the encoder has taken so far.
+    pub fn total_in(&self) -> u64 {
+        self.driver.total_in()
+    }
+
+    /// Compressed bytes made so far.
+    pub fn total_out(&self) -> u64 {
+        self.driver.total_out()
     }
 
     /// Ends the compressed stream and writes all of it. Calling it again

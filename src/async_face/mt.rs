@@ -216,3 +216,30 @@ impl<W, Rt> MtXzEncoder<W, Rt> {
         this.state.poll_shutdown(&mut sink(this.inner), cx, budget)
     }
 }
+
+/// async-compression's name for the multi-threaded decoder:
+/// `XzDecoder::parallel(reader, threads)` is [`MtXzDecoder`] with
+/// `threads` workers.
+impl<R, Rt> super::bufread::Decoder<R, lzflow_xz::XzDecoder, Rt> {
+    /// A decoder of `inner` on `threads` worker threads: an
+    /// [`MtXzDecoder`], as async-compression's `XzDecoder::parallel`.
+    pub fn parallel(inner: R, threads: std::num::NonZeroU32) -> MtXzDecoder<R, Rt> {
+        MtXzDecoder::builder()
+            .threads(threads.get() as usize)
+            .build(inner)
+    }
+}
+
+/// async-compression's name for the multi-threaded encoder:
+/// `XzEncoder::parallel(writer, level, threads)` is [`MtXzEncoder`] with
+/// `threads` workers.
+impl<W, Rt> super::write::Encoder<W, lzflow_xz::XzEncoder, Rt> {
+    /// An encoder into `inner` at `level` on `threads` worker threads: an
+    /// [`MtXzEncoder`], as async-compression's `XzEncoder::parallel`.
+    pub fn parallel(inner: W, level: Level, threads: std::num::NonZeroU32) -> MtXzEncoder<W, Rt> {
+        MtXzEncoder::builder()
+            .quality(level)
+            .threads(threads.get() as usize)
+            .build(inner)
+    }
+}
