@@ -1,4 +1,5 @@
-//! `lzflow`: decompress, test, list and compress .xz and .lzma files.
+//! `lzflow`: decompress, test, list and compress .xz, .lzma and .lz
+//! files; create, extract, list and test .7z and .zip archives.
 //!
 //! Exit status follows xz: 0 when every file went well, 1 when any failed,
 //! 2 when none failed but one gave a warning (data not fully verified).
@@ -31,14 +32,14 @@ mod xz_compat;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Command line of `lzflow`.
 #[derive(Debug, Parser)]
 #[command(
     name = "lzflow",
     version,
-    about = "Decompress, test, list and compress .xz and .lzma files; create, extract, list and test .7z archives",
+    about = "Decompress, test, list and compress .xz, .lzma and .lz files; create, extract, list and test .7z and .zip archives",
     after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input.\n\n\
 xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.xz, -z -d -t -l -c -k -f \
 -v -q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE), with xz's defaults: compress, standard input to \
@@ -71,6 +72,16 @@ enum Command {
     /// Extract a .7z archive (or split NAME.7z.001) into a directory.
     #[command(visible_alias = "extract")]
     X(cmd::extract::Args),
+    /// Print a completion script for SHELL (bash, zsh, fish, elvish,
+    /// powershell): `lzflow completions bash >
+    /// ~/.local/share/bash-completion/completions/lzflow`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `lzflow manpage >
+    /// ~/.local/share/man/man1/lzflow.1`.
+    Manpage,
 }
 
 fn main() -> ExitCode {
@@ -99,8 +110,30 @@ fn main() -> ExitCode {
         Command::C(args) => cmd::compress::run(&args),
         Command::A(args) => cmd::add::run(&args),
         Command::X(args) => cmd::extract::run(&args),
+        Command::Completions { shell } => generated(|out| {
+            clap_complete::generate(shell, &mut Cli::command(), "lzflow", out);
+            Ok(())
+        }),
+        Command::Manpage => generated(|out| clap_mangen::Man::new(Cli::command()).render(out)),
     };
     ExitCode::from(status.code())
+}
+
+/// Writes what `make` generates from the command's definition to
+/// standard output.
+fn generated(make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> cmd::Status {
+    let mut status = cmd::Status::default();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    match make(&mut out).and_then(|()| std::io::Write::flush(&mut out)) {
+        // A reader that stopped early (`| head`) is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            report::error(&e.to_string());
+            status.fail();
+        }
+        _ => {}
+    }
+    status
 }
 
 /// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`

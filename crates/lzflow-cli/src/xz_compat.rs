@@ -25,6 +25,8 @@ const SUBCOMMAND_STYLE: &[&str] = &[
     "add",
     "x",
     "extract",
+    "completions",
+    "manpage",
     "help",
     "-h",
     "--help",

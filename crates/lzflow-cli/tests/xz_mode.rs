@@ -173,3 +173,31 @@ fn program_names_of_a_link_choose_the_operation() {
     assert_eq!(std::fs::read(dir.join("g")).unwrap(), data);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The man page and the completion scripts come from the command's
+/// definition: every subcommand is in them.
+#[test]
+fn man_page_and_completions_are_generated() {
+    let man = run(Command::new(bin()).arg("manpage"));
+    let man = String::from_utf8(man.stdout).unwrap();
+    assert!(
+        man.starts_with(".ie") || man.contains(".TH lzflow"),
+        "{man}"
+    );
+    assert!(
+        man.contains("tar \\-I lzflow"),
+        "the xz mode is in the page"
+    );
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run(Command::new(bin()).args(["completions", shell]));
+        let script = String::from_utf8(out.stdout).unwrap();
+        for sub in ["extract", "compress", "decompress", "completions"] {
+            assert!(script.contains(sub), "{shell}: {sub}");
+        }
+    }
+    let bad = Command::new(bin())
+        .args(["completions", "cmd.exe"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+}
