@@ -1,5 +1,5 @@
 //! Async-first streaming codecs for `.xz`, `.lzma`, `.lz` (lzip), raw
-//! LZMA/LZMA2 and `.7z`, in pure Rust.
+//! LZMA/LZMA2, `.7z` and `.zip`, in pure Rust.
 //!
 //! Every codec is a sans-I/O state machine (the `lzflow-*` crates); this
 //! crate puts thin faces on them for `std::io`, tokio, futures-io and
@@ -41,7 +41,11 @@
 //! * [`zip`]: reading zip archives, through the central directory
 //!   (`ZipArchive` over `Read + Seek`, `AsyncZipArchive` for tokio and
 //!   futures-io) or forward-only from a reader that cannot seek
-//!   (`ZipStreamReader`, `AsyncZipStreamReader`).
+//!   (`ZipStreamReader`, `AsyncZipStreamReader`), and writing them
+//!   (`ZipWriter`, `AsyncZipWriter`, `body_stream` for HTTP bodies).
+//! * [`detect`](mod@detect): the front door, a format from its first bytes
+//!   ([`detect()`]), a reader of whichever stream it is ([`decoder`]), an
+//!   archive of whichever kind ([`open_archive`]).
 //! * [`sevenz`]: reading 7z archives (`Archive` over `Read + Seek`,
 //!   `AsyncArchive` for tokio and futures-io), and [`sevenz_writer`]:
 //!   writing them (`Writer` over `Write + Seek`, `AsyncWriter` for tokio
@@ -172,6 +176,7 @@ mod std_io;
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub mod async_face;
 pub mod bufread;
+pub mod detect;
 #[cfg(feature = "futures-io")]
 pub mod futures;
 pub mod read;
@@ -185,6 +190,7 @@ pub mod write;
 pub mod zip;
 
 pub use decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder, DecoderFormat};
+pub use detect::{decoder, detect, open_archive, AnyArchive, AnyDecoder, Format};
 pub use driver::StickyError;
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 pub use mt::{BuildMtEncoder, MtEncodeOptions, MtEncoderBuilder};

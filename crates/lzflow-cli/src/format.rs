@@ -35,49 +35,19 @@ pub enum Detected {
 }
 
 /// Bytes needed to decide: the LZMA-alone header is the longest at 13.
-pub const SNIFF_LEN: usize = 13;
-
-const XZ_MAGIC: [u8; 6] = [0xFD, b'7', b'z', b'X', b'Z', 0x00];
-const SEVEN_Z_MAGIC: [u8; 6] = [b'7', b'z', 0xBC, 0xAF, 0x27, 0x1C];
+pub const SNIFF_LEN: usize = lzflow::detect::DETECT_LEN;
 
 /// Classifies a file from its first [`SNIFF_LEN`] bytes (fewer if the file
-/// is shorter).
-///
-/// .lzma has no magic, so it is recognised the way xz does: a valid
-/// lc/lp/pb byte, a dictionary size of the form 2^n or 2^n + 2^(n-1), and an
-/// uncompressed size that is unknown or below 256 GiB. That rejects almost
-/// all other data while accepting every file LZMA Utils and xz write.
+/// is shorter), by the library's [`lzflow::detect()`]. A zip archive is
+/// `Unknown` here: `d` and `t` do not take it, the archive commands find it.
 pub fn detect(head: &[u8]) -> Detected {
-    if head.starts_with(&XZ_MAGIC) {
-        return Detected::Known(Format::Xz);
+    match lzflow::detect(head) {
+        Some(lzflow::Format::Xz) => Detected::Known(Format::Xz),
+        Some(lzflow::Format::Lzma) => Detected::Known(Format::Lzma),
+        Some(lzflow::Format::Lzip) => Detected::Known(Format::Lzip),
+        Some(lzflow::Format::SevenZ) => Detected::SevenZ,
+        _ => Detected::Unknown,
     }
-    if head.starts_with(&SEVEN_Z_MAGIC) {
-        return Detected::SevenZ;
-    }
-    if head.starts_with(&lzflow_lzip::MAGIC) {
-        return Detected::Known(Format::Lzip);
-    }
-    if looks_like_lzma_alone(head) {
-        return Detected::Known(Format::Lzma);
-    }
-    Detected::Unknown
-}
-
-fn looks_like_lzma_alone(head: &[u8]) -> bool {
-    if head.len() < SNIFF_LEN || head[0] >= 9 * 5 * 5 {
-        return false;
-    }
-    let dict = u32::from_le_bytes([head[1], head[2], head[3], head[4]]);
-    let size = u64::from_le_bytes([
-        head[5], head[6], head[7], head[8], head[9], head[10], head[11], head[12],
-    ]);
-    let dict_ok = dict == u32::MAX || {
-        // 2^n or 2^n + 2^(n-1): at most two set bits, and adjacent.
-        let low = dict & dict.wrapping_neg();
-        let rest = dict - low;
-        dict != 0 && (rest == 0 || rest == low << 1)
-    };
-    dict_ok && (size == u64::MAX || size < 1 << 38)
 }
 
 /// The output name for decompressing `name`: the suffix stripped (`.xz`,
