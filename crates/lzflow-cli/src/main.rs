@@ -138,8 +138,9 @@ fn generated(make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) 
 
 /// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`
 /// (and `--extreme`): ten digit flags would clutter `--help`, and a digit
-/// glued to `e` is not something clap parses. Likewise 7-Zip's overwrite
-/// switches of `x`: `-aoa` is `--overwrite`, `-aos` `--skip-existing`.
+/// glued to `e` is not something clap parses. Likewise 7-Zip's switches
+/// of `x`: `-aoa` and `-y` are `--overwrite`, `-aos` `--skip-existing`,
+/// `-bd` (no progress) `--quiet`.
 fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut in_compress = false;
@@ -156,8 +157,10 @@ fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
         }
         if in_extract && !options_done && i > 1 {
             let long = match text {
-                "-aoa" => Some("--overwrite"),
+                // 7-Zip's -y answers yes to its overwrite question.
+                "-aoa" | "-y" => Some("--overwrite"),
                 "-aos" => Some("--skip-existing"),
+                "-bd" => Some("--quiet"),
                 _ => None,
             };
             if let Some(long) = long {
@@ -228,6 +231,10 @@ mod tests {
             ]
         );
         assert_eq!(expand(&["lzflow", "c", "-aoa"]), ["lzflow", "c", "-aoa"]);
+        assert_eq!(
+            expand(&["lzflow", "x", "-y", "-bd", "a.zip"]),
+            ["lzflow", "x", "--overwrite", "--quiet", "a.zip"]
+        );
         assert_eq!(
             expand(&["lzflow", "c", "-T", "-12"]),
             ["lzflow", "c", "-T", "-12"]
