@@ -327,7 +327,8 @@ pub(crate) fn text_tree(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-const SCENARIOS: &[Scenario] = &[
+/// The inputs of both archive-writing tables (`7z-write`, `zip-write`).
+pub(crate) const INPUTS: &[Scenario] = &[
     Scenario {
         name: "16 x 4 KiB random",
         password: false,
@@ -344,7 +345,7 @@ const SCENARIOS: &[Scenario] = &[
         make: empty_unicode,
     },
     Scenario {
-        name: "text tree solid",
+        name: "text tree",
         password: false,
         make: text_tree,
     },
@@ -415,7 +416,7 @@ pub(crate) fn scenario_input(tag: &str, sc: &Scenario) -> io::Result<(PathBuf, P
 /// Prints the archive-writing table.
 pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
     print_header();
-    for sc in scenarios(SCENARIOS, only) {
+    for sc in scenarios(INPUTS, only) {
         let (root, input) = scenario_input("7zw", sc)?;
         let outs: Vec<PathBuf> = [
             "7zz",

@@ -29,8 +29,7 @@ use lzflow::zip::{EntryOptions, WriteMethod, ZipWriterOptions};
 use crate::child::{self, interleave, summarise, ChildSample, Entrant};
 use crate::sevenz::{arg, PASSWORD};
 use crate::sevenz_write::{
-    empty_unicode, print_header, print_rows, remove_old, scenario_input, scenarios, small_random,
-    text_tree, tiny_and_one_big, walk, Scenario,
+    print_header, print_rows, remove_old, scenario_input, scenarios, walk, Scenario, INPUTS,
 };
 
 /// Jobs the child processes can run.
@@ -222,31 +221,6 @@ fn central_directory_size(path: &Path) -> io::Result<u64> {
     Ok(loc.finish().map_err(zip_err)?.size)
 }
 
-/// The zip-writing inputs: `compare 7z-write`'s, the last at
-/// Deflate level 6 instead of a solid block.
-const SCENARIOS: &[Scenario] = &[
-    Scenario {
-        name: "16 x 4 KiB random",
-        password: false,
-        make: small_random,
-    },
-    Scenario {
-        name: "100x128B+256KiB AES",
-        password: true,
-        make: tiny_and_one_big,
-    },
-    Scenario {
-        name: "empty, Unicode names",
-        password: false,
-        make: empty_unicode,
-    },
-    Scenario {
-        name: "text tree",
-        password: false,
-        make: text_tree,
-    },
-];
-
 /// `unzip -tq`, or `7zz t` with the password for an encrypted archive
 /// (Info-ZIP's unzip knows no AES).
 fn test_archive(path: &Path, password: bool) -> Result<(), String> {
@@ -293,7 +267,9 @@ const TOKIO: usize = 7;
 /// Prints the zip-writing table.
 pub fn compare_zip_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
     print_header();
-    for sc in scenarios(SCENARIOS, only) {
+    // The inputs of `compare 7z-write`; the text tree at Deflate level 6
+    // instead of a solid block.
+    for sc in scenarios(INPUTS, only) {
         let (root, input) = scenario_input("zipw", sc)?;
         let outs: Vec<PathBuf> = ROWS
             .iter()
