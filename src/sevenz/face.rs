@@ -73,6 +73,12 @@ impl<S: PollSource> AsyncArchive<S> {
         self.core.entries()
     }
 
+    /// The index of the entry named `name` (the first, should the archive
+    /// hold it twice), for `reader`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.core.index_of(name)
+    }
+
     /// The parsed header.
     pub fn index(&self) -> &ArchiveIndex {
         self.core.index()

@@ -8,6 +8,55 @@ use crate::tokio::source::TokioSink;
 /// are read from tokio `AsyncRead`s.
 pub type AsyncWriter<W> = face::AsyncWriter<TokioSink<W>>;
 
+#[cfg(feature = "tokio-fs")]
+impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W> {
+    /// Adds `disk_path` as `name_in_archive` as the blocking writer's
+    /// `add_path` does, with the same bytes: a directory with everything
+    /// below it (depth first, each directory's children in name order), a
+    /// symbolic link as a link (its target as data), a file, each with
+    /// [`EntryMeta::from_metadata`](lzflow_7z::EntryMeta::from_metadata).
+    /// Files are read through `tokio::fs`.
+    pub async fn add_path(
+        &mut self,
+        disk_path: impl AsRef<std::path::Path>,
+        name_in_archive: &str,
+    ) -> Result<(), lzflow_7z::SevenZError> {
+        use lzflow_7z::EntryMeta;
+        let mut stack = vec![(
+            disk_path.as_ref().to_path_buf(),
+            name_in_archive.to_string(),
+        )];
+        while let Some((path, name)) = stack.pop() {
+            let md = ::tokio::fs::symlink_metadata(&path).await?;
+            let meta = EntryMeta::from_metadata(&md);
+            if md.is_dir() {
+                self.add_dir(&name, meta).await?;
+                let mut children = Vec::new();
+                let mut dir = ::tokio::fs::read_dir(&path).await?;
+                while let Some(child) = dir.next_entry().await? {
+                    children.push(child.file_name());
+                }
+                children.sort();
+                // The names as the blocking walk builds them: the
+                // directory's name as given, trimmed of trailing `/`.
+                let base = name.trim_end_matches('/').to_string();
+                for child in children.into_iter().rev() {
+                    let child_name = format!("{base}/{}", child.to_string_lossy());
+                    stack.push((path.join(&child), child_name));
+                }
+            } else if md.file_type().is_symlink() {
+                let target = ::tokio::fs::read_link(&path).await?;
+                let bytes = target.to_string_lossy().into_owned().into_bytes();
+                self.add_file(&name, &bytes[..], meta).await?;
+            } else {
+                let file = ::tokio::fs::File::open(&path).await?;
+                self.add_file(&name, file, meta).await?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Cursor;

@@ -36,6 +36,12 @@ impl<R: Read + Seek> Archive<R> {
         self.core.entries()
     }
 
+    /// The index of the entry named `name` (the first, should the archive
+    /// hold it twice), for `reader`.
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.core.index_of(name)
+    }
+
     /// The parsed header (folders, options).
     pub fn index(&self) -> &ArchiveIndex {
         self.core.index()

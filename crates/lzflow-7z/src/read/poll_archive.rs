@@ -303,6 +303,12 @@ impl<S: PollSource> PollArchive<S> {
         self.index.entries()
     }
 
+    /// The index of the entry named `name` (the first, should the archive
+    /// hold it twice), for [`reader`](Self::reader).
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.entries().iter().position(|e| e.name == name)
+    }
+
     /// The parsed header.
     pub fn index(&self) -> &ArchiveIndex {
         &self.index

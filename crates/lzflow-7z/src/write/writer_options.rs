@@ -230,6 +230,13 @@ pub struct EntryMeta {
 }
 
 impl EntryMeta {
+    /// The metadata `add_path` stores for a file: its modification,
+    /// access and creation times, its Unix mode (on unix), and the
+    /// read-only attribute.
+    pub fn from_metadata(md: &std::fs::Metadata) -> Self {
+        crate::write::entry_fields::meta_from_fs(md)
+    }
+
     /// Sets the modification time.
     pub fn with_mtime(mut self, t: SystemTime) -> Self {
         self.mtime = Some(t);
