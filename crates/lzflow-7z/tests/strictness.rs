@@ -71,7 +71,9 @@ fn coded(m: Method, data: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let (id_bytes, props_len) = match m {
         Method::Lzma2 => (method::LZMA2, 1),
         Method::Lzma => (method::LZMA, 5),
-        Method::Copy => unreachable!("not a coded method"),
+        Method::Copy | Method::Deflate | Method::BZip2 => {
+            unreachable!("a method without properties")
+        }
     };
     // The coder record: flags (ID length | has properties), ID, size,
     // properties.

@@ -525,3 +525,56 @@ fn more_data_than_expected_is_still_right() {
         fast().with_level(5).with_expected_size(1000),
     );
 }
+
+/// The 7z method of every listed entry with data, as `7zz l -slt` names it.
+fn methods(name: &str, items: &[Item], opts: WriterOptions) -> Vec<String> {
+    let bytes = write_archive(items, opts);
+    let dir = temp_dir(name);
+    let archive = dir.join("m.7z");
+    std::fs::write(&archive, &bytes).unwrap();
+    let list = listing(&archive, None);
+    std::fs::remove_dir_all(&dir).ok();
+    let mut m: Vec<String> = list
+        .values()
+        .filter_map(|r| r.get("Method").filter(|m| !m.is_empty()).cloned())
+        .collect();
+    m.sort();
+    m.dedup();
+    m
+}
+
+#[test]
+fn deflate_solid_and_bzip2_per_file_with_aes_and_bcj() {
+    check(
+        "deflate-solid",
+        &tree(),
+        WriterOptions::default().with_method(Method::Deflate),
+    );
+    check(
+        "bzip2-files-aes",
+        &tree(),
+        fast()
+            .with_method(Method::BZip2)
+            .with_solid(Solid::None)
+            .with_password("secret".to_string()),
+    );
+    check(
+        "deflate-bcj-threads",
+        &tree(),
+        fast()
+            .with_method(Method::Deflate)
+            .with_filter(FilterConfig::new(FilterKind::X86))
+            .with_solid(Solid::Files(2))
+            .with_threads(2),
+    );
+    if have_7zz() {
+        let m = methods(
+            "deflate-method",
+            &tree(),
+            fast().with_method(Method::Deflate),
+        );
+        assert_eq!(m, ["Deflate"]);
+        let m = methods("bzip2-method", &tree(), fast().with_method(Method::BZip2));
+        assert_eq!(m, ["BZip2"]);
+    }
+}

@@ -462,3 +462,42 @@ fn listing_into_a_closed_pipe_ends_quietly() {
     support::assert_quiet_into_a_closed_pipe(cmd);
     let _ = fs::remove_dir_all(&d);
 }
+
+/// `lzflow a -m0=Deflate` and `-m0=BZip2` write 7z archives that 7-Zip
+/// lists with that method and that `lzflow x` extracts.
+#[test]
+fn add_writes_deflate_and_bzip2_7z_archives() {
+    let dir = scratch("a-m0");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    let text: Vec<u8> = (0..20_000u32)
+        .flat_map(|i| format!("row {i}\n").into_bytes())
+        .collect();
+    std::fs::write(src.join("t.txt"), &text).unwrap();
+    for method in ["Deflate", "BZip2"] {
+        let archive = dir.join(format!("{method}.7z"));
+        let out = bin()
+            .current_dir(&dir)
+            .args(["a", "-q", &format!("-m0={method}")])
+            .arg(&archive)
+            .arg("src")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{method}: {}", stderr(&out));
+        let x = dir.join(format!("x-{method}"));
+        let out = extract(&archive, &x, None);
+        assert!(out.status.success(), "{method}: {}", stderr(&out));
+        assert_eq!(std::fs::read(x.join("src/t.txt")).unwrap(), text);
+        let seven = Command::new("7zz")
+            .args(["l", "-slt"])
+            .arg(&archive)
+            .output();
+        if let Ok(list) = seven {
+            assert!(
+                stdout(&list).contains(&format!("Method = {method}")),
+                "{method}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

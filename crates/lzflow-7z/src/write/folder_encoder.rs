@@ -5,7 +5,8 @@
 
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::FilterEncoder;
-use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaError, LzmaOptions, MtLzma2Encoder};
+use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaOptions, MtLzma2Encoder};
+use lzflow_methods::{new_encoder, BoxedEncoder, Method as Registry};
 
 use crate::secret_buf::SecretBuf;
 use crate::write::aes_encoder::AesEncoder;
@@ -36,6 +37,9 @@ pub(crate) enum Lz {
     Lzma(Box<LzmaEncoder>),
     Lzma2(Box<Lzma2Encoder>),
     MtLzma2(Box<MtLzma2Encoder>),
+    /// Deflate or BZip2: the method registry's encoder, made again for
+    /// each folder.
+    Registry(BoxedEncoder, Registry, u32),
 }
 
 impl Lz {
@@ -43,12 +47,19 @@ impl Lz {
     /// LZMA2 of unknown size runs on `threads` threads when more than one.
     pub(crate) fn new(
         method: Method,
+        level: u32,
         opts: &LzmaOptions,
         size: Option<u64>,
         threads: usize,
     ) -> Result<Self, SevenZError> {
+        let registry = |m: Registry| -> Result<Self, SevenZError> {
+            let level = level.max(1);
+            Ok(Lz::Registry(new_encoder(m, level)?, m, level))
+        };
         Ok(match (method, size) {
             (Method::Copy, _) => Lz::Copy,
+            (Method::Deflate, _) => registry(Registry::Deflate)?,
+            (Method::BZip2, _) => registry(Registry::BZip2)?,
             (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
             (Method::Lzma, Some(n)) => {
                 Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
@@ -67,18 +78,24 @@ impl Lz {
             Lz::Lzma(e) => e.reset(),
             Lz::Lzma2(e) => e.reset(),
             Lz::MtLzma2(e) => e.reset(),
+            Lz::Registry(e, m, level) => {
+                // A fresh stream; the one made before served as well.
+                if let Ok(fresh) = new_encoder(*m, *level) {
+                    *e = fresh;
+                }
+            }
         }
     }
 }
 
 impl Encode for Lz {
-    type Error = LzmaError;
+    type Error = SevenZError;
 
     fn encode(
         &mut self,
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
-    ) -> Result<Progress, LzmaError> {
+    ) -> Result<Progress, SevenZError> {
         match self {
             Lz::Copy => {
                 let n = output.push(input.remaining());
@@ -89,27 +106,30 @@ impl Encode for Lz {
                     Progress::OutputFull
                 })
             }
-            Lz::Lzma(e) => e.encode(input, output),
-            Lz::Lzma2(e) => e.encode(input, output),
-            Lz::MtLzma2(e) => e.encode(input, output),
+            Lz::Lzma(e) => Ok(e.encode(input, output)?),
+            Lz::Lzma2(e) => Ok(e.encode(input, output)?),
+            Lz::MtLzma2(e) => Ok(e.encode(input, output)?),
+            Lz::Registry(e, ..) => Ok(e.encode(input, output)?),
         }
     }
 
-    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
         match self {
             Lz::Copy => Ok(Progress::NeedInput),
-            Lz::Lzma(e) => e.flush(output),
-            Lz::Lzma2(e) => e.flush(output),
-            Lz::MtLzma2(e) => e.flush(output),
+            Lz::Lzma(e) => Ok(e.flush(output)?),
+            Lz::Lzma2(e) => Ok(e.flush(output)?),
+            Lz::MtLzma2(e) => Ok(e.flush(output)?),
+            Lz::Registry(e, ..) => Ok(e.flush(output)?),
         }
     }
 
-    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
         match self {
             Lz::Copy => Ok(Progress::StreamEnd),
-            Lz::Lzma(e) => e.finish(output),
-            Lz::Lzma2(e) => e.finish(output),
-            Lz::MtLzma2(e) => e.finish(output),
+            Lz::Lzma(e) => Ok(e.finish(output)?),
+            Lz::Lzma2(e) => Ok(e.finish(output)?),
+            Lz::MtLzma2(e) => Ok(e.finish(output)?),
+            Lz::Registry(e, ..) => Ok(e.finish(output)?),
         }
     }
 }
@@ -132,14 +152,14 @@ impl Stage {
         &mut self,
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
-    ) -> Result<Progress, LzmaError> {
+    ) -> Result<Progress, SevenZError> {
         match self {
             Stage::Plain(lz) => lz.encode(input, output),
             Stage::Filtered(f) => f.encode(input, output),
         }
     }
 
-    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, SevenZError> {
         match self {
             Stage::Plain(lz) => lz.finish(output),
             Stage::Filtered(f) => f.finish(output),

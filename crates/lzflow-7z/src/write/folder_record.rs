@@ -119,6 +119,9 @@ fn lz_coder(method: Method, opts: &LzmaOptions) -> Coder {
         ),
         Method::Lzma => coder(Registry::Lzma, lzma_props(opts)),
         Method::Copy => coder(Registry::Copy, Vec::new()),
+        // Neither has properties in 7z (7-Zip writes none).
+        Method::Deflate => coder(Registry::Deflate, Vec::new()),
+        Method::BZip2 => coder(Registry::BZip2, Vec::new()),
     }
 }
 

@@ -277,7 +277,8 @@ impl<W: Write + Seek> Writer<W> {
         if let Run::Here(enc) = &mut folder.run {
             if enc.stage.is_none() {
                 // Stored data has nothing to fit: it goes straight through.
-                let fits = !matches!(self.opts.method, Method::Copy);
+                // Only LZMA's dictionary is fitted to the size.
+                let fits = matches!(self.opts.method, Method::Lzma | Method::Lzma2);
                 if fits && enc.held.len() + data.len() <= HOLD_MAX {
                     enc.hold(data);
                     return Ok(());
@@ -358,7 +359,7 @@ impl<W: Write + Seek> Writer<W> {
     /// same options.
     fn start_engine(&mut self, size: Option<u64>) -> Result<(), SevenZError> {
         let fit = match (self.opts.method, size) {
-            (Method::Copy, _) | (_, None) => None,
+            (Method::Copy | Method::Deflate | Method::BZip2, _) | (_, None) => None,
             (_, Some(n)) => Some(n),
         };
         let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));
@@ -374,7 +375,7 @@ impl<W: Write + Seek> Writer<W> {
                 } else {
                     self.opts.threads
                 };
-                Lz::new(self.opts.method, &opts, fit, threads)?
+                Lz::new(self.opts.method, self.opts.level, &opts, fit, threads)?
             }
         };
         let folder = self

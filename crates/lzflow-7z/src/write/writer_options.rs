@@ -17,6 +17,10 @@ pub enum Method {
     Lzma,
     /// Stored without compression.
     Copy,
+    /// Deflate (7-Zip's `-m0=Deflate`), zlib's level `max(level, 1)`.
+    Deflate,
+    /// BZip2 (7-Zip's `-m0=BZip2`), blocks of `max(level, 1)` × 100 kB.
+    BZip2,
 }
 
 /// How entries are grouped into folders (solid blocks).

@@ -30,7 +30,8 @@ pub struct Args {
     pub kind: Option<String>,
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
     /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary; in zip,
-    /// Deflate's level), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
+    /// Deflate's level), `-m0=LZMA2|LZMA|Deflate|BZip2|Copy` (7z's
+    /// method), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
     /// (N threads: within the LZMA2 stream of one solid block, or N solid
     /// blocks at once when --solid is not `on`; `on` = one per CPU;
@@ -88,19 +89,46 @@ pub(super) fn threads(switch: &str, value: &str) -> Result<usize, String> {
     }
 }
 
-/// Level 0 stores, as in 7-Zip; 1-9 compress with the writer's levels.
-fn with_level(opts: WriterOptions, level: u32) -> WriterOptions {
+/// Level 0 stores, as in 7-Zip; 1-9 compress with the writer's levels
+/// (and `method`, LZMA2 unless `-m0=` chose another).
+fn with_level(opts: WriterOptions, level: u32, method: Option<Method>) -> WriterOptions {
     match level {
         0 => opts.with_method(Method::Copy),
-        _ => opts.with_method(Method::Lzma2).with_level(level),
+        _ => opts
+            .with_method(method.unwrap_or(Method::Lzma2))
+            .with_level(level),
+    }
+}
+
+/// The 7z method `-m0=NAME` names.
+fn method_named(switch: &str, name: &str) -> Result<Method, String> {
+    match name.to_ascii_lowercase().as_str() {
+        "lzma2" => Ok(Method::Lzma2),
+        "lzma" => Ok(Method::Lzma),
+        "deflate" => Ok(Method::Deflate),
+        "bzip2" => Ok(Method::BZip2),
+        "copy" => Ok(Method::Copy),
+        _ => Err(format!(
+            "-m{switch}: unknown 7z method (known: LZMA2, LZMA, Deflate, BZip2, Copy)"
+        )),
     }
 }
 
 /// The options the switches ask for.
 fn options(args: &Args) -> Result<WriterOptions, String> {
     let mut opts = WriterOptions::default().with_auto_bcj(true);
+    // The method first, so that a level in any order applies to it.
+    let mut method = None;
+    for switch in &args.method {
+        if let Some(("0" | "m", name)) = switch.split_once('=') {
+            method = Some(method_named(switch, name)?);
+        }
+    }
+    if let Some(m) = method {
+        opts = opts.with_method(m);
+    }
     if let Some(level) = args.level {
-        opts = with_level(opts, level);
+        opts = with_level(opts, level, method);
     }
     for switch in &args.method {
         let (key, value) = match switch.split_once('=') {
@@ -120,12 +148,18 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
                     .ok()
                     .filter(|l| *l <= 9)
                     .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
-                opts = with_level(opts, level);
+                opts = with_level(opts, level, method);
             }
             "he" => opts = opts.with_encrypt_header(on(value)?),
             "mt" => opts = opts.with_threads(threads(switch, value)?),
             "hc" => opts = opts.with_compress_header(on(value)?),
-            _ => return Err(format!("-m{switch}: unknown switch (known: x, he, hc, mt)")),
+            // The method, read above.
+            "0" | "m" => {}
+            _ => {
+                return Err(format!(
+                    "-m{switch}: unknown switch (known: x, 0, he, hc, mt)"
+                ))
+            }
         }
     }
     if args.encrypt_headers {
@@ -306,6 +340,14 @@ mod tests {
         assert_eq!(o.threads, 3);
         assert_eq!(options(&args(dir, &[dir], &[])).unwrap().threads, 1);
         assert!(options(&args(dir, &[dir], &["-mmt=lots"])).is_err());
+        // -m0= names the method, whatever the order of the level.
+        let o = options(&args(dir, &[dir], &["-m0=Deflate", "-mx9"])).unwrap();
+        assert_eq!((o.method, o.level), (Method::Deflate, 9));
+        let o = options(&args(dir, &[dir], &["-mx3", "-m0=bzip2"])).unwrap();
+        assert_eq!((o.method, o.level), (Method::BZip2, 3));
+        let o = options(&args(dir, &[dir], &["-m0=LZMA"])).unwrap();
+        assert_eq!(o.method, Method::Lzma);
+        assert!(options(&args(dir, &[dir], &["-m0=PPMd"])).is_err());
     }
 
     #[test]
