@@ -51,6 +51,25 @@ impl fmt::Display for StickyError {
 
 impl std::error::Error for StickyError {}
 
+/// `e`'s message with its causes (each layer names only its own part),
+/// for the sticky error's text.
+fn chain_text(e: &io::Error) -> String {
+    let Some(inner) = e.get_ref() else {
+        return e.to_string();
+    };
+    let mut text = inner.to_string();
+    let mut source = inner.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// The state of a coder behind a face.
 enum State {
     /// Still working.
@@ -154,7 +173,7 @@ impl<C> Driver<C> {
                 Ok(())
             }
             State::Pending(e) => {
-                self.state = State::Failed(e.kind(), e.to_string());
+                self.state = State::Failed(e.kind(), chain_text(&e));
                 Err(e)
             }
             State::Failed(kind, message) => {
@@ -172,7 +191,7 @@ impl<C> Driver<C> {
 
     /// Enters the sticky failed state and hands back `e` for this call.
     fn fail_now(&mut self, e: io::Error) -> io::Error {
-        self.state = State::Failed(e.kind(), e.to_string());
+        self.state = State::Failed(e.kind(), chain_text(&e));
         e
     }
 

@@ -118,3 +118,56 @@ fn zip_entries_cut_short_report_the_zip_error() {
     assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
     assert!(is::<ZipError>(&err), "{err:?}");
 }
+
+/// Each layer of an error chain says its own part once: no layer's
+/// `Display` repeats its source's (so anyhow-style chain printers print
+/// each failure once).
+fn assert_chain_says_each_part_once(e: &(dyn std::error::Error + 'static)) {
+    let mut layer: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(l) = layer {
+        let text = l.to_string();
+        if let Some(src) = l.source() {
+            let inner = src.to_string();
+            assert!(
+                inner.is_empty() || !text.contains(&inner),
+                "{text:?} repeats its source {inner:?}"
+            );
+        }
+        layer = l.source();
+    }
+}
+
+#[test]
+fn error_chains_say_each_part_once() {
+    use lzflow::zip::{EntryOptions, ZipArchive, ZipWriter};
+    let data = text();
+    // A zip entry whose Deflate data is damaged.
+    let mut w = ZipWriter::new(io::Cursor::new(Vec::new())).unwrap();
+    w.add_file("t.txt", &data[..], &EntryOptions::default())
+        .unwrap();
+    let mut zip = w.finish().unwrap().into_inner();
+    for b in &mut zip[60..200] {
+        *b ^= 0x5A;
+    }
+    let mut a = ZipArchive::open(io::Cursor::new(zip)).unwrap();
+    let err = match a.reader(0) {
+        Ok(r) => read_err(r),
+        Err(e) => io::Error::from(e),
+    };
+    let typed = err.get_ref().expect("a typed error inside");
+    assert_chain_says_each_part_once(typed);
+    // Corrupt and truncated .xz, through the std face.
+    let mut xz = Vec::new();
+    {
+        let mut w = lzflow::write::XzEncoder::new(&mut xz, 1);
+        encoded(&mut w, &data);
+        w.finish().unwrap();
+    }
+    let mut bad = xz.clone();
+    let n = bad.len();
+    bad[n / 2] ^= 0xFF;
+    for input in [&bad[..], &xz[..n / 2]] {
+        let err = read_err(lzflow::read::XzDecoder::new(input));
+        assert_chain_says_each_part_once(err.get_ref().expect("typed"));
+    }
+}

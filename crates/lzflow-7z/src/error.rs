@@ -117,16 +117,18 @@ impl fmt::Display for SevenZError {
                 f.write_str("the 7z archive is encrypted: a password is required")
             }
             SevenZError::WrongPassword => f.write_str("wrong password for the 7z archive"),
-            SevenZError::Limit(e) => write!(f, "{e}"),
+            // Transparent: the limit says it all.
+            SevenZError::Limit(e) => e.fmt(f),
             SevenZError::DataCrc { entry } => {
                 write!(f, "CRC mismatch in {entry}: the data is corrupt")
             }
-            SevenZError::Lzma(e) => write!(f, "7z LZMA data: {e}"),
-            SevenZError::Filter(e) => write!(f, "7z filter: {e}"),
+            // The source says what is wrong; each layer names its own part.
+            SevenZError::Lzma(_) => f.write_str("7z LZMA data"),
+            SevenZError::Filter(_) => f.write_str("7z filter"),
             // Transparent: the extraction error says it all.
             SevenZError::Extract(e) => e.fmt(f),
             SevenZError::NoSuchEntry(i) => write!(f, "no entry with index {i} in the 7z archive"),
-            SevenZError::Io(e) => write!(f, "I/O error: {e}"),
+            SevenZError::Io(_) => f.write_str("I/O error on the 7z archive"),
             SevenZError::InvalidWriterOptions(what) => {
                 write!(f, "invalid 7z writer options: {what}")
             }
@@ -145,7 +147,7 @@ impl fmt::Display for SevenZError {
 impl std::error::Error for SevenZError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            SevenZError::Limit(e) => Some(e),
+            SevenZError::Limit(e) => e.source(),
             SevenZError::Lzma(e) => Some(e),
             SevenZError::Filter(e) => Some(e),
             SevenZError::Io(e) => Some(e),

@@ -124,8 +124,10 @@ fn add_all<W: Write + Seek>(w: &mut Writer<W>, items: &[Item]) -> Result<(), (us
 }
 
 fn is_injected(e: &SevenZError) -> bool {
-    matches!(e, SevenZError::Io(io) if io.to_string().contains("injected"))
-        && e.to_string().starts_with("I/O error: disk full")
+    // The error names its layer; the I/O error below it says the rest.
+    matches!(e, SevenZError::Io(io) if io.to_string().contains("injected")
+        && io.to_string().starts_with("disk full"))
+        && e.to_string() == "I/O error on the 7z archive"
 }
 
 /// Budgets to try: every byte of the start header, steps across the

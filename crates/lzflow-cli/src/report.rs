@@ -45,11 +45,7 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
         None => None,
     };
     while let Some(e) = source {
-        // A zip error shows its limit as its own (transparent).
-        let limit = match e.downcast_ref::<lzflow::zip::ZipError>() {
-            Some(lzflow::zip::ZipError::Limit(l)) => Some(l),
-            _ => e.downcast_ref::<lzflow::LimitExceeded>(),
-        };
+        let limit = limit_in(e);
         if let Some(limit) = limit {
             return match limit {
                 lzflow::LimitExceeded::Memory { .. } => Some(MEMLIMIT_HINT),
@@ -68,6 +64,26 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
         source = e.source();
     }
     Some(MEMLIMIT_HINT)
+}
+
+/// The limit `e` reports: its own (a transparent `Limit` variant of a
+/// layer's error), or `e` itself.
+fn limit_in<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a lzflow::LimitExceeded> {
+    if let Some(l) = e.downcast_ref::<lzflow::LimitExceeded>() {
+        return Some(l);
+    }
+    match (
+        e.downcast_ref::<lzflow::zip::ZipError>(),
+        e.downcast_ref::<lzflow::XzError>(),
+        e.downcast_ref::<lzflow::LzmaError>(),
+        e.downcast_ref::<lzflow::sevenz::SevenZError>(),
+    ) {
+        (Some(lzflow::zip::ZipError::Limit(l)), ..)
+        | (_, Some(lzflow::XzError::Limit(l)), ..)
+        | (_, _, Some(lzflow::LzmaError::Limit(l)), _)
+        | (.., Some(lzflow::sevenz::SevenZError::Limit(l))) => Some(l),
+        _ => None,
+    }
 }
 
 /// A message and every source below it, skipping sources whose text the

@@ -119,7 +119,8 @@ impl fmt::Display for LzmaError {
 impl std::error::Error for LzmaError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            LzmaError::Limit(e) => Some(e),
+            // Transparent, as its Display.
+            LzmaError::Limit(e) => e.source(),
             _ => None,
         }
     }

@@ -298,11 +298,13 @@ impl fmt::Display for XzError {
             UnsupportedFilterChain { reason } => write!(f, "XZ filter chain is not supported: {reason}"),
             InvalidCheckId { id } => write!(f, "check ID {id} is out of range (0..=15)"),
             InvalidOptions { reason } => write!(f, "invalid XZ options: {reason}"),
-            InvalidLzmaOptions(e) => write!(f, "invalid LZMA2 options for XZ: {e}"),
+            InvalidLzmaOptions(_) => f.write_str("invalid LZMA2 options for XZ"),
+            // Transparent: the limit says it all.
             Limit(e) => e.fmt(f),
-            Lzma(e) => write!(f, "XZ block data: {e}"),
-            Filter(e) => write!(f, "XZ block header: {e}"),
-            Io(e) => write!(f, "reading XZ file: {e}"),
+            // The source says what is wrong; each layer names its own part.
+            Lzma(_) => f.write_str("XZ block data"),
+            Filter(_) => f.write_str("XZ block header"),
+            Io(_) => f.write_str("reading XZ file"),
         }
     }
 }
@@ -330,7 +332,8 @@ impl Check {
 impl std::error::Error for XzError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            XzError::Limit(e) => Some(e),
+            // Transparent, as its Display.
+            XzError::Limit(e) => e.source(),
             XzError::Lzma(e) | XzError::InvalidLzmaOptions(e) => Some(e),
             XzError::Filter(e) => Some(e),
             XzError::Io(e) => Some(&**e),
