@@ -54,20 +54,10 @@ impl std::error::Error for StickyError {}
 /// `e`'s message with its causes (each layer names only its own part),
 /// for the sticky error's text.
 fn chain_text(e: &io::Error) -> String {
-    let Some(inner) = e.get_ref() else {
-        return e.to_string();
-    };
-    let mut text = inner.to_string();
-    let mut source = inner.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
+    match e.get_ref() {
+        Some(inner) => lzflow_core::error_chain_text(inner),
+        None => e.to_string(),
     }
-    text
 }
 
 /// The state of a coder behind a face.

@@ -87,19 +87,9 @@ fn limit_in<'a>(e: &'a (dyn Error + 'static)) -> Option<&'a lzflow::LimitExceede
 }
 
 /// A message and every source below it, skipping sources whose text the
-/// message already contains (many layers repeat their cause).
+/// message already contains.
 fn chain(err: &(dyn Error + Send + Sync + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.contains(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
+    lzflow_core::error_chain_text(err)
 }
 
 /// io::Error's Display adds "(os error N)"; keep the readable part and

@@ -53,6 +53,23 @@ pub fn into_io_error<E: CoderError>(err: E) -> io::Error {
     io::Error::new(err.culprit().io_kind(), err)
 }
 
+/// `err`'s message and every cause below it, joined by `": "` (a cause
+/// whose text is already there is left out): what a person reading one
+/// line needs, since each layer's `Display` names only its own part.
+pub fn error_chain_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// A configured limit that decoding or encoding would exceed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

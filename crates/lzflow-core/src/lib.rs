@@ -38,7 +38,7 @@ pub mod source;
 
 pub use buf::{InBuf, OutBuf};
 pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, ErrInto, Progress};
-pub use error::{into_io_error, CoderError, Culprit, LimitExceeded};
+pub use error::{error_chain_text, into_io_error, CoderError, Culprit, LimitExceeded};
 pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;
 pub use pool::{
