@@ -151,6 +151,23 @@ impl<R> Adapter for FuturesSource<R> {
     }
 }
 
+/// As an [`Adapter`], a writer is taken as one that cannot seek
+/// ([`streaming`](FuturesWriter::streaming)); a face that wants seeking
+/// makes it with [`seekable`](FuturesWriter::seekable).
+impl<W: AsyncWrite + Unpin> Adapter for FuturesWriter<W> {
+    type Inner = W;
+    type Reader<T> = FuturesSource<T>;
+    fn new(inner: W) -> Self {
+        FuturesWriter::streaming(inner)
+    }
+    fn into_inner(self) -> W {
+        FuturesWriter::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> FuturesSource<T> {
+        FuturesSource::new(reader)
+    }
+}
+
 impl<W> Adapter for FuturesSink<W> {
     type Inner = W;
     type Reader<T> = FuturesSource<T>;

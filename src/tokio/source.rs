@@ -200,6 +200,23 @@ impl<R> Adapter for TokioSource<R> {
     }
 }
 
+/// As an [`Adapter`], a writer is taken as one that cannot seek
+/// ([`streaming`](TokioWriter::streaming)); a face that wants seeking
+/// makes it with [`seekable`](TokioWriter::seekable).
+impl<W: AsyncWrite + Unpin> Adapter for TokioWriter<W> {
+    type Inner = W;
+    type Reader<T> = TokioSource<T>;
+    fn new(inner: W) -> Self {
+        TokioWriter::streaming(inner)
+    }
+    fn into_inner(self) -> W {
+        TokioWriter::into_inner(self)
+    }
+    fn reader<T>(reader: T) -> TokioSource<T> {
+        TokioSource::new(reader)
+    }
+}
+
 impl<W> Adapter for TokioSink<W> {
     type Inner = W;
     type Reader<T> = TokioSource<T>;

@@ -61,40 +61,6 @@ impl<W: AsyncWrite + AsyncSeek + Unpin> AsyncZipWriter<W> {
     }
 }
 
-impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
-    /// A writer into a sink that cannot seek: entries past what is held
-    /// in memory get data descriptors.
-    pub fn new_streaming(sink: W) -> Result<Self, lzflow_zip::ZipError> {
-        Self::new_streaming_with(sink, lzflow_zip::ZipWriterOptions::new())
-    }
-
-    /// [`new_streaming`](Self::new_streaming) with options (the comment, compressing
-    /// threads: with more than one, entries are compressed on worker
-    /// threads and no poll waits for them).
-    pub fn new_streaming_with(
-        sink: W,
-        options: lzflow_zip::ZipWriterOptions,
-    ) -> Result<Self, lzflow_zip::ZipError> {
-        Self::from_sink(FuturesWriter::streaming(sink), options)
-    }
-
-    /// Adds a file entry with what a futures-io reader gives.
-    pub async fn add_file<R: AsyncRead + Unpin>(
-        &mut self,
-        name: &str,
-        reader: R,
-        options: &lzflow_zip::EntryOptions,
-    ) -> Result<(), lzflow_zip::ZipError> {
-        self.add_file_from(name, FuturesSource::new(reader), options)
-            .await
-    }
-
-    /// Gives back the writer.
-    pub fn into_inner(self) -> W {
-        self.into_sink().into_inner()
-    }
-}
-
 /// The current entry's data; closing finishes the archive.
 impl<S: lzflow_core::source::PollWrite + Unpin> AsyncWrite
     for super::write_face::AsyncZipWriter<S>

@@ -6,7 +6,7 @@
 
 use std::future::poll_fn;
 
-use lzflow_core::source::{PollRead, PollWrite};
+use lzflow_core::source::{Adapter, PollRead, PollWrite};
 use lzflow_zip::{EntryKind, EntryOptions, PollZipWriter, ZipError, ZipWriterOptions};
 
 /// The entry being added, given up unless the add completes: a reader's
@@ -135,5 +135,41 @@ impl<S: PollWrite> AsyncZipWriter<S> {
     /// Gives back the sink adapter.
     pub fn into_sink(self) -> S {
         self.core.into_sink()
+    }
+}
+
+/// What both runtimes' faces share: the streaming constructors, entries
+/// from the runtime's readers, the writer given back. (The seekable
+/// constructors need the runtime's seek trait: one per face.)
+impl<S: PollWrite + Adapter> AsyncZipWriter<S> {
+    /// A writer into a sink that cannot seek (a socket, an HTTP body):
+    /// entries past what is held in memory get data descriptors.
+    pub fn new_streaming(sink: S::Inner) -> Result<Self, ZipError> {
+        Self::new_streaming_with(sink, ZipWriterOptions::new())
+    }
+
+    /// [`new_streaming`](Self::new_streaming) with options (the comment,
+    /// compressing threads: with more than one, entries are compressed on
+    /// worker threads and no poll waits for them).
+    pub fn new_streaming_with(sink: S::Inner, options: ZipWriterOptions) -> Result<Self, ZipError> {
+        Self::from_sink(S::new(sink), options)
+    }
+
+    /// Adds a file entry with what a reader of the runtime gives.
+    pub async fn add_file<R>(
+        &mut self,
+        name: &str,
+        reader: R,
+        options: &EntryOptions,
+    ) -> Result<(), ZipError>
+    where
+        S::Reader<R>: PollRead,
+    {
+        self.add_file_from(name, S::reader(reader), options).await
+    }
+
+    /// Gives back the writer.
+    pub fn into_inner(self) -> S::Inner {
+        Adapter::into_inner(self.into_sink())
     }
 }
