@@ -23,3 +23,24 @@ pub(crate) fn used_after_finish(encoder: &str) -> crate::ZipError {
         "the {encoder} encoder was used after finish (a bug in the zip writer)"
     ))
 }
+
+/// The data step of an entry's stream cipher (WinZip AES, ZipCrypto): as
+/// much of `input` as `output` has room for, copied and encrypted in place
+/// by `encrypt`. The number of bytes moved, and the step's progress.
+pub(crate) fn cipher_step(
+    input: &mut lzflow_core::InBuf<'_>,
+    output: &mut lzflow_core::OutBuf<'_>,
+    encrypt: impl FnOnce(&mut [u8]),
+) -> (usize, lzflow_core::Progress) {
+    let n = input.len().min(output.available());
+    let dst = &mut output.spare_mut()[..n];
+    dst.copy_from_slice(input.take(n));
+    encrypt(dst);
+    output.advance(n);
+    let progress = if input.is_empty() {
+        lzflow_core::Progress::NeedInput
+    } else {
+        lzflow_core::Progress::OutputFull
+    };
+    (n, progress)
+}

@@ -165,19 +165,13 @@ impl Encode for WinZipAesEncoder {
         let (Some(keystream), Some(mac)) = (&mut self.keystream, &mut self.mac) else {
             unreachable!("the keys live until finish");
         };
-        let n = input.len().min(output.available());
-        let dst = &mut output.spare_mut()[..n];
-        dst.copy_from_slice(input.take(n));
-        keystream.apply(dst);
-        // The code covers the encrypted bytes.
-        mac.update(dst);
-        output.advance(n);
+        let (n, progress) = super::cipher_step(input, output, |dst| {
+            keystream.apply(dst);
+            // The code covers the encrypted bytes.
+            mac.update(dst);
+        });
         self.data_len += n as u64;
-        Ok(if input.is_empty() {
-            Progress::NeedInput
-        } else {
-            Progress::OutputFull
-        })
+        Ok(progress)
     }
 
     fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {

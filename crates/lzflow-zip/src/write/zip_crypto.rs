@@ -141,19 +141,13 @@ impl Encode for ZipCryptoEncoder {
         let Some(keys) = &mut self.keys else {
             unreachable!("checked above");
         };
-        let n = input.len().min(output.available());
-        let src = input.take(n);
-        let dst = &mut output.spare_mut()[..n];
-        for (c, &p) in dst.iter_mut().zip(src) {
-            *c = keys.encrypt_byte(p);
-        }
-        output.advance(n);
+        let (n, progress) = super::cipher_step(input, output, |dst| {
+            for c in dst {
+                *c = keys.encrypt_byte(*c);
+            }
+        });
         self.data_len += n as u64;
-        Ok(if input.is_empty() {
-            Progress::NeedInput
-        } else {
-            Progress::OutputFull
-        })
+        Ok(progress)
     }
 
     fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, ZipError> {
