@@ -24,6 +24,17 @@ pub(crate) fn used_after_finish(encoder: &str) -> crate::ZipError {
     ))
 }
 
+/// Writes what is left of `bytes` (a header an encoder sends before its
+/// data) past the `sent` already written; true when all of it is out.
+pub(crate) fn send_prefix(
+    bytes: &[u8],
+    sent: &mut usize,
+    output: &mut lzflow_core::OutBuf<'_>,
+) -> bool {
+    *sent += output.push(&bytes[*sent..]);
+    *sent == bytes.len()
+}
+
 /// The data step of an entry's stream cipher (WinZip AES, ZipCrypto): as
 /// much of `input` as `output` has room for, copied and encrypted in place
 /// by `encrypt`. The number of bytes moved, and the step's progress.

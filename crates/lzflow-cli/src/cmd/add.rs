@@ -292,13 +292,15 @@ fn write(
             .map_err(|e| (input.clone(), e.into()))?;
     }
     let entries = w.len();
-    w.finish()
-        .map_err(|e| (archive(), e.into()))?
-        .into_inner()
-        .map_err(|e| (archive(), e.into_error()))?
-        .sync_all()
-        .map_err(|e| (archive(), e))?;
+    let file = w.finish().map_err(|e| (archive(), e.into()))?;
+    sync_archive(file).map_err(|e| (archive(), e))?;
     Ok((entries, size))
+}
+
+/// The written archive's buffer flushed and the file synced to disk, so
+/// that a success means the archive is there.
+pub(super) fn sync_archive(file: BufWriter<File>) -> io::Result<()> {
+    file.into_inner().map_err(|e| e.into_error())?.sync_all()
 }
 
 /// Bytes of the regular files at and below `path` (for the summary).

@@ -343,11 +343,7 @@ pub fn write_archive(
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    finished
-        .map_err(|e| (archive(), e.into()))?
-        .into_inner()
-        .map_err(|e| (archive(), e.into_error()))?
-        .sync_all()
-        .map_err(|e| (archive(), e))?;
+    let file = finished.map_err(|e| (archive(), e.into()))?;
+    super::add::sync_archive(file).map_err(|e| (archive(), e))?;
     Ok((entries, size))
 }

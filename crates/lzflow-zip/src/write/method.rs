@@ -124,8 +124,7 @@ impl ZipLzmaEncoder {
 
     /// Writes what is left of the header; true when it is all out.
     fn header_done(&mut self, output: &mut OutBuf<'_>) -> bool {
-        self.sent += output.push(&self.header[self.sent..]);
-        self.sent == LZMA_HEADER
+        crate::write::send_prefix(&self.header, &mut self.sent, output)
     }
 }
 

@@ -143,8 +143,7 @@ impl WinZipAesEncoder {
     /// all of it is out.
     fn drain_head(&mut self, output: &mut OutBuf<'_>) -> bool {
         let len = self.strength.salt_len() + VERIFIER_LEN;
-        self.head_pos += output.push(&self.head[self.head_pos..len]);
-        self.head_pos == len
+        super::send_prefix(&self.head[..len], &mut self.head_pos, output)
     }
 }
 

@@ -119,8 +119,7 @@ impl ZipCryptoEncoder {
 
     /// Writes what is left of the header; true when all of it is out.
     fn drain_header(&mut self, output: &mut OutBuf<'_>) -> bool {
-        self.header_pos += output.push(&self.header[self.header_pos..]);
-        self.header_pos == HEADER_LEN
+        super::send_prefix(&self.header, &mut self.header_pos, output)
     }
 }
 
