@@ -22,28 +22,11 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
         name_in_archive: &str,
     ) -> Result<(), lzflow_7z::SevenZError> {
         use lzflow_7z::EntryMeta;
-        let mut stack = vec![(
-            disk_path.as_ref().to_path_buf(),
-            name_in_archive.to_string(),
-        )];
-        while let Some((path, name)) = stack.pop() {
-            let md = ::tokio::fs::symlink_metadata(&path).await?;
+        let mut walk = crate::tokio::fs::TreeWalk::new(disk_path, name_in_archive);
+        while let Some((path, name, md)) = walk.next().await? {
             let meta = EntryMeta::from_metadata(&md);
             if md.is_dir() {
                 self.add_dir(&name, meta).await?;
-                let mut children = Vec::new();
-                let mut dir = ::tokio::fs::read_dir(&path).await?;
-                while let Some(child) = dir.next_entry().await? {
-                    children.push(child.file_name());
-                }
-                children.sort();
-                // The names as the blocking walk builds them: the
-                // directory's name as given, trimmed of trailing `/`.
-                let base = name.trim_end_matches('/').to_string();
-                for child in children.into_iter().rev() {
-                    let child_name = format!("{base}/{}", child.to_string_lossy());
-                    stack.push((path.join(&child), child_name));
-                }
             } else if md.file_type().is_symlink() {
                 let target = ::tokio::fs::read_link(&path).await?;
                 let bytes = target.to_string_lossy().into_owned().into_bytes();

@@ -19,6 +19,7 @@
 //! [`SPIN_WAIT`] of CPU time per fill waited on; reading ahead means the
 //! first fill is usually the only one.
 
+use std::collections::VecDeque;
 use std::fs::File;
 use std::future::Future;
 use std::io::{self, Read};
@@ -320,5 +321,60 @@ impl AsyncRead for ReadAheadFile {
         out.put_slice(&available[..n]);
         self.consume(n);
         Poll::Ready(Ok(()))
+    }
+}
+
+/// A walk of a file tree through `tokio::fs`, in the order the writers'
+/// `add_path` adds it: depth first, each directory before its children,
+/// the children in name order; links are not followed. Each item comes
+/// with its archive name, `name/child` below the root's (the root's name
+/// trimmed of trailing `/`; below an empty root name, the child's alone).
+#[derive(Debug)]
+pub struct TreeWalk {
+    /// Items still to visit, the next at the front.
+    todo: VecDeque<(std::path::PathBuf, String)>,
+}
+
+impl TreeWalk {
+    /// A walk of `path`, named `name` in the archive.
+    pub fn new(path: impl AsRef<Path>, name: &str) -> Self {
+        let root = (
+            path.as_ref().to_path_buf(),
+            name.trim_end_matches('/').to_string(),
+        );
+        TreeWalk {
+            todo: VecDeque::from([root]),
+        }
+    }
+
+    /// The next item: its path, archive name and metadata (of the link
+    /// itself, for a link). A directory's children are listed when it is
+    /// returned.
+    pub async fn next(
+        &mut self,
+    ) -> io::Result<Option<(std::path::PathBuf, String, std::fs::Metadata)>> {
+        let Some((path, name)) = self.todo.pop_front() else {
+            return Ok(None);
+        };
+        let md = tokio::fs::symlink_metadata(&path).await?;
+        if md.is_dir() {
+            let mut children = Vec::new();
+            let mut dir = tokio::fs::read_dir(&path).await?;
+            while let Some(child) = dir.next_entry().await? {
+                children.push(child.file_name());
+            }
+            children.sort();
+            // Next come the children, in name order, before the rest.
+            for child in children.into_iter().rev() {
+                let child_name = child.to_string_lossy();
+                let full = if name.is_empty() {
+                    child_name.into_owned()
+                } else {
+                    format!("{name}/{child_name}")
+                };
+                self.todo.push_front((path.join(&child), full));
+            }
+        }
+        Ok(Some((path, name, md)))
     }
 }

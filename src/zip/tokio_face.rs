@@ -102,21 +102,9 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
         path: impl AsRef<std::path::Path>,
         options: &lzflow_zip::EntryOptions,
     ) -> Result<(), lzflow_zip::ZipError> {
-        let mut stack = vec![(
-            name.trim_end_matches('/').to_string(),
-            path.as_ref().to_path_buf(),
-        )];
-        while let Some((name, path)) = stack.pop() {
-            let meta = ::tokio::fs::symlink_metadata(&path).await?;
-            let mut options = options.clone();
-            if let Ok(t) = meta.modified() {
-                options.mtime = Some(t);
-            }
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                options.unix_mode = Some(meta.permissions().mode() & 0o7777);
-            }
+        let mut walk = crate::tokio::fs::TreeWalk::new(path, name);
+        while let Some((path, name, meta)) = walk.next().await? {
+            let options = options.clone().with_metadata(&meta);
             if meta.file_type().is_symlink() {
                 let target = ::tokio::fs::read_link(&path).await?;
                 self.add_symlink(&name, &target.to_string_lossy(), &options)
@@ -124,22 +112,6 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
             } else if meta.is_dir() {
                 if !name.is_empty() {
                     self.add_directory(&name, &options).await?;
-                }
-                let mut children = Vec::new();
-                let mut dir = ::tokio::fs::read_dir(&path).await?;
-                while let Some(child) = dir.next_entry().await? {
-                    children.push((child.file_name(), child.path()));
-                }
-                children.sort();
-                // Popped in name order.
-                for (child_name, child) in children.into_iter().rev() {
-                    let child_name = child_name.to_string_lossy();
-                    let full = if name.is_empty() {
-                        child_name.into_owned()
-                    } else {
-                        format!("{name}/{child_name}")
-                    };
-                    stack.push((full, child));
                 }
             } else {
                 let file = ::tokio::fs::File::open(&path).await?;

@@ -138,6 +138,20 @@ impl EntryOptions {
         crate::write::method::encoder_memory(self.method.id(), self.level, None)
     }
 
+    /// The modification time and (on unix) the permission bits of a file's
+    /// metadata, as `add_path` stores them.
+    pub fn with_metadata(mut self, md: &std::fs::Metadata) -> Self {
+        if let Ok(t) = md.modified() {
+            self.mtime = Some(t);
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            self.unix_mode = Some(md.permissions().mode() & 0o7777);
+        }
+        self
+    }
+
     /// Sets the method and level.
     pub fn with_method(mut self, method: WriteMethod, level: u32) -> Self {
         self.method = method;

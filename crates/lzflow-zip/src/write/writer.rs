@@ -135,15 +135,7 @@ impl<W: Write> ZipWriter<W> {
     ) -> Result<(), ZipError> {
         let path = path.as_ref();
         let meta = fs::symlink_metadata(path)?;
-        let mut options = options.clone();
-        if let Ok(t) = meta.modified() {
-            options.mtime = Some(t);
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            options.unix_mode = Some(meta.permissions().mode() & 0o7777);
-        }
+        let options = options.clone().with_metadata(&meta);
         let name = name.trim_end_matches('/');
         if meta.file_type().is_symlink() {
             let target = fs::read_link(path)?;
