@@ -510,12 +510,7 @@ impl<S: PollWrite> PollZipWriter<S> {
                 return Poll::Ready(Err(usage("a directory entry has no data")));
             }
             if entry.enc.is_some() && entry.held_pos < entry.held.len() {
-                push_held_step(entry, &mut self.b.out)?;
-                if entry.held_pos < entry.held.len() && !self.blocking {
-                    // More than a step's work left: let others run.
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
+                ready!(push_held_step(entry, &mut self.b.out, self.blocking, cx))?;
                 continue;
             }
             if let Some(enc) = &mut entry.enc {
@@ -594,11 +589,7 @@ impl<S: PollWrite> PollZipWriter<S> {
                 return self.poll_hand_over(cx);
             }
             if entry.held_pos < entry.held.len() {
-                push_held_step(entry, &mut self.b.out)?;
-                if entry.held_pos < entry.held.len() && !self.blocking {
-                    cx.waker().wake_by_ref();
-                    return Poll::Pending;
-                }
+                ready!(push_held_step(entry, &mut self.b.out, self.blocking, cx))?;
                 continue;
             }
             match entry.close {
@@ -989,8 +980,15 @@ fn start_streaming(
     Ok(())
 }
 
-/// Gives the streaming encoder the next step of what was held.
-fn push_held_step(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> {
+/// Gives the streaming encoder the next step of what was held. Not
+/// blocking, with more than a step left it yields (`Pending`, woken at
+/// once) so that other tasks run between steps.
+fn push_held_step(
+    entry: &mut Entry,
+    out: &mut Vec<u8>,
+    blocking: bool,
+    cx: &mut Context<'_>,
+) -> Poll<Result<(), ZipError>> {
     let enc = entry.enc.as_mut().expect("streaming");
     let end = entry.held.len().min(entry.held_pos + INPUT_STEP);
     enc.push(&entry.held[entry.held_pos..end], out)?;
@@ -998,8 +996,11 @@ fn push_held_step(entry: &mut Entry, out: &mut Vec<u8>) -> Result<(), ZipError> 
     if end == entry.held.len() {
         entry.held.clear();
         entry.held_pos = 0;
+    } else if !blocking {
+        cx.waker().wake_by_ref();
+        return Poll::Pending;
     }
-    Ok(())
+    Poll::Ready(Ok(()))
 }
 
 /// Compresses an entry collected whole (on a worker) into its local
