@@ -538,3 +538,142 @@ fn dropping_a_threaded_async_writer_mid_archive_stops_its_threads() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Pushes `$bytes` into the writer's `AsyncWrite` (`$trait`) in writes of
+/// 1 B to 100 KB, each polled once and dropped when pending, as a write
+/// future in a `select!` that loses would be.
+macro_rules! push_in_dropped_polls {
+    ($trait:path, $w:expr, $bytes:expr) => {{
+        use $trait as _;
+        let waker = futures::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        let bytes: &[u8] = $bytes;
+        let (mut at, mut i, mut polls) = (0usize, 0usize, 0usize);
+        while at < bytes.len() {
+            polls += 1;
+            assert!(polls < 10_000_000, "no progress");
+            let end = bytes.len().min(at + [1, 7_000, 65_536, 100_003, 3][i % 5]);
+            if let Poll::Ready(n) = Pin::new(&mut *$w).poll_write(&mut cx, &bytes[at..end]) {
+                let n = n.unwrap();
+                assert!(n > 0);
+                at += n;
+                i += 1;
+            }
+        }
+    }};
+}
+
+#[test]
+fn tokio_pushed_files_make_the_blocking_writers_bytes() {
+    let want = blocking_archive();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut w = rt.block_on(async {
+        let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(Stingy::default(), opts())
+            .await
+            .unwrap();
+        w.add_dir("dir", EntryMeta::default()).await.unwrap();
+        w
+    });
+    for (name, bytes) in files() {
+        poll_once_each!(w.begin_file(&name, EntryMeta::default()))
+            .0
+            .unwrap();
+        push_in_dropped_polls!(tokio::io::AsyncWrite, &mut w, &bytes);
+    }
+    // Begun and ended with no data: an empty file; the next entry ends
+    // the file before it.
+    poll_once_each!(w.begin_file("empty", EntryMeta::default()))
+        .0
+        .unwrap();
+    let (sink, _) = poll_once_each!(w.finish());
+    assert_eq!(sink.unwrap().inner.into_inner(), want);
+}
+
+#[test]
+fn futures_pushed_files_make_the_blocking_writers_bytes() {
+    let want = blocking_archive();
+    let mut w = futures::executor::block_on(async {
+        let mut w =
+            lzflow::sevenz_writer::futures::AsyncWriter::with_options(Stingy::default(), opts())
+                .await
+                .unwrap();
+        w.add_dir("dir", EntryMeta::default()).await.unwrap();
+        w
+    });
+    for (name, bytes) in files() {
+        poll_once_each!(w.begin_file(&name, EntryMeta::default()))
+            .0
+            .unwrap();
+        push_in_dropped_polls!(futures::io::AsyncWrite, &mut w, &bytes);
+        poll_once_each!(w.end_file()).0.unwrap();
+    }
+    poll_once_each!(w.begin_file("empty", EntryMeta::default()))
+        .0
+        .unwrap();
+    poll_once_each!(w.end_file()).0.unwrap();
+    let (sink, _) = poll_once_each!(w.finish());
+    assert_eq!(sink.unwrap().inner.into_inner(), want);
+}
+
+#[test]
+fn threaded_pushed_files_make_the_blocking_writers_bytes() {
+    for threads in [2, 3] {
+        let o = || {
+            WriterOptions::default()
+                .with_level(1)
+                .with_solid(Solid::Files(2))
+                .with_threads(threads)
+        };
+        let want = blocking_archive_of(o());
+        alone_on_tokio(async {
+            use tokio::io::AsyncWriteExt;
+            let mut w = lzflow::sevenz_writer::AsyncWriter::with_options(Stingy::default(), o())
+                .await
+                .unwrap();
+            w.add_dir("d", EntryMeta::default()).await.unwrap();
+            for (name, bytes) in many_files() {
+                w.begin_file(&name, EntryMeta::default()).await.unwrap();
+                for piece in bytes.chunks(40_000) {
+                    w.write_all(piece).await.unwrap();
+                }
+                // Shutting down ends the file (the archive goes on).
+                w.shutdown().await.unwrap();
+            }
+            w.add_empty_file("e", EntryMeta::default()).await.unwrap();
+            let sink = w.finish().await.unwrap();
+            assert_eq!(sink.inner.into_inner(), want, "{threads} threads");
+        });
+    }
+}
+
+#[test]
+fn writing_with_no_file_begun_is_an_error() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use tokio::io::AsyncWriteExt;
+        let mut w = lzflow::sevenz_writer::AsyncWriter::new(Cursor::new(Vec::new()))
+            .await
+            .unwrap();
+        let e = w.write_all(b"data").await.unwrap_err();
+        let typed = e.get_ref().and_then(|e| e.downcast_ref::<SevenZError>());
+        assert!(
+            matches!(typed, Some(SevenZError::WriterUnusable(m)) if m.contains("begin_file")),
+            "{e:?}"
+        );
+        // The writer is still usable, and after an ended file as well.
+        w.begin_file("a", EntryMeta::default()).await.unwrap();
+        w.write_all(b"data").await.unwrap();
+        w.end_file().await.unwrap();
+        assert!(w.write_all(b"more").await.is_err());
+        let archive = w.finish().await.unwrap().into_inner();
+        let mut r = lzflow::sevenz::Archive::open(Cursor::new(archive)).unwrap();
+        assert_eq!(r.entries().len(), 1);
+        let mut got = Vec::new();
+        std::io::Read::read_to_end(&mut r.reader(0).unwrap(), &mut got).unwrap();
+        assert_eq!(got, b"data");
+    });
+}

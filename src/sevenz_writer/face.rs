@@ -17,7 +17,7 @@ use lzflow_core::source::{Adapter, PollRead, PollSink};
 /// with the future).
 #[derive(Debug)]
 pub struct AsyncWriter<S> {
-    core: PollWriter<S>,
+    pub(super) core: PollWriter<S>,
 }
 
 impl<S: PollSink + Adapter> AsyncWriter<S> {
@@ -58,6 +58,22 @@ impl<S: PollSink + Adapter> AsyncWriter<S> {
 }
 
 impl<S: PollSink> AsyncWriter<S> {
+    /// Starts a file entry whose data is then written through the
+    /// runtime's `AsyncWrite` on this writer (push style, for data that
+    /// arrives rather than being read), ended by
+    /// [`end_file`](Self::end_file), the next entry or
+    /// [`finish`](Self::finish). The archive has the same bytes as with
+    /// [`add_file`](Self::add_file) of the same data, whatever the sizes
+    /// of the writes. A dropped write loses nothing the writer took.
+    pub async fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.core.begin_file(name, meta).await
+    }
+
+    /// Ends the file begun by [`begin_file`](Self::begin_file).
+    pub async fn end_file(&mut self) -> Result<(), SevenZError> {
+        self.core.end_file().await
+    }
+
     /// Adds a directory entry.
     pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.core.add_dir(name, meta).await

@@ -9,6 +9,41 @@ use crate::futures::source::FuturesSink;
 /// behaviour of the tokio [`AsyncWriter`](crate::sevenz_writer::AsyncWriter).
 pub type AsyncWriter<W> = face::AsyncWriter<FuturesSink<W>>;
 
+/// The data of the file begun by
+/// [`begin_file`](face::AsyncWriter::begin_file); flushing hands what
+/// is compressed so far to the sink; shutting down ends the file and
+/// flushes the sink (the archive is ended by `finish`).
+impl<W: futures_io::AsyncWrite + futures_io::AsyncSeek + Unpin> futures_io::AsyncWrite
+    for face::AsyncWriter<FuturesSink<W>>
+{
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.get_mut()
+            .core
+            .poll_write_data(cx, buf)
+            .map_err(Into::into)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.get_mut().core.poll_flush(cx).map_err(Into::into)
+    }
+
+    fn poll_close(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let core = &mut self.get_mut().core;
+        std::task::ready!(core.poll_end_file(cx))?;
+        core.poll_flush(cx).map_err(Into::into)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use futures::io::Cursor;

@@ -8,6 +8,41 @@ use crate::tokio::source::TokioSink;
 /// are read from tokio `AsyncRead`s.
 pub type AsyncWriter<W> = face::AsyncWriter<TokioSink<W>>;
 
+/// The data of the file begun by
+/// [`begin_file`](face::AsyncWriter::begin_file); flushing hands what
+/// is compressed so far to the sink; shutting down ends the file and
+/// flushes the sink (the archive is ended by `finish`).
+impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> ::tokio::io::AsyncWrite
+    for face::AsyncWriter<TokioSink<W>>
+{
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.get_mut()
+            .core
+            .poll_write_data(cx, buf)
+            .map_err(Into::into)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.get_mut().core.poll_flush(cx).map_err(Into::into)
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let core = &mut self.get_mut().core;
+        std::task::ready!(core.poll_end_file(cx))?;
+        core.poll_flush(cx).map_err(Into::into)
+    }
+}
+
 #[cfg(feature = "tokio-fs")]
 impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W> {
     /// Adds `disk_path` as `name_in_archive` as the blocking writer's

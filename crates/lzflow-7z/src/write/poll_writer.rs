@@ -6,6 +6,7 @@
 
 use std::future::poll_fn;
 use std::io::{self, SeekFrom};
+use std::task::{ready, Context, Poll};
 
 use lzflow_core::source::{PollRead, PollSink};
 
@@ -63,6 +64,21 @@ pub struct PollWriter<S> {
     piece: Vec<u8>,
     /// `Finish` is queued on the writer thread.
     finish_sent: bool,
+    /// The file being written, its data gathered in `piece`.
+    push: Option<Push>,
+    /// A command for the writer thread that waits for queue room.
+    outgoing: Option<Command>,
+}
+
+/// The open file's place in its piece: `piece[..filled]` gathered,
+/// `piece[..done]` of that compressed (or queued).
+#[derive(Debug)]
+struct Push {
+    filled: usize,
+    done: usize,
+    /// No data compressed yet: the first piece goes whole (it decides
+    /// automatic BCJ).
+    first: bool,
 }
 
 impl<S: PollSink> PollWriter<S> {
@@ -89,6 +105,8 @@ impl<S: PollSink> PollWriter<S> {
             in_file: false,
             piece: vec![0; PIECE],
             finish_sent: false,
+            push: None,
+            outgoing: None,
         };
         w.drain().await?;
         Ok(w)
@@ -96,22 +114,26 @@ impl<S: PollSink> PollWriter<S> {
 
     /// Writes what the core has spooled (on a writer thread, that happens
     /// while commands are queued). Each byte the sink takes leaves the
-    /// spool before the next await, so a dropped future loses nothing.
-    async fn drain(&mut self) -> Result<(), SevenZError> {
+    /// spool at once, so a dropped future loses nothing.
+    fn poll_drain(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SevenZError>> {
         let sink = self.sink.as_mut().ok_or(FINISHED)?;
         let spool = match (self.finished.as_mut(), &mut self.core) {
             (Some(s), _) => s,
             (None, Core::Inline(w)) => w.get_mut().ok_or(FINISHED)?,
-            (None, Core::Thread(_)) => return Ok(()),
+            (None, Core::Thread(_)) => return Poll::Ready(Ok(())),
         };
         while spool.pending() > 0 {
-            let n = poll_fn(|cx| sink.poll_write(cx, spool.front())).await?;
+            let n = ready!(sink.poll_write(cx, spool.front()))?;
             if n == 0 {
-                return Err(io::Error::from(io::ErrorKind::WriteZero).into());
+                return Poll::Ready(Err(io::Error::from(io::ErrorKind::WriteZero).into()));
             }
             spool.consume(n);
         }
-        Ok(())
+        Poll::Ready(Ok(()))
+    }
+
+    async fn drain(&mut self) -> Result<(), SevenZError> {
+        poll_fn(|cx| self.poll_drain(cx)).await
     }
 
     /// Queues `command` on the writer thread, waiting for room.
@@ -133,29 +155,139 @@ impl<S: PollSink> PollWriter<S> {
         Ok(())
     }
 
-    /// Waits until the sink's face lets the task go on.
-    async fn proceed(&mut self) -> Result<(), SevenZError> {
+    /// Compresses the gathered piece in the caller's polls: the first
+    /// piece of a file whole (it decides automatic BCJ), later ones in
+    /// [`ENCODE_STEP`]s, asking the face before each. With a writer
+    /// thread the piece is queued instead. Resumable: where it stopped is
+    /// in `push`.
+    fn poll_compress(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SevenZError>> {
+        let Some(p) = self.push.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
         let sink = self.sink.as_mut().ok_or(FINISHED)?;
-        poll_fn(|cx| sink.poll_proceed(cx)).await;
+        match &mut self.core {
+            Core::Inline(w) => {
+                let step = if p.first { p.filled } else { ENCODE_STEP };
+                while p.done < p.filled {
+                    ready!(sink.poll_proceed(cx));
+                    let end = p.filled.min(p.done + step);
+                    w.write_data(&self.piece[p.done..end])?;
+                    sink.step_done();
+                    p.done = end;
+                }
+            }
+            Core::Thread(t) => {
+                if p.done < p.filled {
+                    // Here a piece is only copied: one operation's charge,
+                    // not the time spent waiting for queue room.
+                    ready!(sink.poll_proceed(cx));
+                    sink.step_done();
+                    self.outgoing = Some(Command::Data(self.piece[..p.filled].to_vec()));
+                    p.done = p.filled;
+                }
+                ready!(t.poll_send(cx, sink, &mut self.outgoing))?;
+            }
+        }
+        if p.filled > 0 {
+            p.first = false;
+        }
+        p.filled = 0;
+        p.done = 0;
+        self.poll_drain(cx)
+    }
+
+    /// Starts a file entry whose data is then pushed with
+    /// [`poll_write_data`](Self::poll_write_data) and ended by
+    /// [`end_file`](Self::end_file) (or the next entry, or `finish`). The
+    /// data is gathered and compressed in the same pieces as
+    /// [`add_file`](Self::add_file) reads, so the archive has the same
+    /// bytes whatever the sizes of the writes.
+    pub async fn begin_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
+        self.check_not_interrupted()?;
+        self.end_file().await?;
+        match &mut self.core {
+            Core::Inline(w) => w.begin_file(name, meta)?,
+            Core::Thread(_) => {
+                check_entry_name(name)?;
+                self.send(Command::Begin(name.to_owned(), meta)).await?;
+            }
+        }
+        self.push = Some(Push {
+            filled: 0,
+            done: 0,
+            first: true,
+        });
         Ok(())
     }
 
-    /// Compresses `filled` bytes of the piece in the caller's polls: the
-    /// first piece of a file whole (it decides automatic BCJ), later ones
-    /// in [`ENCODE_STEP`]s, asking the face before each.
-    async fn compress_piece(&mut self, filled: usize, first: bool) -> Result<(), SevenZError> {
-        let step = if first { filled } else { ENCODE_STEP };
-        for at in (0..filled).step_by(step) {
-            self.proceed().await?;
-            let part = &self.piece[at..filled.min(at + step)];
-            if let Core::Inline(w) = &mut self.core {
-                w.write_data(part)?;
+    /// Takes some of `buf` as data of the file begun by
+    /// [`begin_file`](Self::begin_file): `Ready(Ok(n))` once `n > 0` bytes
+    /// are the writer's (a dropped future loses none of them), `Pending`
+    /// while earlier data waits for the sink or, with threads, for room in
+    /// the queue.
+    pub fn poll_write_data(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<Result<usize, SevenZError>> {
+        self.check_not_interrupted()?;
+        if self.push.is_none() {
+            return Poll::Ready(Err(SevenZError::WriterUnusable(
+                "data written with no file begun (call begin_file first)",
+            )));
+        }
+        if buf.is_empty() {
+            return Poll::Ready(Ok(0));
+        }
+        loop {
+            ready!(self.poll_drain(cx))?;
+            let p = self.push.as_mut().expect("checked above");
+            if p.filled == self.piece.len() {
+                ready!(self.poll_compress(cx))?;
+                continue;
             }
-            if let Some(sink) = self.sink.as_mut() {
-                sink.step_done();
+            let n = buf.len().min(self.piece.len() - p.filled);
+            self.piece[p.filled..p.filled + n].copy_from_slice(&buf[..n]);
+            p.filled += n;
+            return Poll::Ready(Ok(n));
+        }
+    }
+
+    /// Ends the file begun by [`begin_file`](Self::begin_file) (nothing to
+    /// do without one): its last piece is compressed and everything the
+    /// core wrote is handed to the sink. Resumable after `Pending` or an
+    /// error of the sink.
+    pub fn poll_end_file(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SevenZError>> {
+        if self.push.is_some() {
+            ready!(self.poll_compress(cx))?;
+            match &mut self.core {
+                Core::Inline(w) => w.end_file()?,
+                Core::Thread(_) => self.outgoing = Some(Command::End),
+            }
+            self.push = None;
+        }
+        if self.outgoing.is_some() {
+            let sink = self.sink.as_mut().ok_or(FINISHED)?;
+            if let Core::Thread(t) = &mut self.core {
+                ready!(t.poll_send(cx, sink, &mut self.outgoing))?;
             }
         }
-        self.drain().await
+        self.poll_drain(cx)
+    }
+
+    /// Hands what the core has written so far to the sink and flushes it
+    /// (data gathered but not yet compressed stays: compressing it early
+    /// would change the archive's bytes).
+    pub fn poll_flush(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SevenZError>> {
+        ready!(self.poll_drain(cx))?;
+        let sink = self.sink.as_mut().ok_or(FINISHED)?;
+        ready!(sink.poll_flush(cx))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// [`poll_end_file`](Self::poll_end_file) as a future.
+    pub async fn end_file(&mut self) -> Result<(), SevenZError> {
+        poll_fn(|cx| self.poll_end_file(cx)).await
     }
 
     /// Adds a file whose data is read from `reader` to its end.
@@ -165,63 +297,40 @@ impl<S: PollSink> PollWriter<S> {
         reader: &mut R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
-        self.check_not_interrupted()?;
-        match &mut self.core {
-            Core::Inline(w) => w.begin_file(name, meta)?,
-            Core::Thread(_) => {
-                check_entry_name(name)?;
-                self.send(Command::Begin(name.to_owned(), meta)).await?;
-            }
-        }
+        self.begin_file(name, meta).await?;
         self.in_file = true;
-        let mut first = true;
         loop {
-            let mut filled = 0;
-            while filled < self.piece.len() {
-                let piece = &mut self.piece[filled..];
+            let p = self.push.as_mut().expect("begun above");
+            while p.filled < self.piece.len() {
+                let piece = &mut self.piece[p.filled..];
                 match poll_fn(|cx| reader.poll_read(cx, piece)).await {
                     Ok(0) => break,
-                    Ok(n) => filled += n,
+                    Ok(n) => p.filled += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => {
                         match &mut self.core {
                             Core::Inline(w) => w.cancel_file(),
                             Core::Thread(t) => t.push(Command::Cancel),
                         }
+                        self.push = None;
                         self.in_file = false;
                         return Err(e.into());
                     }
                 }
             }
-            if filled == 0 {
+            if p.filled == 0 {
                 break;
             }
-            match &mut self.core {
-                Core::Inline(_) => self.compress_piece(filled, first).await?,
-                Core::Thread(_) => {
-                    // Here a piece is only copied: one operation's charge,
-                    // not the time spent waiting for queue room.
-                    self.proceed().await?;
-                    if let Some(sink) = self.sink.as_mut() {
-                        sink.step_done();
-                    }
-                    let piece = self.piece[..filled].to_vec();
-                    self.send(Command::Data(piece)).await?;
-                }
-            }
-            first = false;
-        }
-        match &mut self.core {
-            Core::Inline(w) => w.end_file()?,
-            Core::Thread(_) => self.send(Command::End).await?,
+            poll_fn(|cx| self.poll_compress(cx)).await?;
         }
         self.in_file = false;
-        self.drain().await
+        self.end_file().await
     }
 
     /// Adds a directory entry.
     pub async fn add_dir(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
+        self.end_file().await?;
         match &mut self.core {
             Core::Inline(w) => w.add_dir(name, meta),
             Core::Thread(_) => {
@@ -234,6 +343,7 @@ impl<S: PollSink> PollWriter<S> {
     /// Adds an empty file.
     pub async fn add_empty_file(&mut self, name: &str, meta: EntryMeta) -> Result<(), SevenZError> {
         self.check_not_interrupted()?;
+        self.end_file().await?;
         match &mut self.core {
             Core::Inline(w) => w.add_empty_file(name, meta),
             Core::Thread(_) => {
@@ -248,6 +358,7 @@ impl<S: PollSink> PollWriter<S> {
     pub async fn finish(&mut self) -> Result<S, SevenZError> {
         self.check_not_interrupted()?;
         if self.finished.is_none() {
+            self.end_file().await?;
             let spool = match &mut self.core {
                 // The core writes into memory: it cannot fail on I/O.
                 Core::Inline(w) => w.finish()?,

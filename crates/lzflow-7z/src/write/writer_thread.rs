@@ -49,6 +49,21 @@ pub(crate) enum Command {
     Finish,
 }
 
+/// The command's kind and size, not the data it carries.
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Command::Begin(name, _) => write!(f, "Begin({name:?})"),
+            Command::Data(d) => write!(f, "Data({} bytes)", d.len()),
+            Command::End => f.write_str("End"),
+            Command::Cancel => f.write_str("Cancel"),
+            Command::Dir(name, _) => write!(f, "Dir({name:?})"),
+            Command::Empty(name, _) => write!(f, "Empty({name:?})"),
+            Command::Finish => f.write_str("Finish"),
+        }
+    }
+}
+
 impl Command {
     /// Bytes the command holds in the input queue.
     fn weight(&self) -> usize {
