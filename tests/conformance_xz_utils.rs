@@ -123,7 +123,7 @@ fn variant_matches(class: &str, err: &io::Error) -> Result<(), String> {
         "index_crc" => matches!(xz, E::IndexCrc { .. }),
         "index_padding" => matches!(xz, E::IndexPadding),
         "truncated" => matches!(xz, E::Truncated { .. }),
-        c if c.starts_with("lzma2_") => matches!(xz, E::Lzma(_)),
+        c if c.starts_with("lzma2_") => matches!(xz, E::Lzma { .. }),
         "unsupported_check" => matches!(xz, E::UnsupportedCheck { .. }),
         "unsupported_filter" => matches!(xz, E::UnsupportedFilter { .. }),
         "unsupported_block_header" => matches!(xz, E::UnsupportedBlockHeader { .. }),

@@ -109,6 +109,8 @@ pub(crate) struct BlockDecoder {
     check_hold: usize,
     /// Block number in the stream, from 1, for error messages.
     number: u64,
+    /// Input offset of the Block Header, for error messages.
+    offset: u64,
 }
 
 impl BlockDecoder {
@@ -128,18 +130,22 @@ impl BlockDecoder {
             check_bytes: [0; 64],
             check_hold: 0,
             number: 0,
+            offset: 0,
         }
     }
 
     /// Begins a Block with this header, reusing the checker when the check
     /// is the same. `check` is the stream's check if lzflow can verify it
-    /// and verification is on; `check_size` the size of its Check field.
+    /// and verification is on; `check_size` the size of its Check field;
+    /// `number` and `offset` (of its header in the input) name the Block
+    /// in errors.
     pub(crate) fn start(
         &mut self,
         header: &BlockHeader,
         check: Option<Check>,
         check_size: usize,
         number: u64,
+        offset: u64,
     ) {
         if self.check != check {
             self.checker = check.map_or(Checker::Skip, Checker::new);
@@ -157,6 +163,7 @@ impl BlockDecoder {
         self.check_size = check_size;
         self.check_hold = 0;
         self.number = number;
+        self.offset = offset;
     }
 
     /// The Index Record this Block should have; valid once
@@ -212,6 +219,7 @@ impl BlockDecoder {
                             return Err(XzError::CheckMismatch {
                                 check,
                                 block: self.number,
+                                offset: self.offset,
                             });
                         }
                     }
@@ -286,7 +294,13 @@ impl BlockDecoder {
                 LzmaError::Truncated => XzError::Truncated {
                     during: "block data",
                 },
-                e => XzError::from(e),
+                e => match XzError::from(e) {
+                    XzError::Lzma { source, .. } => XzError::Lzma {
+                        block_offset: Some(self.offset),
+                        source,
+                    },
+                    e => e,
+                },
             })?;
             if self.header_size + self.compressed + self.check_size as u64 > UNPADDED_SIZE_MAX {
                 return Err(XzError::SizeOverflow { what: "block size" });

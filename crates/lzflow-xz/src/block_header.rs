@@ -318,6 +318,9 @@ mod tests {
         ));
         // Dictionary byte 41 is invalid.
         let h = with_crc(vec![0x02, 0x00, 0x21, 0x01, 41, 0x00, 0x00, 0x00]);
-        assert!(matches!(BlockHeader::decode(&h, 4), Err(XzError::Lzma(_))));
+        assert!(matches!(
+            BlockHeader::decode(&h, 4),
+            Err(XzError::Lzma { .. })
+        ));
     }
 }

@@ -101,6 +101,8 @@ pub enum XzError {
         check: Check,
         /// Block number in its stream, from 1.
         block: u64,
+        /// Input offset of the Block (its header's first byte).
+        offset: u64,
     },
     /// A size or count exceeds what the format allows (2^63 - 1).
     SizeOverflow {
@@ -197,7 +199,13 @@ pub enum XzError {
 
     // --- Wrapped layers ----------------------------------------------------
     /// The LZMA2 data inside a Block is bad (culprit from the LZMA layer).
-    Lzma(LzmaError),
+    Lzma {
+        /// Input offset of the Block (its header's first byte), when the
+        /// data was inside one.
+        block_offset: Option<u64>,
+        /// What the LZMA layer found.
+        source: LzmaError,
+    },
     /// A filter's properties are bad (culprit from the filter layer).
     Filter(FilterError),
     /// Reading or seeking the underlying file failed.
@@ -255,9 +263,9 @@ impl fmt::Display for XzError {
                 }
             }
             BlockPadding => f.write_str("XZ block is corrupt: a block padding byte is not zero"),
-            CheckMismatch { check, block } => write!(
+            CheckMismatch { check, block, offset } => write!(
                 f,
-                "XZ data is corrupt: the {check} check of block {block} does not match the decoded data"
+                "XZ data is corrupt: the {check} check of block {block} (at input offset {offset}) does not match the decoded data"
             ),
             SizeOverflow { what } => write!(f, "XZ data is corrupt: the {what} exceeds the format's maximum of 2^63 - 1"),
             IndexRecordCount { expected, found } => write!(
@@ -302,7 +310,11 @@ impl fmt::Display for XzError {
             // Transparent: the limit says it all.
             Limit(e) => e.fmt(f),
             // The source says what is wrong; each layer names its own part.
-            Lzma(_) => f.write_str("XZ block data"),
+            Lzma {
+                block_offset: Some(at),
+                ..
+            } => write!(f, "XZ block data (the block at input offset {at})"),
+            Lzma { .. } => f.write_str("XZ block data"),
             Filter(_) => f.write_str("XZ block header"),
             Io(_) => f.write_str("reading XZ file"),
         }
@@ -334,7 +346,7 @@ impl std::error::Error for XzError {
         match self {
             // Transparent, as its Display.
             XzError::Limit(e) => e.source(),
-            XzError::Lzma(e) | XzError::InvalidLzmaOptions(e) => Some(e),
+            XzError::Lzma { source: e, .. } | XzError::InvalidLzmaOptions(e) => Some(e),
             XzError::Filter(e) => Some(e),
             XzError::Io(e) => Some(&**e),
             _ => None,
@@ -354,7 +366,7 @@ impl CoderError for XzError {
             | UnsupportedFilterChain { .. } => Culprit::Unsupported,
             InvalidCheckId { .. } | InvalidOptions { .. } | InvalidLzmaOptions(_) => Culprit::Usage,
             Limit(_) => Culprit::Limit,
-            Lzma(e) => e.culprit(),
+            Lzma { source, .. } => source.culprit(),
             Filter(e) => e.culprit(),
             Io(_) => Culprit::Io,
             _ => Culprit::Corrupt,
@@ -373,7 +385,10 @@ impl From<LzmaError> for XzError {
         // Keep limit errors at this layer so callers match one variant.
         match e {
             LzmaError::Limit(l) => XzError::Limit(l),
-            e => XzError::Lzma(e),
+            e => XzError::Lzma {
+                block_offset: None,
+                source: e,
+            },
         }
     }
 }

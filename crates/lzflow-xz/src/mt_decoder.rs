@@ -402,7 +402,13 @@ fn decode_block(
         };
     }
     let c = coder.as_mut().expect("prepared");
-    block.start(&job.header, job.check, job.check_size, job.number);
+    block.start(
+        &job.header,
+        job.check,
+        job.check_size,
+        job.number,
+        job.offset,
+    );
     let mut input = InBuf::new(&job.data[job.header.header_size..]).with_last(job.at_end);
     let mut produced = 0;
     let error = loop {
@@ -451,6 +457,7 @@ mod tests {
                 check: None,
                 check_size: 0,
                 number: first + k as u64,
+                offset: 0,
                 at_end: false,
             };
             q.jobs.push_back(Job {

@@ -298,8 +298,13 @@ impl SeekableXzDecoder {
                     let check = Check::from_id(check_id)
                         .ok()
                         .filter(|_| self.opts.verify_check);
-                    self.block
-                        .start(&header, check, check_size, u64::from(b.number));
+                    self.block.start(
+                        &header,
+                        check,
+                        check_size,
+                        u64::from(b.number),
+                        b.file_offset,
+                    );
                     self.phase = Phase::Data;
                 }
                 Phase::Data => {

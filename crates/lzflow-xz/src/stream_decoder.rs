@@ -21,6 +21,8 @@ pub(crate) struct BlockJob {
     pub(crate) check: Option<Check>,
     pub(crate) check_size: usize,
     pub(crate) number: u64,
+    /// Input offset of the Block Header, for error messages.
+    pub(crate) offset: u64,
     /// No input follows the Block's bytes.
     pub(crate) at_end: bool,
 }
@@ -88,6 +90,8 @@ pub(crate) struct StreamDecoder {
     block: BlockDecoder,
     /// What each decoded Block's Index Record must be.
     records: Vec<IndexRecord>,
+    /// Bytes of the Blocks in `records` (padded), to place the next one.
+    blocks_size: u64,
     /// Records of the Index checked so far.
     checked: u64,
     /// The first Index Record that did not match its Block.
@@ -106,9 +110,26 @@ impl StreamDecoder {
             verify,
             block: BlockDecoder::idle(),
             records: Vec::new(),
+            blocks_size: 0,
             checked: 0,
             mismatch: None,
         }
+    }
+
+    /// Input offset of the next Block's header: after the Stream Header
+    /// and the Blocks so far.
+    fn next_block_offset(&self) -> u64 {
+        self.offset + STREAM_HEADER_SIZE as u64 + self.blocks_size
+    }
+
+    fn push_record(&mut self, record: IndexRecord) {
+        // Unpadded sizes are at most 2^63 - 4 each, and the Index check
+        // rejects a stream whose total overflows: saturating is enough
+        // for a message.
+        self.blocks_size = self
+            .blocks_size
+            .saturating_add(record.unpadded_size.next_multiple_of(4));
+        self.records.push(record);
     }
 
     /// Starts a new stream, keeping the buffers.
@@ -118,6 +139,7 @@ impl StreamDecoder {
         self.first = first;
         self.offset = offset;
         self.records.clear();
+        self.blocks_size = 0;
         self.checked = 0;
         self.mismatch = None;
     }
@@ -233,7 +255,8 @@ impl StreamDecoder {
                     prepare_coder(coder, &header, opts)?;
                     let check = self.flags.check().filter(|_| self.verify);
                     let number = self.records.len() as u64 + 1;
-                    self.block.start(&header, check, check_size, number);
+                    let offset = self.next_block_offset();
+                    self.block.start(&header, check, check_size, number, offset);
                     self.state = State::Block;
                 }
                 State::Collect {
@@ -268,6 +291,7 @@ impl StreamDecoder {
                     else {
                         unreachable!()
                     };
+                    let offset = self.next_block_offset();
                     mt.as_deref_mut()
                         .expect("collecting only with workers")
                         .submit(
@@ -277,11 +301,12 @@ impl StreamDecoder {
                                 check,
                                 check_size,
                                 number,
+                                offset,
                                 at_end,
                             },
                             cost,
                         );
-                    self.records.push(record);
+                    self.push_record(record);
                 }
                 State::Block => {
                     if mt.as_deref().is_some_and(|m| m.has_pending()) {
@@ -294,7 +319,7 @@ impl StreamDecoder {
                         Progress::StreamEnd => {}
                         p => return Ok(p),
                     }
-                    self.records.push(self.block.record());
+                    self.push_record(self.block.record());
                     self.state = State::BlockStart;
                 }
                 State::Index(index) => match index.decode(input)? {

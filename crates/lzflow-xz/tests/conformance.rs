@@ -40,24 +40,48 @@ fn matches_class(class: &str, e: &XzError) -> bool {
             e,
             CompressedSizeMismatch { .. } | UncompressedSizeMismatch { .. }
         ),
-        "lzma2_no_dict_reset" => matches!(e, Lzma(LzmaError::MissingDictReset)),
+        "lzma2_no_dict_reset" => matches!(
+            e,
+            Lzma {
+                source: LzmaError::MissingDictReset,
+                ..
+            }
+        ),
         "lzma2_data" => matches!(
             e,
-            Lzma(LzmaError::DistanceTooFar { .. } | LzmaError::Corrupt)
+            Lzma {
+                source: LzmaError::DistanceTooFar { .. } | LzmaError::Corrupt,
+                ..
+            }
         ),
         "lzma2_bad_props" => matches!(
             e,
-            Lzma(LzmaError::InvalidLcLpPb { .. } | LzmaError::InvalidProps(_))
+            Lzma {
+                source: LzmaError::InvalidLcLpPb { .. } | LzmaError::InvalidProps(_),
+                ..
+            }
         ),
         "lzma2_no_props" => matches!(
             e,
-            Lzma(LzmaError::MissingProps | LzmaError::MissingStateReset)
+            Lzma {
+                source: LzmaError::MissingProps | LzmaError::MissingStateReset,
+                ..
+            }
         ),
-        "lzma2_control_byte" => matches!(e, Lzma(LzmaError::InvalidControlByte(3))),
+        "lzma2_control_byte" => matches!(
+            e,
+            Lzma {
+                source: LzmaError::InvalidControlByte(3),
+                ..
+            }
+        ),
         // The LZMA layer may see the marker as the chunk ending early.
         "lzma2_eopm" => matches!(
             e,
-            Lzma(LzmaError::UnexpectedEndMarker | LzmaError::ChunkSizeMismatch)
+            Lzma {
+                source: LzmaError::UnexpectedEndMarker | LzmaError::ChunkSizeMismatch,
+                ..
+            }
         ),
         "unsupported_block_header" => matches!(e, UnsupportedBlockHeader { .. }),
         "unsupported_filter" => matches!(e, UnsupportedFilter { id: 0x7F }),
