@@ -172,6 +172,8 @@ mod encode_options;
 mod mt;
 mod pump;
 mod std_io;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+mod step_stream;
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub mod async_face;

@@ -58,8 +58,10 @@ mod tokio_face;
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub use self::async_spooled::AsyncSpooled;
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub use self::face::OwnedEntry;
 #[cfg(feature = "tokio")]
-pub use self::tokio_face::{AsyncArchive, AsyncEntries, AsyncEntryReader};
+pub use self::tokio_face::{AsyncArchive, AsyncEntries, AsyncEntryReader, EntryStream};
 
 #[cfg(all(test, feature = "tokio", feature = "futures-io"))]
 mod tests;

@@ -52,4 +52,7 @@ mod tokio_face;
 #[cfg(feature = "tokio")]
 pub use self::tokio_face::{
     AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader, AsyncZipWriter,
+    ZipEntryStream,
 };
+#[cfg(any(feature = "tokio", feature = "futures-io"))]
+pub use face::StreamedEntry;

@@ -4,15 +4,22 @@
 //! `AsyncRead` impls is written once, here, over the one reading core
 //! ([`PollArchive`]).
 
+use std::future::poll_fn;
 use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
+use bytes::Bytes;
+use futures_core::Stream;
 use lzflow_7z::{
     ArchiveIndex, ArchiveOptions, Entry, ExtractOptions, PollArchive, PollEntries, PollEntryReader,
-    SevenZError, SpoolOptions,
+    SevenZError, SpoolOptions, WalkState,
 };
+use lzflow_core::LimitExceeded;
 use lzflow_core::source::{Adapter, PollRead, PollSource};
 
 use super::AsyncSpooled;
+use crate::step_stream::StepStream;
 
 /// A 7z archive over an async source; see the runtime modules for the
 /// constructors (`lzflow::sevenz::AsyncArchive` for tokio,
@@ -120,6 +127,88 @@ impl<S: PollSource> AsyncArchive<S> {
             inner: self.core.walk(),
         }
     }
+}
+
+impl<S: PollSource + Send + 'static> AsyncArchive<S> {
+    /// The entries in archive order as an owned `Stream` of each entry
+    /// with its whole data (empty for directories), CRC verified, for
+    /// code that needs `'static` items (`try_for_each`, channels,
+    /// spawned tasks). Each folder is decoded once, as by
+    /// [`entries_stream`](Self::entries_stream), the lending cursor that
+    /// streams data of any size.
+    ///
+    /// An entry larger than `max_entry_size` bytes ends the stream with
+    /// [`LimitExceeded::Output`] before any of it is decoded, so memory
+    /// stays under that bound per item. The stream ends after the first
+    /// error.
+    pub fn into_entries(self, max_entry_size: u64) -> EntryStream<S> {
+        EntryStream {
+            inner: StepStream::new((self.core, WalkState::default(), max_entry_size), step),
+        }
+    }
+}
+
+/// What [`EntryStream`] yields: an entry and its data.
+pub type OwnedEntry = (Entry, Bytes);
+
+type WalkParts<S> = (PollArchive<S>, WalkState, u64);
+
+/// The owned stream of [`AsyncArchive::into_entries`].
+pub struct EntryStream<S> {
+    inner: StepStream<WalkParts<S>, OwnedEntry, SevenZError>,
+}
+
+impl<S> std::fmt::Debug for EntryStream<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryStream").finish_non_exhaustive()
+    }
+}
+
+impl<S: PollSource + Send + 'static> Stream for EntryStream<S> {
+    type Item = Result<OwnedEntry, SevenZError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.get_mut().inner).poll_next(cx)
+    }
+}
+
+/// The next entry of the walk, read whole.
+fn step<S: PollSource + Send + 'static>(
+    (mut core, walk, max): WalkParts<S>,
+) -> crate::step_stream::Step<WalkParts<S>, OwnedEntry, SevenZError> {
+    Box::pin(async move {
+        let mut entries = core.resume(walk);
+        let item = next_owned(&mut entries, max).await.transpose();
+        let walk = entries.suspend();
+        ((core, walk, max), item)
+    })
+}
+
+async fn next_owned<S: PollSource>(
+    entries: &mut PollEntries<'_, S>,
+    max: u64,
+) -> Result<Option<OwnedEntry>, SevenZError> {
+    let Some(entry) = entries.next_entry().await? else {
+        return Ok(None);
+    };
+    if entry.size > max {
+        return Err(LimitExceeded::Output { limit: max }.into());
+    }
+    // The size is the header's, checked against the cap above; the data
+    // must match it (the CRC check ends a longer or shorter entry).
+    let mut data = Vec::with_capacity(entry.size as usize);
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        let n = poll_fn(|cx| entries.poll_read(cx, &mut buf)).await?;
+        if n == 0 {
+            break;
+        }
+        if (data.len() + n) as u64 > max {
+            return Err(LimitExceeded::Output { limit: max }.into());
+        }
+        data.extend_from_slice(&buf[..n]);
+    }
+    Ok(Some((entry, Bytes::from(data))))
 }
 
 /// Reads one entry's data (from [`AsyncArchive::reader`]); ends with an

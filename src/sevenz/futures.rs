@@ -18,6 +18,9 @@ pub type AsyncArchive<R> = face::AsyncArchive<FuturesSource<R>>;
 pub type AsyncEntryReader<'a, R> = face::AsyncEntryReader<'a, FuturesSource<R>>;
 /// Sequential access to every entry ([`AsyncArchive::entries_stream`]).
 pub type AsyncEntries<'a, R> = face::AsyncEntries<'a, FuturesSource<R>>;
+/// The owned stream of entries and their data
+/// ([`AsyncArchive::into_entries`]).
+pub type EntryStream<R> = face::EntryStream<FuturesSource<R>>;
 
 impl<R: AsyncRead + AsyncSeek + Unpin> AsyncRead for AsyncEntryReader<'_, R> {
     fn poll_read(

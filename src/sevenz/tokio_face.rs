@@ -18,6 +18,9 @@ pub type AsyncArchive<R> = face::AsyncArchive<TokioSource<R>>;
 pub type AsyncEntryReader<'a, R> = face::AsyncEntryReader<'a, TokioSource<R>>;
 /// Sequential access to every entry ([`AsyncArchive::entries_stream`]).
 pub type AsyncEntries<'a, R> = face::AsyncEntries<'a, TokioSource<R>>;
+/// The owned stream of entries and their data
+/// ([`AsyncArchive::into_entries`]).
+pub type EntryStream<R> = face::EntryStream<TokioSource<R>>;
 
 /// Fills the unfilled part of a tokio `ReadBuf` from a slice reader.
 fn fill_read_buf(

@@ -4,7 +4,14 @@
 //! `AsyncRead` impls is written once, here, over the one reading core
 //! ([`PollZipArchive`]).
 
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_core::Stream;
 use lzflow_core::source::{Adapter, PollSource};
+
+use crate::step_stream::StepStream;
 use lzflow_zip::{CentralDirectory, PollZipArchive, PollZipEntryReader, ZipError, ZipOptions};
 
 /// A zip archive over an async seekable source.
@@ -155,6 +162,109 @@ impl<S: lzflow_core::source::PollRead> AsyncZipStreamReader<S> {
     pub fn offset(&self) -> u64 {
         self.core.offset()
     }
+}
+
+impl<S: lzflow_core::source::PollRead + Send + 'static> AsyncZipStreamReader<S> {
+    /// The entries as they arrive, as an owned `Stream` of each entry with
+    /// its whole data (checked against its CRC-32, authentication code or
+    /// data descriptor), for code that needs `'static` items
+    /// (`try_for_each`, channels, spawned tasks).
+    /// [`next_entry`](Self::next_entry), the lending cursor, streams
+    /// data of any size.
+    ///
+    /// An entry whose data passes `max_entry_size` bytes ends the stream
+    /// with [`LimitExceeded::Output`](lzflow_core::LimitExceeded::Output)
+    /// (before any of it is decoded when the local header gives the
+    /// size), so memory stays under that bound per item. The stream ends
+    /// after the first error.
+    pub fn into_entries(self, max_entry_size: u64) -> ZipEntryStream<S> {
+        ZipEntryStream {
+            inner: StepStream::new((self.core, max_entry_size), zip_step),
+        }
+    }
+}
+
+/// An entry read whole by [`AsyncZipStreamReader::into_entries`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct StreamedEntry {
+    /// The name as text (see [`LocalEntry::name`](lzflow_zip::LocalEntry::name)).
+    pub name: String,
+    /// Whether the name ends with `/`.
+    pub is_dir: bool,
+    /// The modification time, when stored.
+    pub mtime: Option<std::time::SystemTime>,
+    /// The local header's fields.
+    pub header: lzflow_zip::LocalFileHeader,
+    /// Where the local header starts in the stream.
+    pub offset: u64,
+    /// The data, checked.
+    pub data: Bytes,
+}
+
+type StreamParts<S> = (lzflow_zip::PollZipStream<S>, u64);
+
+/// The owned stream of [`AsyncZipStreamReader::into_entries`].
+pub struct ZipEntryStream<S> {
+    inner: StepStream<StreamParts<S>, StreamedEntry, ZipError>,
+}
+
+impl<S> std::fmt::Debug for ZipEntryStream<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZipEntryStream").finish_non_exhaustive()
+    }
+}
+
+impl<S: lzflow_core::source::PollRead + Send + 'static> Stream for ZipEntryStream<S> {
+    type Item = Result<StreamedEntry, ZipError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        Pin::new(&mut self.get_mut().inner).poll_next(cx)
+    }
+}
+
+fn zip_step<S: lzflow_core::source::PollRead + Send + 'static>(
+    (mut core, max): StreamParts<S>,
+) -> crate::step_stream::Step<StreamParts<S>, StreamedEntry, ZipError> {
+    Box::pin(async move {
+        let item = next_streamed(&mut core, max).await.transpose();
+        ((core, max), item)
+    })
+}
+
+async fn next_streamed<S: lzflow_core::source::PollRead>(
+    core: &mut lzflow_zip::PollZipStream<S>,
+    max: u64,
+) -> Result<Option<StreamedEntry>, ZipError> {
+    let over = || ZipError::from(lzflow_core::LimitExceeded::Output { limit: max });
+    let Some(local) = core.next_entry().await? else {
+        return Ok(None);
+    };
+    if local.size().is_some_and(|n| n > max) {
+        return Err(over());
+    }
+    let mut entry = StreamedEntry {
+        name: local.name().into_owned(),
+        is_dir: local.is_dir(),
+        mtime: local.mtime(),
+        header: *local.header(),
+        offset: local.offset(),
+        data: Bytes::new(),
+    };
+    let mut data = Vec::new();
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        let n = std::future::poll_fn(|cx| core.poll_read(cx, &mut buf)).await?;
+        if n == 0 {
+            break;
+        }
+        if (data.len() + n) as u64 > max {
+            return Err(over());
+        }
+        data.extend_from_slice(&buf[..n]);
+    }
+    entry.data = Bytes::from(data);
+    Ok(Some(entry))
 }
 
 /// One entry of an [`AsyncZipStreamReader`]: its local header, and its

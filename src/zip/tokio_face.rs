@@ -17,6 +17,9 @@ pub type AsyncZipArchive<R> = face::AsyncZipArchive<TokioSource<R>>;
 pub type AsyncZipStreamReader<R> = face::AsyncZipStreamReader<TokioSource<R>>;
 /// One entry of an [`AsyncZipStreamReader`], readable as it arrives.
 pub type AsyncZipStreamEntry<'a, R> = face::AsyncZipStreamEntry<'a, TokioSource<R>>;
+/// The owned stream of entries and their data
+/// ([`AsyncZipStreamReader::into_entries`]).
+pub type ZipEntryStream<R> = face::ZipEntryStream<TokioSource<R>>;
 /// Reads one entry's data (from [`AsyncZipArchive::reader`]).
 pub type AsyncZipEntryReader<'a, R> = face::AsyncZipEntryReader<'a, TokioSource<R>>;
 

@@ -67,7 +67,7 @@ pub use read::coder_graph::{FolderDecoder, FolderStep, PackRequest};
 pub use read::entry::{Entry, EntryCheck, ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION};
 pub use read::extract::Extraction;
 pub use read::multi_volume::MultiVolume;
-pub use read::poll_archive::{PollArchive, PollEntries, PollEntryReader};
+pub use read::poll_archive::{PollArchive, PollEntries, PollEntryReader, WalkState};
 pub use read::signature_header::SignatureHeader;
 pub use read::spool::{SpoolOptions, SpoolWriter, Spooled};
 pub use read::{multi_volume, signature_header, spool};

@@ -354,14 +354,39 @@ impl<S: PollSource> PollArchive<S> {
 
     /// The sequential walk over every entry, each folder decoded once.
     pub fn walk(&mut self) -> PollEntries<'_, S> {
+        self.resume(WalkState::default())
+    }
+
+    /// Goes on with a walk that [`PollEntries::suspend`] put aside (for an
+    /// owner of the archive that walks it a step at a time).
+    pub fn resume(&mut self, walk: WalkState) -> PollEntries<'_, S> {
         PollEntries {
             src: &mut self.src,
             index: &self.index,
-            next: 0,
-            current: None,
-            state: None,
-            total: 0,
+            next: walk.next,
+            current: walk.current,
+            state: walk.state,
+            total: walk.total,
         }
+    }
+}
+
+/// Where a walk over the entries stands, apart from the archive it walks
+/// ([`PollEntries::suspend`], [`PollArchive::resume`]): the folder being
+/// decoded and the current entry's progress.
+#[derive(Default)]
+pub struct WalkState {
+    next: usize,
+    current: Option<(usize, FolderPump)>,
+    state: Option<EntryState>,
+    total: u64,
+}
+
+impl std::fmt::Debug for WalkState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkState")
+            .field("next", &self.next)
+            .finish_non_exhaustive()
     }
 }
 
@@ -448,6 +473,16 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
     /// [`advance`](Self::advance)'s positions index).
     pub fn entries(&self) -> &'a [Entry] {
         self.index.entries()
+    }
+
+    /// Puts the walk aside, to go on later with [`PollArchive::resume`].
+    pub fn suspend(self) -> WalkState {
+        WalkState {
+            next: self.next,
+            current: self.current,
+            state: self.state,
+            total: self.total,
+        }
     }
 
     /// [`advance`](Self::advance), giving the entry itself.
