@@ -11,9 +11,14 @@
 //! the start, or, for [`open_archive`], by its end record at the end
 //! (self-extracting archives).
 
-use std::io::{self, Cursor, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::io::{self, Cursor, Read};
+#[cfg(any(feature = "sevenz", feature = "zip"))]
+use std::{
+    io::{Seek, SeekFrom},
+    path::Path,
+};
 
+#[cfg(any(feature = "sevenz", feature = "zip"))]
 use crate::extract::ExtractOptions;
 
 /// A format lzflow reads.
@@ -157,21 +162,31 @@ pub fn decoder<R: Read>(mut reader: R) -> io::Result<AnyDecoder<R>> {
     }
 }
 
-/// An archive of whichever format [`open_archive`] found.
+/// An archive of whichever format [`open_archive`] found (each variant
+/// with its feature, `sevenz` or `zip`).
+#[cfg(any(feature = "sevenz", feature = "zip"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sevenz", feature = "zip"))))]
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AnyArchive<R: Read + Seek> {
     /// A 7z archive.
+    #[cfg(feature = "sevenz")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "sevenz")))]
     SevenZ(Box<crate::sevenz::Archive<R>>),
     /// A zip archive.
+    #[cfg(feature = "zip")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "zip")))]
     Zip(crate::zip::ZipArchive<R>),
 }
 
+#[cfg(any(feature = "sevenz", feature = "zip"))]
 impl<R: Read + Seek> AnyArchive<R> {
     /// The archive's format.
     pub fn format(&self) -> Format {
         match self {
+            #[cfg(feature = "sevenz")]
             AnyArchive::SevenZ(_) => Format::SevenZ,
+            #[cfg(feature = "zip")]
             AnyArchive::Zip(_) => Format::Zip,
         }
     }
@@ -179,7 +194,9 @@ impl<R: Read + Seek> AnyArchive<R> {
     /// The number of entries.
     pub fn len(&self) -> usize {
         match self {
+            #[cfg(feature = "sevenz")]
             AnyArchive::SevenZ(a) => a.entries().len(),
+            #[cfg(feature = "zip")]
             AnyArchive::Zip(a) => a.len(),
         }
     }
@@ -193,7 +210,9 @@ impl<R: Read + Seek> AnyArchive<R> {
     /// valid UTF-8).
     pub fn names(&self) -> Vec<String> {
         match self {
+            #[cfg(feature = "sevenz")]
             AnyArchive::SevenZ(a) => a.entries().iter().map(|e| e.name.clone()).collect(),
+            #[cfg(feature = "zip")]
             AnyArchive::Zip(a) => a
                 .directory()
                 .iter()
@@ -210,7 +229,9 @@ impl<R: Read + Seek> AnyArchive<R> {
         options: &ExtractOptions,
     ) -> io::Result<()> {
         match self {
+            #[cfg(feature = "sevenz")]
             AnyArchive::SevenZ(a) => a.extract_to_with(dir, options).map_err(io::Error::from),
+            #[cfg(feature = "zip")]
             AnyArchive::Zip(a) => a.extract_to_with(dir, options).map_err(io::Error::from),
         }
     }
@@ -218,15 +239,36 @@ impl<R: Read + Seek> AnyArchive<R> {
 
 /// Opens `reader` as a 7z or zip archive, whichever its bytes say: the
 /// signature at the start, or (zip) the end record at the end, so that
-/// self-extracting archives open too. Not an archive: `InvalidData`.
+/// self-extracting archives open too. Not an archive: `InvalidData`. An
+/// archive of a kind this build leaves out (feature `sevenz` or `zip`
+/// off): `Unsupported`, naming the feature.
+#[cfg(any(feature = "sevenz", feature = "zip"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "sevenz", feature = "zip"))))]
 pub fn open_archive<R: Read + Seek>(mut reader: R) -> io::Result<AnyArchive<R>> {
     reader.seek(SeekFrom::Start(0))?;
     let head = read_head(&mut reader)?;
     reader.seek(SeekFrom::Start(0))?;
     match detect(&head) {
+        #[cfg(feature = "sevenz")]
         Some(Format::SevenZ) => Ok(AnyArchive::SevenZ(Box::new(
             crate::sevenz::Archive::open(reader).map_err(io::Error::from)?,
         ))),
+        #[cfg(not(feature = "sevenz"))]
+        Some(Format::SevenZ) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a 7z archive: lzflow was built without its `sevenz` feature",
+        )),
+        #[cfg(not(feature = "zip"))]
+        Some(Format::Zip) => Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "a zip archive: lzflow was built without its `zip` feature",
+        )),
+        #[cfg(not(feature = "zip"))]
+        None => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not a 7z archive (and zip is not built in: feature `zip`)",
+        )),
+        #[cfg(feature = "zip")]
         Some(Format::Zip) | None => match crate::zip::ZipArchive::open(reader) {
             Ok(a) => Ok(AnyArchive::Zip(a)),
             Err(lzflow_zip::ZipError::NotZip) => Err(io::Error::new(

@@ -3,6 +3,30 @@
 //!
 //! The buffer may read past the end of the compressed stream; use the
 //! `bufread` faces when the bytes after it matter.
+//!
+//! [`MtXzDecoder`] decodes the Blocks of a `.xz` file on worker threads;
+//! [`write::MtXzEncoder`](crate::write::MtXzEncoder) writes files whose
+//! Blocks it can split (as does `xz -T`):
+//! ```
+//! use std::io::{Read, Write};
+//!
+//! let data: Vec<u8> = (0..600_000u32).map(|i| (i % 251) as u8).collect();
+//! let mut encoder = lzflow::write::MtXzEncoder::mt_builder()
+//!     .threads(2)
+//!     .preset(1)
+//!     .block_size(128 << 10) // several Blocks to share out
+//!     .build(Vec::new());
+//! encoder.write_all(&data)?;
+//! let xz = encoder.finish()?;
+//!
+//! let mut decoder = lzflow::read::MtXzDecoder::builder()
+//!     .threads(2)
+//!     .build(&xz[..]);
+//! let mut out = Vec::new();
+//! decoder.read_to_end(&mut out)?;
+//! assert_eq!(out, data);
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use std::io::{self, BufReader, Read};
 

@@ -21,19 +21,41 @@
 //!   [`ArchiveOptions::with_limits`] as usual: spooling bounds memory, not
 //!   disk.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), lzflow::sevenz::SevenZError> {
-//! use lzflow::sevenz::{ArchiveOptions, AsyncArchive};
-//! use tokio::io::AsyncReadExt;
-//! let file = tokio::fs::File::open("backup.7z").await?;
-//! let mut archive =
-//!     AsyncArchive::open_with(file, ArchiveOptions::default().with_password("pw")).await?;
-//! let mut entries = archive.entries_stream();
-//! while let Some(entry) = entries.next_entry().await? {
-//!     let mut data = Vec::new();
-//!     entries.read_to_end(&mut data).await?;
-//!     println!("{} {} bytes", entry.name, data.len());
-//! }
+//! An archive written in memory (see [`sevenz_writer`](crate::sevenz_writer)),
+//! read back with [`Archive`], then with [`AsyncArchive`] (feature
+//! `tokio`; any `AsyncRead + AsyncSeek`, a `tokio::fs::File` as well):
+//! ```
+//! use std::io::{Cursor, Read};
+//! use lzflow::sevenz::{Archive, ArchiveOptions};
+//! use lzflow::sevenz_writer::{EntryMeta, Writer, WriterOptions};
+//!
+//! # fn main() -> Result<(), lzflow::sevenz::SevenZError> {
+//! let options = WriterOptions::default().with_password("pw");
+//! let mut writer = Writer::with_options(Cursor::new(Vec::new()), options)?;
+//! writer.add_file("notes.txt", &b"seven zip notes"[..], EntryMeta::default())?;
+//! let file = writer.finish()?.into_inner();
+//!
+//! // Blocking, over any `Read + Seek`.
+//! let options = ArchiveOptions::default().with_password("pw");
+//! let mut archive = Archive::open_with(Cursor::new(&file), options.clone())?;
+//! assert_eq!(archive.entries()[0].name, "notes.txt");
+//! let mut text = String::new();
+//! archive.reader(0)?.read_to_string(&mut text)?;
+//! assert_eq!(text, "seven zip notes");
+//!
+//! // Async, entry after entry.
+//! # #[cfg(feature = "tokio")]
+//! tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//!     use tokio::io::AsyncReadExt;
+//!     let mut archive = lzflow::sevenz::AsyncArchive::open_with(Cursor::new(&file), options).await?;
+//!     let mut entries = archive.entries_stream();
+//!     while let Some(entry) = entries.next_entry().await? {
+//!         let mut data = Vec::new();
+//!         entries.read_to_end(&mut data).await?;
+//!         assert_eq!((entry.name.as_str(), &data[..]), ("notes.txt", &b"seven zip notes"[..]));
+//!     }
+//!     Ok::<_, lzflow::sevenz::SevenZError>(())
+//! })?;
 //! # Ok(()) }
 //! ```
 

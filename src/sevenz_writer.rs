@@ -13,14 +13,36 @@
 //! the caller waits for queue room; errors of queued work are returned by
 //! the next call. Both faces are thin adapters over one runtime-free core.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), lzflow::sevenz_writer::SevenZError> {
-//! use lzflow::sevenz_writer::{AsyncWriter, EntryMeta, WriterOptions};
-//! let file = tokio::fs::File::create("backup.7z").await?;
-//! let mut w = AsyncWriter::with_options(file, WriterOptions::default().with_password("pw")).await?;
-//! let data = tokio::fs::File::open("notes.txt").await?;
-//! w.add_file("notes.txt", data, EntryMeta::default()).await?;
-//! w.finish().await?;
+//! ```
+//! use std::io::{Cursor, Read};
+//! use lzflow::sevenz::Archive;
+//! use lzflow::sevenz_writer::{EntryMeta, Writer, WriterOptions};
+//!
+//! # fn main() -> Result<(), lzflow::sevenz::SevenZError> {
+//! // Blocking, into any `Write + Seek` (a `std::fs::File` as well).
+//! let mut writer = Writer::with_options(Cursor::new(Vec::new()), WriterOptions::default())?;
+//! writer.add_dir("docs", EntryMeta::default())?;
+//! writer.add_file("docs/a.txt", &b"blocking"[..], EntryMeta::default())?;
+//! let blocking = writer.finish()?.into_inner();
+//!
+//! // Async (feature `tokio`), into any `AsyncWrite + AsyncSeek`: the same
+//! // bytes for the same entries.
+//! # #[cfg(feature = "tokio")]
+//! # {
+//! let async_file = tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//!     let mut writer = lzflow::sevenz_writer::AsyncWriter::new(Cursor::new(Vec::new())).await?;
+//!     writer.add_dir("docs", EntryMeta::default()).await?;
+//!     writer.add_file("docs/a.txt", &b"blocking"[..], EntryMeta::default()).await?;
+//!     Ok::<_, lzflow::sevenz::SevenZError>(writer.finish().await?.into_inner())
+//! })?;
+//! assert_eq!(async_file, blocking);
+//! # }
+//!
+//! let mut archive = Archive::open(Cursor::new(blocking))?;
+//! assert_eq!(archive.entries().len(), 2);
+//! let mut text = String::new();
+//! archive.reader(1)?.read_to_string(&mut text)?;
+//! assert_eq!(text, "blocking");
 //! # Ok(()) }
 //! ```
 

@@ -9,6 +9,28 @@
 //! [`BoxError`] (hyper's, axum's and reqwest's errors, `io::Error`), so a
 //! body plugs in without `map_err`; it comes out as an `io::Error` with it
 //! as its source (an `io::Error` comes out as it is).
+//!
+//! ```
+//! use bytes::Bytes;
+//! use futures::{executor::block_on, stream, TryStreamExt};
+//! use lzflow::stream::{XzDecoderStream, XzEncoderStream};
+//!
+//! # fn main() -> std::io::Result<()> {
+//! block_on(async {
+//!     // A body of three chunks, compressed chunk by chunk…
+//!     let chunks = ["one ", "two ", "three"].map(|c| Ok::<_, std::io::Error>(Bytes::from(c)));
+//!     let xz: Vec<Bytes> = XzEncoderStream::new(stream::iter(chunks)).try_collect().await?;
+//!     // …and decoded from compressed chunks cut anywhere (here, 7 bytes).
+//!     let xz = xz.concat();
+//!     let cut = xz.chunks(7).map(|c| Ok::<_, std::io::Error>(Bytes::copy_from_slice(c)));
+//!     let text: Vec<Bytes> = XzDecoderStream::new(stream::iter(cut.collect::<Vec<_>>()))
+//!         .try_collect()
+//!         .await?;
+//!     assert_eq!(text.concat(), b"one two three");
+//!     Ok(())
+//! })
+//! # }
+//! ```
 
 use std::io;
 use std::pin::Pin;

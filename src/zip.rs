@@ -13,18 +13,52 @@
 //!   ([`PollZipStream`]). Entries with data descriptors are read too,
 //!   Stored ones included.
 //!
-//! ```no_run
-//! # async fn demo() -> Result<(), lzflow::zip::ZipError> {
-//! use lzflow::zip::{AsyncZipArchive, ZipOptions};
-//! use tokio::io::AsyncReadExt;
-//! let file = tokio::fs::File::open("upload.zip").await?;
-//! let mut zip = AsyncZipArchive::open_with(file, ZipOptions::new().with_password("pw")).await?;
-//! for i in 0..zip.len() {
-//!     let name = zip.directory().get(i).map(|e| e.name().into_owned());
+//! Written and read back, blocking and async (feature `tokio`; files,
+//! sockets and HTTP bodies work the same way):
+//! ```
+//! use std::io::{Cursor, Read};
+//! use lzflow::zip::{EntryOptions, WriteMethod, ZipArchive, ZipStreamReader, ZipWriter};
+//!
+//! # fn main() -> Result<(), lzflow::zip::ZipError> {
+//! let deflate = EntryOptions::default().with_method(WriteMethod::Deflate, 6);
+//!
+//! // Blocking writer, into any `Write + Seek` (`new_streaming` for a
+//! // `Write` that cannot seek).
+//! let mut writer = ZipWriter::new(Cursor::new(Vec::new()))?;
+//! writer.add_file("a.txt", &b"zip, zip, zip"[..], &deflate)?;
+//! let file = writer.finish()?.into_inner();
+//!
+//! // Blocking reader, through the central directory…
+//! let mut zip = ZipArchive::open(Cursor::new(&file))?;
+//! assert_eq!(zip.directory().get(0).unwrap().name(), "a.txt");
+//! let mut text = String::new();
+//! zip.reader(0)?.read_to_string(&mut text)?;
+//! assert_eq!(text, "zip, zip, zip");
+//!
+//! // …or forward-only, from a reader that cannot seek.
+//! let mut stream = ZipStreamReader::new(&file[..]);
+//! let mut entry = stream.next_entry()?.expect("one entry");
+//! assert_eq!(entry.name(), "a.txt");
+//! text.clear();
+//! entry.read_to_string(&mut text)?;
+//! assert_eq!(text, "zip, zip, zip");
+//!
+//! # #[cfg(feature = "tokio")]
+//! tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//!     use lzflow::zip::{AsyncZipArchive, AsyncZipWriter};
+//!     use tokio::io::AsyncReadExt;
+//!
+//!     let mut writer = AsyncZipWriter::new(Cursor::new(Vec::new()))?;
+//!     writer.add_file("b.txt", &b"async zip"[..], &deflate).await?;
+//!     writer.finish().await?;
+//!     let file = writer.into_inner().into_inner();
+//!
+//!     let mut zip = AsyncZipArchive::open(Cursor::new(file)).await?;
 //!     let mut data = Vec::new();
-//!     zip.reader(i).await?.read_to_end(&mut data).await?;
-//!     println!("{name:?}: {} bytes", data.len());
-//! }
+//!     zip.reader(0).await?.read_to_end(&mut data).await?;
+//!     assert_eq!(data, b"async zip");
+//!     Ok::<_, lzflow::zip::ZipError>(())
+//! })?;
 //! # Ok(()) }
 //! ```
 
@@ -51,8 +85,8 @@ mod tokio_face;
 
 #[cfg(feature = "tokio")]
 pub use self::tokio_face::{
-    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader, AsyncZipWriter,
-    ZipEntryStream,
+    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader,
+    AsyncZipWriter, ZipEntryStream,
 };
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub use face::StreamedEntry;

@@ -127,11 +127,6 @@ async fn xz_fixtures_decode_identically_with_pending_between_polls() {
 async fn lzma_fixtures_decode_with_pending_between_polls() {
     with_timeout(async {
         for fx in fixtures("lzma_alone") {
-            // liblzma (the reference, not the face) cannot take this one in
-            // small slices; see faces_std.rs.
-            if fx.name == "lzma/known-size-eopm.lzma" {
-                continue;
-            }
             for (how, r) in decode_every_tokio_way(&fx.bytes(), RefDecoder::lzma).await {
                 assert_content(&fx, &r.unwrap(), how);
             }

@@ -1,6 +1,6 @@
 //! The std faces (read, bufread, write) give the same bytes and the same
-//! errors however the I/O is split, driving the liblzma reference coder
-//! through lzflow's generic faces.
+//! errors however the I/O is split, driving the reference coders of
+//! faces_support through lzflow's generic faces.
 
 mod faces_support;
 
@@ -90,12 +90,6 @@ fn lzma_fixtures_decode_identically_through_every_std_face() {
     for fx in fixtures("lzma_alone") {
         let data = fx.bytes();
         for (how, r) in decode_every_std_way(&data, RefDecoder::lzma) {
-            // liblzma itself (the reference here, not the face) rejects a
-            // known size followed by an end marker when its input arrives
-            // in slices shorter than 14 bytes.
-            if fx.name == "lzma/known-size-eopm.lzma" && how != "read whole" {
-                continue;
-            }
             let got = r.unwrap_or_else(|e| panic!("{}: {how}: {e}", fx.name));
             assert_content(&fx, &got, how);
         }
@@ -163,13 +157,10 @@ fn bufread_decoder_consumes_exactly_the_stream() {
     // A single-stream reference decoder stops at the end of the first
     // stream; the face must leave the rest in the reader.
     let payload = sample_data(50_000, 9);
-    let mut data = Vec::new();
-    liblzma::read::XzEncoder::new(&payload[..], 6)
-        .read_to_end(&mut data)
-        .unwrap();
+    let mut data = xz_of(&payload, 6);
     let compressed_len = data.len();
     data.extend_from_slice(b"TRAILER");
-    let single = || RefDecoderSingle::new();
+    let single = RefDecoder::xz_single;
     let mut dec =
         lzflow::bufread::Decoder::with_coder(BufReader::with_capacity(7, &data[..]), single());
     let mut got = Vec::new();
@@ -183,39 +174,6 @@ fn bufread_decoder_consumes_exactly_the_stream() {
     let _ = rest.fill_buf();
 }
 
-/// liblzma without `CONCATENATED`: one stream, then `StreamEnd`.
-struct RefDecoderSingle(liblzma::stream::Stream);
-impl RefDecoderSingle {
-    fn new() -> Self {
-        RefDecoderSingle(liblzma::stream::Stream::new_stream_decoder(u64::MAX, 0).unwrap())
-    }
-}
-impl Decode for RefDecoderSingle {
-    type Error = io::Error;
-    fn decode(
-        &mut self,
-        input: &mut lzflow_core::InBuf<'_>,
-        output: &mut lzflow_core::OutBuf<'_>,
-    ) -> io::Result<lzflow_core::Progress> {
-        let (i0, o0) = (self.0.total_in(), self.0.total_out());
-        let st = self
-            .0
-            .process(
-                input.remaining(),
-                output.spare_mut(),
-                liblzma::stream::Action::Run,
-            )
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        input.advance((self.0.total_in() - i0) as usize);
-        output.advance((self.0.total_out() - o0) as usize);
-        Ok(match st {
-            liblzma::stream::Status::StreamEnd => lzflow_core::Progress::StreamEnd,
-            _ if output.available() == 0 => lzflow_core::Progress::OutputFull,
-            _ => lzflow_core::Progress::NeedInput,
-        })
-    }
-}
-
 #[test]
 fn write_encoder_output_does_not_depend_on_write_sizes() {
     let payload = sample_data(300_000, 11);
@@ -224,11 +182,12 @@ fn write_encoder_output_does_not_depend_on_write_sizes() {
         w.write_all(&payload).unwrap();
         w.finish().unwrap()
     };
+    // The named face type runs the same coder with its own buffering.
     let mut reference = Vec::new();
-    liblzma::read::XzEncoder::new(&payload[..], 6)
+    lzflow::read::XzEncoder::new(&payload[..], 6)
         .read_to_end(&mut reference)
         .unwrap();
-    assert!(one_shot == reference, "face output differs from liblzma");
+    assert!(one_shot == reference, "generic and named faces differ");
     for seed in 0..3 {
         let mut w = lzflow::write::Encoder::with_coder(
             SplitWriter::new(1 + 50 * seed as usize, seed),
@@ -302,10 +261,7 @@ fn read_encoders_round_trip() {
 #[test]
 fn write_decoder_reports_truncation_on_finish() {
     let payload = sample_data(10_000, 14);
-    let mut data = Vec::new();
-    liblzma::read::XzEncoder::new(&payload[..], 1)
-        .read_to_end(&mut data)
-        .unwrap();
+    let data = xz_of(&payload, 1);
     let mut w = lzflow::write::Decoder::with_coder(Vec::new(), RefDecoder::xz());
     w.write_all(&data[..data.len() - 3]).unwrap();
     let e = w.try_finish().unwrap_err();
@@ -336,8 +292,7 @@ fn xz_fixtures_through_lzflow_decoders_match_the_manifest_and_the_reference() {
                 assert_content(&fx, &got, how);
             }
         } else {
-            // Every face reports the same kind (liblzma may classify some
-            // files differently, e.g. trailing garbage as truncation).
+            // Every face reports the same kind.
             let mut first_kind = None;
             for (how, r) in results {
                 let got = r.expect_err(how);

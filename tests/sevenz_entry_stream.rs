@@ -82,10 +82,16 @@ async fn an_entry_over_the_cap_ends_the_stream_before_it_is_decoded() {
     assert_eq!(first.0.name, "d");
     let e = s.try_next().await.unwrap_err();
     assert!(
-        matches!(e, SevenZError::Limit(LimitExceeded::Output { limit: 100_000 })),
+        matches!(
+            e,
+            SevenZError::Limit(LimitExceeded::Output { limit: 100_000 })
+        ),
         "{e:?}"
     );
-    assert!(s.try_next().await.unwrap().is_none(), "ended after the error");
+    assert!(
+        s.try_next().await.unwrap().is_none(),
+        "ended after the error"
+    );
 }
 
 #[tokio::test]

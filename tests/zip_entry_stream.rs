@@ -28,12 +28,17 @@ fn streaming_zip() -> Vec<u8> {
     let mut w = ZipWriter::new_streaming(Vec::new()).unwrap();
     let method = |m| EntryOptions::default().with_method(m, 6);
     w.add_directory("dir", &EntryOptions::default()).unwrap();
-    let methods = [WriteMethod::Deflate, WriteMethod::Stored, WriteMethod::Stored];
+    let methods = [
+        WriteMethod::Deflate,
+        WriteMethod::Stored,
+        WriteMethod::Stored,
+    ];
     for ((name, bytes), m) in want()[1..4].iter().zip(methods) {
         w.add_file(name, &bytes[..], &method(m)).unwrap();
     }
     let (name, bytes) = &want()[4];
-    w.add_file(name, &bytes[..], &method(WriteMethod::Xz)).unwrap();
+    w.add_file(name, &bytes[..], &method(WriteMethod::Xz))
+        .unwrap();
     w.finish().unwrap()
 }
 
@@ -81,17 +86,17 @@ async fn an_entry_over_the_cap_ends_the_stream() {
         matches!(e, ZipError::Limit(LimitExceeded::Output { limit: 100_000 })),
         "{e:?}"
     );
-    assert!(s.try_next().await.unwrap().is_none(), "ended after the error");
+    assert!(
+        s.try_next().await.unwrap().is_none(),
+        "ended after the error"
+    );
 }
 
 #[tokio::test]
 async fn damaged_data_is_an_error_and_the_end() {
     let mut zip = streaming_zip();
     // Inside the stored entry's data: its CRC-32 no longer matches.
-    let at = zip
-        .windows(10)
-        .position(|w| w == b"stored.bin")
-        .unwrap();
+    let at = zip.windows(10).position(|w| w == b"stored.bin").unwrap();
     zip[at + 10 + 5_000] ^= 1;
     let r = lzflow::zip::AsyncZipStreamReader::new(std::io::Cursor::new(zip));
     let mut s = r.into_entries(1 << 20);

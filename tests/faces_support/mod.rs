@@ -1,6 +1,7 @@
 //! Shared by the face tests: fixtures and their expected content, readers
-//! and writers that split and delay I/O, and liblzma-backed reference coders
-//! (so the faces are checked against a decoder known to be right).
+//! and writers that split and delay I/O, and reference coders the generic
+//! faces drive (lzflow's own, behind `io::Error`; the comparisons with the
+//! C liblzma live in crates/lzflow-bench/tests).
 #![allow(dead_code)]
 
 use std::io::{self, BufRead, Read, Write};
@@ -8,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use liblzma::stream::{Action, Check, Status, Stream};
 use lzflow_core::{Decode, Encode, InBuf, OutBuf, Progress};
 use sha2::{Digest, Sha256};
 
@@ -369,115 +369,85 @@ impl futures::io::AsyncWrite for PendingIo {
     }
 }
 
-/// liblzma's decoder as a sans-I/O `Decode`: the reference the faces are
-/// compared with, independent of lzflow's own coders.
-pub struct RefDecoder {
-    stream: Stream,
+/// A sans-I/O `Decode` with `io::Error` errors, driven through the generic
+/// faces (`Decoder::with_coder`): lzflow's own coders, so the face tests
+/// need no C library. The expected output comes from the fixture manifest
+/// (sizes and SHA-256 of what xz made), not from this coder.
+pub enum RefDecoder {
+    // Both boxed: the decoders differ much in size.
+    Xz(Box<lzflow_xz::XzDecoder>),
+    Lzma(Box<lzflow_lzma::AloneDecoder>),
 }
 
 impl RefDecoder {
     /// `.xz`, concatenated streams and padding accepted (like `xz -d`).
     pub fn xz() -> Self {
-        RefDecoder {
-            stream: Stream::new_stream_decoder(u64::MAX, liblzma::stream::CONCATENATED).unwrap(),
-        }
+        RefDecoder::Xz(Box::new(lzflow_xz::XzDecoder::new(Default::default())))
+    }
+    /// `.xz`, one stream only: stops after its footer, like liblzma
+    /// without `LZMA_CONCATENATED`.
+    pub fn xz_single() -> Self {
+        RefDecoder::Xz(Box::new(lzflow_xz::XzDecoder::new(
+            lzflow_xz::XzDecoderOptions::default().with_multi_stream(false),
+        )))
     }
     /// `.lzma`.
     pub fn lzma() -> Self {
-        RefDecoder {
-            stream: Stream::new_lzma_decoder(u64::MAX).unwrap(),
-        }
+        RefDecoder::Lzma(Box::new(
+            lzflow_lzma::AloneDecoder::new(&Default::default()),
+        ))
     }
 }
 
 impl Decode for RefDecoder {
     type Error = io::Error;
     fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> io::Result<Progress> {
-        let action = if input.is_last() {
-            Action::Finish
-        } else {
-            Action::Run
-        };
-        let (in0, out0) = (self.stream.total_in(), self.stream.total_out());
-        let status = self
-            .stream
-            .process(input.remaining(), output.spare_mut(), action)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e));
-        let (ci, co) = (
-            (self.stream.total_in() - in0) as usize,
-            (self.stream.total_out() - out0) as usize,
-        );
-        input.advance(ci);
-        output.advance(co);
-        match status? {
-            Status::StreamEnd => Ok(Progress::StreamEnd),
-            _ if output.available() == 0 => Ok(Progress::OutputFull),
-            _ if input.is_last() && ci == 0 && co == 0 => Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "truncated (reference decoder)",
-            )),
-            _ => Ok(Progress::NeedInput),
+        match self {
+            RefDecoder::Xz(d) => d.decode(input, output).map_err(Into::into),
+            RefDecoder::Lzma(d) => d.decode(input, output).map_err(Into::into),
         }
     }
 }
 
-/// liblzma's `.xz` encoder as a sans-I/O `Encode`.
-pub struct RefEncoder {
-    stream: Stream,
-}
+/// lzflow's `.xz` encoder (CRC64, like `xz`) as a sans-I/O `Encode` with
+/// `io::Error` errors.
+pub struct RefEncoder(lzflow_xz::XzEncoder);
 
 impl RefEncoder {
     pub fn xz(preset: u32) -> Self {
-        RefEncoder {
-            stream: Stream::new_easy_encoder(preset, Check::Crc64).unwrap(),
-        }
-    }
-
-    fn step(
-        &mut self,
-        input: &mut InBuf<'_>,
-        output: &mut OutBuf<'_>,
-        action: Action,
-    ) -> io::Result<Status> {
-        let (in0, out0) = (self.stream.total_in(), self.stream.total_out());
-        let status = self
-            .stream
-            .process(input.remaining(), output.spare_mut(), action)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-        input.advance((self.stream.total_in() - in0) as usize);
-        output.advance((self.stream.total_out() - out0) as usize);
-        Ok(status)
+        let opts = lzflow_xz::XzEncoderOptions::preset(preset)
+            .unwrap()
+            .with_check(lzflow_xz::Check::Crc64);
+        RefEncoder(lzflow_xz::XzEncoder::new(opts).unwrap())
     }
 }
 
 impl Encode for RefEncoder {
     type Error = io::Error;
     fn encode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> io::Result<Progress> {
-        self.step(input, output, Action::Run)?;
-        Ok(if input.is_empty() {
-            Progress::NeedInput
-        } else {
-            Progress::OutputFull
-        })
+        self.0.encode(input, output).map_err(Into::into)
     }
     fn flush(&mut self, output: &mut OutBuf<'_>) -> io::Result<Progress> {
-        match self.step(&mut InBuf::new(&[]), output, Action::SyncFlush)? {
-            Status::StreamEnd => Ok(Progress::NeedInput),
-            _ => Ok(Progress::OutputFull),
-        }
+        self.0.flush(output).map_err(Into::into)
     }
     fn finish(&mut self, output: &mut OutBuf<'_>) -> io::Result<Progress> {
-        match self.step(&mut InBuf::new(&[]), output, Action::Finish)? {
-            Status::StreamEnd => Ok(Progress::StreamEnd),
-            _ => Ok(Progress::OutputFull),
-        }
+        self.0.finish(output).map_err(Into::into)
     }
 }
 
-/// Decodes `data` in one go with liblzma (the expected output).
+/// `.xz` of `data` at `preset`, made in one call (input data for tests).
+pub fn xz_of(data: &[u8], preset: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    lzflow::read::Encoder::with_coder(data, RefEncoder::xz(preset))
+        .read_to_end(&mut out)
+        .unwrap();
+    out
+}
+
+/// Decodes `data` in one go (concatenated streams accepted).
 pub fn ref_decode_xz(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    liblzma::read::XzDecoder::new_multi_decoder(data)
+    lzflow::read::Decoder::with_coder(data, RefDecoder::xz())
         .read_to_end(&mut out)
         .unwrap();
     out

@@ -4,15 +4,18 @@
 //! Deflate (zlib-rs through `flate2`, or miniz_oxide with the `safe`
 //! feature), Deflate64 (the `deflate64` crate), BZip2 (`bzip2`) and
 //! Zstandard (`ruzstd`, in `zstd.rs`). Deflate's inflaters are recycled
-//! across entries and archives ([`set_idle_decompressors`]).
+//! across entries and archives ([`set_idle_decompressors`]). Each of the
+//! last four is a feature; without it, its method is
+//! [`MethodError::Disabled`].
 
-use lzflow_core::{
-    Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress, Recycled, Recycler,
-};
+use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+#[cfg(feature = "deflate")]
+use lzflow_core::{Recycled, Recycler};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
 use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaDecoder};
 
 use crate::memory::window_size;
+#[cfg(feature = "zstd")]
 use crate::zstd::ZstdDecoder;
 use crate::{describe_7z, Method, MethodError, Properties};
 
@@ -36,6 +39,8 @@ pub fn new_decoder(
     out_size: Option<u64>,
     opts: &DecoderOptions,
 ) -> Result<BoxedDecoder, MethodError> {
+    // Only Zstandard's decoder checks memory itself.
+    #[cfg_attr(not(feature = "zstd"), allow(unused_variables))]
     let memory_limit = opts.limits.memory;
     let opts = DecoderOptions {
         limits: Limits {
@@ -63,16 +68,22 @@ pub fn new_decoder(
             Box::new(FilterStream::new(try_new_filter(cfg, Direction::Decode)?))
         }
         Properties::Plain(Method::Copy) => Box::new(CopyDecoder),
+        #[cfg(feature = "deflate")]
         Properties::Plain(Method::Deflate) => Box::new(DeflateDecoder::new()),
+        #[cfg(feature = "deflate64")]
         Properties::Plain(Method::Deflate64) => Box::new(Deflate64Decoder::new()),
+        #[cfg(feature = "bzip2")]
         Properties::Plain(Method::BZip2) => Box::new(Bzip2Decoder::new()),
+        #[cfg(feature = "zstd")]
         Properties::Plain(Method::Zstd) => Box::new(ZstdDecoder::new(memory_limit)),
         Properties::Plain(other) => {
-            return Err(MethodError::Unsupported {
-                method: other
-                    .sevenz_id()
-                    .map_or_else(|| other.name().to_string(), describe_7z),
-            })
+            return Err(
+                MethodError::disabled(*other).unwrap_or_else(|| MethodError::Unsupported {
+                    method: other
+                        .sevenz_id()
+                        .map_or_else(|| other.name().to_string(), describe_7z),
+                }),
+            )
         }
     })
 }
@@ -171,6 +182,7 @@ impl Decode for FilterStream {
 /// that ends early or makes no progress. Input that is all taken and last
 /// never yields `NeedInput`: a call that still made bytes asks to be called
 /// again, and the next one, making none, reports the truncation.
+#[cfg(any(feature = "deflate", feature = "deflate64", feature = "bzip2"))]
 fn mid_stream(
     method: &'static str,
     input: &InBuf<'_>,
@@ -230,10 +242,10 @@ impl Inflater {
 
 /// Raw Inflate by miniz_oxide, which has no `unsafe` code: the backend
 /// with the `safe` feature, or without `zlib-rs`.
-#[cfg(any(feature = "safe", not(feature = "zlib-rs")))]
+#[cfg(all(feature = "deflate", any(feature = "safe", not(feature = "zlib-rs"))))]
 struct Inflater(Box<miniz_oxide::inflate::stream::InflateState>);
 
-#[cfg(any(feature = "safe", not(feature = "zlib-rs")))]
+#[cfg(all(feature = "deflate", any(feature = "safe", not(feature = "zlib-rs"))))]
 impl Inflater {
     fn new() -> Self {
         use miniz_oxide::{inflate::stream::InflateState, DataFormat};
@@ -267,6 +279,7 @@ impl Inflater {
 /// makes one per entry.
 /// Boxed, so that a decoder holding one stays a few words (its own box is
 /// allocated per entry).
+#[cfg(feature = "deflate")]
 static INFLATERS: Recycler<Box<Inflater>> = Recycler::new(DEFAULT_IDLE_DECOMPRESSORS);
 
 /// Idle decompressor states kept for reuse by default (per method that
@@ -277,15 +290,21 @@ pub const DEFAULT_IDLE_DECOMPRESSORS: usize = 16;
 /// for the next entry or archive; 0 keeps none. The default is
 /// [`DEFAULT_IDLE_DECOMPRESSORS`].
 pub fn set_idle_decompressors(max: usize) {
+    #[cfg(feature = "deflate")]
     INFLATERS.set_max(max);
+    // Without Deflate no decompressor state is kept.
+    #[cfg(not(feature = "deflate"))]
+    let _ = max;
 }
 
 /// Raw Deflate.
+#[cfg(feature = "deflate")]
 struct DeflateDecoder {
     inner: Recycled<Box<Inflater>>,
     done: bool,
 }
 
+#[cfg(feature = "deflate")]
 impl DeflateDecoder {
     fn new() -> Self {
         DeflateDecoder {
@@ -295,6 +314,7 @@ impl DeflateDecoder {
     }
 }
 
+#[cfg(feature = "deflate")]
 impl Decode for DeflateDecoder {
     type Error = MethodError;
     fn decode(
@@ -325,12 +345,14 @@ impl Decode for DeflateDecoder {
 /// Deflate64 (Deflate with a 64 KiB window, longer matches and lengths),
 /// by the `deflate64` crate's inflater. It keeps the bits of a partial
 /// code itself, so it takes all the input it is given.
+#[cfg(feature = "deflate64")]
 struct Deflate64Decoder {
     /// Boxed: the inflater holds its 128 KiB window inline.
     inner: Box<deflate64::InflaterManaged>,
     done: bool,
 }
 
+#[cfg(feature = "deflate64")]
 impl Deflate64Decoder {
     fn new() -> Self {
         Deflate64Decoder {
@@ -340,6 +362,7 @@ impl Deflate64Decoder {
     }
 }
 
+#[cfg(feature = "deflate64")]
 impl Decode for Deflate64Decoder {
     type Error = MethodError;
     fn decode(
@@ -377,6 +400,7 @@ impl Decode for Deflate64Decoder {
 /// BZip2; concatenated streams (as parallel encoders write) continue, and
 /// the data ends after a stream when what follows is not another one
 /// (`BZh`), leaving those bytes unread.
+#[cfg(feature = "bzip2")]
 struct Bzip2Decoder {
     inner: bzip2::Decompress,
     /// A stream ended and the next has taken no input: the data may end
@@ -384,6 +408,7 @@ struct Bzip2Decoder {
     between: bool,
 }
 
+#[cfg(feature = "bzip2")]
 impl Bzip2Decoder {
     fn new() -> Self {
         Bzip2Decoder {
@@ -393,6 +418,7 @@ impl Bzip2Decoder {
     }
 }
 
+#[cfg(feature = "bzip2")]
 impl Decode for Bzip2Decoder {
     type Error = MethodError;
     fn decode(
@@ -468,6 +494,7 @@ mod tests {
     }
 
     /// Decodes `data` (given as last) into `space` bytes of room.
+    #[cfg(feature = "deflate")]
     fn decode_once(
         d: &mut impl Decode<Error = MethodError>,
         data: &[u8],
@@ -485,6 +512,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "deflate")]
     fn deflate_round_trip_and_truncation() {
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
         let packed = miniz_oxide::deflate::compress_to_vec(&data, 6);
@@ -499,6 +527,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(all(feature = "deflate", feature = "deflate64"))]
     fn deflate64_reads_plain_deflate_blocks() {
         // Deflate64 differs from Deflate only in length code 285 and the
         // two extra distance codes, which this data does not reach.
@@ -523,6 +552,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(any(feature = "deflate", feature = "deflate64", feature = "bzip2"))]
     fn the_last_input_never_yields_need_input() {
         let mut space = [0u8; 8];
         let out = OutBuf::new(&mut space);

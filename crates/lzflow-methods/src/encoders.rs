@@ -4,7 +4,9 @@
 //! with an end marker (lzflow-lzma). A level is 0–9 for every method;
 //! Deflate's deflaters are recycled across entries and archives
 //! ([`set_idle_compressors`]), and [`encoder_memory`] says what an encoder
-//! uses, for writers that run several under a memory budget.
+//! uses, for writers that run several under a memory budget. Deflate and
+//! BZip2 are features; without one, its method is
+//! [`MethodError::Disabled`].
 //!
 //! Every encoder's output depends only on the data and where `flush` is
 //! called, not on how the caller cuts its input and output (Deflate feeds
@@ -12,7 +14,9 @@
 //! own: zlib-rs' output would otherwise depend on both), so writers make
 //! the same bytes however their data arrives.
 
-use lzflow_core::{Encode, ErrInto, InBuf, OutBuf, Progress, Recycled, Recycler};
+use lzflow_core::{Encode, ErrInto, InBuf, OutBuf, Progress};
+#[cfg(feature = "deflate")]
+use lzflow_core::{Recycled, Recycler};
 use lzflow_lzma::{LzmaEncoder, LzmaOptions};
 
 use crate::{Method, MethodError, Properties};
@@ -51,7 +55,9 @@ pub fn new_encoder_sized(
     let level = level.min(MAX_LEVEL);
     Ok(match method {
         Method::Copy => Box::new(CopyEncoder { finished: false }),
+        #[cfg(feature = "deflate")]
         Method::Deflate => Box::new(DeflateEncoder::new(level)),
+        #[cfg(feature = "bzip2")]
         Method::BZip2 => Box::new(Bzip2Encoder::new(level)),
         Method::Lzma => {
             let opts = LzmaOptions::preset(level)?;
@@ -83,18 +89,24 @@ pub fn encoder_properties(
                 dict_size: opts.dict_size,
             })
         }
-        Method::Copy | Method::Deflate | Method::BZip2 => Ok(Properties::Plain(method)),
+        Method::Copy => Ok(Properties::Plain(method)),
+        #[cfg(feature = "deflate")]
+        Method::Deflate => Ok(Properties::Plain(method)),
+        #[cfg(feature = "bzip2")]
+        Method::BZip2 => Ok(Properties::Plain(method)),
         other => Err(no_encoder(other)),
     }
 }
 
 /// Bytes an encoder from [`new_encoder_sized`]`(method, level, size_hint)`
 /// allocates at most (an upper bound, for a writer's memory budget); 0 for
-/// Copy and for methods without an encoder.
+/// Copy and for methods without an encoder (in this build).
 pub fn encoder_memory(method: Method, level: u32, size_hint: Option<u64>) -> u64 {
     let level = level.min(MAX_LEVEL);
     match method {
+        #[cfg(feature = "deflate")]
         Method::Deflate => DEFLATE_ENCODER_STATE,
+        #[cfg(feature = "bzip2")]
         Method::BZip2 => BZIP2_ENCODER_BASE + BZIP2_ENCODER_PER_LEVEL * u64::from(level.max(1)),
         Method::Lzma => {
             lzma_options(level, size_hint).map_or(0, |opts| LzmaEncoder::memory_usage(&opts))
@@ -121,22 +133,24 @@ const DEFLATE_ENCODER_STATE: u64 = 480 << 10;
 /// code buffer inline, a dictionary with hash chains and heads, and
 /// Huffman tables; with our input and output buffers (72 KiB) 384 KiB are
 /// measured, rounded up.
-#[cfg(any(feature = "safe", not(feature = "zlib-rs")))]
+#[cfg(all(feature = "deflate", any(feature = "safe", not(feature = "zlib-rs"))))]
 const DEFLATE_ENCODER_STATE: u64 = 400 << 10;
 
 /// BZip2's encoder apart from its blocks: the sorting's frequency table
 /// (256 KiB) and the state with its coding tables, rounded up (bzip2's
 /// manual: 400k + 8 × block size).
+#[cfg(feature = "bzip2")]
 const BZIP2_ENCODER_BASE: u64 = 400 << 10;
 
 /// BZip2's encoder per level: two arrays of 4 bytes per block byte.
+#[cfg(feature = "bzip2")]
 const BZIP2_ENCODER_PER_LEVEL: u64 = 8 * 100_000;
 
-/// The error for a method without an encoder.
+/// The error for a method without an encoder (in this build).
 fn no_encoder(method: Method) -> MethodError {
-    MethodError::Unsupported {
+    MethodError::disabled(method).unwrap_or_else(|| MethodError::Unsupported {
         method: format!("{method} (writing)"),
-    }
+    })
 }
 
 /// The error for `encode` called after `finish`: the caller's mistake.
@@ -148,6 +162,7 @@ fn after_finish(method: &'static str) -> MethodError {
 
 /// The error for a compressor that fails or stops making progress: a bug
 /// (ours or the backend's), never the data's fault.
+#[cfg(any(feature = "deflate", feature = "bzip2"))]
 fn failed(method: &'static str, reason: impl std::fmt::Display) -> MethodError {
     MethodError::Data {
         method,
@@ -191,6 +206,7 @@ impl Encode for CopyEncoder {
 }
 
 /// How a deflater call ends its input.
+#[cfg(feature = "deflate")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flush {
     /// More input follows.
@@ -202,6 +218,7 @@ enum Flush {
 }
 
 /// What one deflater call did.
+#[cfg(feature = "deflate")]
 #[derive(Clone, Copy, Debug)]
 struct Step {
     /// Input bytes taken.
@@ -260,10 +277,10 @@ impl Deflater {
 
 /// Raw Deflate by miniz_oxide, which has no `unsafe` code: the backend
 /// with the `safe` feature, or without `zlib-rs`.
-#[cfg(any(feature = "safe", not(feature = "zlib-rs")))]
+#[cfg(all(feature = "deflate", any(feature = "safe", not(feature = "zlib-rs"))))]
 struct Deflater(Box<miniz_oxide::deflate::core::CompressorOxide>);
 
-#[cfg(any(feature = "safe", not(feature = "zlib-rs")))]
+#[cfg(all(feature = "deflate", any(feature = "safe", not(feature = "zlib-rs"))))]
 impl Deflater {
     fn new(level: u32) -> Self {
         let mut c = Box::<miniz_oxide::deflate::core::CompressorOxide>::default();
@@ -304,15 +321,18 @@ impl Deflater {
 /// Compressed bytes a deflater writes at a time: it always gets this much
 /// room, so its output does not depend on the caller's output slices, and
 /// a flush knows it is complete when room is left.
+#[cfg(feature = "deflate")]
 const DEFLATE_OUT_CHUNK: usize = 8 << 10;
 
 /// Input bytes a deflater is given at a time: input is gathered into
 /// chunks of this size (cut short only by a flush or the finish), so its
 /// output does not depend on how the caller cuts the input either (zlib-rs'
 /// levels 0, 1, 5 and 6 would otherwise differ).
+#[cfg(feature = "deflate")]
 const DEFLATE_IN_CHUNK: usize = 64 << 10;
 
 /// A deflater with the buffers it works from, recycled together.
+#[cfg(feature = "deflate")]
 struct DeflateState {
     deflater: Deflater,
     /// Input of the current chunk.
@@ -321,6 +341,7 @@ struct DeflateState {
     made: Vec<u8>,
 }
 
+#[cfg(feature = "deflate")]
 impl DeflateState {
     fn new(level: u32) -> Self {
         DeflateState {
@@ -341,6 +362,7 @@ impl DeflateState {
 /// 450 KiB to allocate (zlib-rs; 390 KiB on miniz_oxide), and a zip archive
 /// of small Deflate entries makes one per entry. Boxed, so that an encoder
 /// holding one stays a few words.
+#[cfg(feature = "deflate")]
 static DEFLATERS: Recycler<Box<DeflateState>> = Recycler::new(DEFAULT_IDLE_COMPRESSORS);
 
 /// Idle compressor states kept for reuse by default (per method that keeps
@@ -351,10 +373,15 @@ pub const DEFAULT_IDLE_COMPRESSORS: usize = 8;
 /// the next entry or archive; 0 keeps none. The default is
 /// [`DEFAULT_IDLE_COMPRESSORS`].
 pub fn set_idle_compressors(max: usize) {
+    #[cfg(feature = "deflate")]
     DEFLATERS.set_max(max);
+    // Without Deflate no compressor state is kept.
+    #[cfg(not(feature = "deflate"))]
+    let _ = max;
 }
 
 /// Where a Deflate encoder stands.
+#[cfg(feature = "deflate")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     Running,
@@ -369,6 +396,7 @@ enum Phase {
 /// full input chunk always without a flush, a flush or the finish only on
 /// the rest, and a flush under way completed before anything else. So
 /// the output depends only on the data and where the flushes are.
+#[cfg(feature = "deflate")]
 struct DeflateEncoder {
     state: Recycled<Box<DeflateState>>,
     /// `state.held[..taken]` is the deflater's.
@@ -384,6 +412,7 @@ struct DeflateEncoder {
     phase: Phase,
 }
 
+#[cfg(feature = "deflate")]
 impl DeflateEncoder {
     fn new(level: u32) -> Self {
         DeflateEncoder {
@@ -459,6 +488,7 @@ impl DeflateEncoder {
     }
 }
 
+#[cfg(feature = "deflate")]
 impl Encode for DeflateEncoder {
     type Error = MethodError;
 
@@ -520,6 +550,7 @@ impl Encode for DeflateEncoder {
 
 /// Where a BZip2 encoder stands: libbzip2 must be driven through a flush
 /// or the finish with the same action until it is done.
+#[cfg(feature = "bzip2")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Bz {
     Running,
@@ -529,11 +560,13 @@ enum Bz {
 }
 
 /// BZip2, one stream.
+#[cfg(feature = "bzip2")]
 struct Bzip2Encoder {
     inner: bzip2::Compress,
     mode: Bz,
 }
 
+#[cfg(feature = "bzip2")]
 impl Bzip2Encoder {
     fn new(level: u32) -> Self {
         Bzip2Encoder {
@@ -575,6 +608,7 @@ impl Bzip2Encoder {
     }
 }
 
+#[cfg(feature = "bzip2")]
 impl Encode for Bzip2Encoder {
     type Error = MethodError;
 
@@ -643,7 +677,7 @@ impl Encode for Bzip2Encoder {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "deflate"))]
 mod tests {
     use super::*;
 
@@ -660,6 +694,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "bzip2")]
     fn levels_above_nine_are_nine() {
         assert_eq!(
             encoder_memory(Method::BZip2, 30, None),

@@ -6,6 +6,8 @@ use lzflow_core::{CoderError, Culprit, LimitExceeded};
 use lzflow_filters::FilterError;
 use lzflow_lzma::LzmaError;
 
+use crate::Method;
+
 /// What can go wrong looking up a method, parsing its properties or
 /// decoding with it.
 #[derive(Debug)]
@@ -15,6 +17,14 @@ pub enum MethodError {
     Unsupported {
         /// The method: its ID and name when known, e.g. `030401 (PPMd)`.
         method: String,
+    },
+    /// A method lzflow implements, but whose codec this build leaves out:
+    /// lzflow-methods was built without the feature that carries it.
+    Disabled {
+        /// The method's name, e.g. `BZip2`.
+        method: &'static str,
+        /// The lzflow-methods feature that builds its codec, e.g. `bzip2`.
+        feature: &'static str,
     },
     /// A method's properties are malformed.
     Properties {
@@ -51,6 +61,10 @@ impl fmt::Display for MethodError {
             MethodError::Unsupported { method } => {
                 write!(f, "compression method {method} is not supported")
             }
+            MethodError::Disabled { method, feature } => write!(
+                f,
+                "compression method {method} is not built in: lzflow-methods' `{feature}` feature is off"
+            ),
             MethodError::Properties { method, reason } => {
                 write!(f, "{method} properties: {reason}")
             }
@@ -77,13 +91,32 @@ impl std::error::Error for MethodError {
 impl CoderError for MethodError {
     fn culprit(&self) -> Culprit {
         match self {
-            MethodError::Unsupported { .. } => Culprit::Unsupported,
+            MethodError::Unsupported { .. } | MethodError::Disabled { .. } => Culprit::Unsupported,
             MethodError::Properties { .. } | MethodError::Data { .. } => Culprit::Corrupt,
             MethodError::Truncated { .. } => Culprit::Truncated,
             MethodError::Lzma(e) => e.culprit(),
             MethodError::Filter(e) => e.culprit(),
             MethodError::Limit(_) => Culprit::Limit,
         }
+    }
+}
+
+impl MethodError {
+    /// The [`MethodError::Disabled`] error for `method` when this build
+    /// leaves its codec out; `None` when it is built in, or is not one of
+    /// the optional codecs.
+    pub(crate) fn disabled(method: Method) -> Option<MethodError> {
+        let (feature, on) = match method {
+            Method::Deflate => ("deflate", cfg!(feature = "deflate")),
+            Method::Deflate64 => ("deflate64", cfg!(feature = "deflate64")),
+            Method::BZip2 => ("bzip2", cfg!(feature = "bzip2")),
+            Method::Zstd => ("zstd", cfg!(feature = "zstd")),
+            _ => return None,
+        };
+        (!on).then(|| MethodError::Disabled {
+            method: method.name(),
+            feature,
+        })
     }
 }
 

@@ -23,6 +23,24 @@
 //!   and blocks, checking each frame's window against the memory limit.
 //! * `error.rs`: [`MethodError`].
 //!
+//! # Features
+//! The codecs that come from other crates are features, all on by default:
+//!
+//! | Feature | What it builds |
+//! |---|---|
+//! | `deflate` | Deflate's decoder and encoder, on `miniz_oxide` |
+//! | `zlib-rs` | Deflate on zlib-rs through `flate2` instead (faster; turns on `deflate`) |
+//! | `deflate64` | Deflate64's decoder (`deflate64`) |
+//! | `bzip2` | BZip2's decoder and encoder (`bzip2`) |
+//! | `zstd` | Zstandard's decoder (`ruzstd`) |
+//! | `safe` (off) | No `unsafe` where a safe twin exists: Deflate on `miniz_oxide` even with `zlib-rs`, lzflow-lzma's checked code |
+//!
+//! Without one of them the method is still in the table (IDs, name,
+//! properties, memory use): a container lists it and names it in errors,
+//! and [`new_decoder`] and [`new_encoder`] return
+//! [`MethodError::Disabled`] naming the method and the feature. XZ needs
+//! none of them (LZMA2, the BCJ filters and Delta are always built).
+//!
 //! Multi-input and keyed coders (7z's BCJ2 and AES) are built by their
 //! container, which has the streams and the keys; their IDs, names and
 //! properties are here like every other method's.
@@ -34,6 +52,7 @@ mod error;
 mod memory;
 mod method;
 mod properties;
+#[cfg(feature = "zstd")]
 mod zstd;
 
 pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};

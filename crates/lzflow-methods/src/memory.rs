@@ -28,6 +28,7 @@ const ZSTD_STATE: u64 = 2304 << 10;
 
 /// What decoding one Zstandard frame with a `window`-byte window uses: the
 /// window buffer grows to the window's next power of two.
+#[cfg(feature = "zstd")]
 pub(crate) fn zstd_frame_memory(window: u64) -> u64 {
     let buffer = window.checked_next_power_of_two().unwrap_or(u64::MAX);
     ZSTD_STATE.saturating_add(buffer)
@@ -123,6 +124,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "deflate64")]
     fn deflate64_state_covers_its_inflater() {
         let size = std::mem::size_of::<deflate64::InflaterManaged>() as u64;
         assert!(size <= DEFLATE64_STATE, "{size}");
@@ -133,6 +135,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "zstd")]
     fn a_zstd_frame_needs_its_window_rounded_up() {
         assert_eq!(zstd_frame_memory(1 << 20), ZSTD_STATE + (1 << 20));
         assert_eq!(zstd_frame_memory(3 << 20), ZSTD_STATE + (4 << 20));

@@ -9,10 +9,13 @@ use std::process::{Command, Stdio};
 
 use liblzma::stream::{Action, Status, Stream, CONCATENATED};
 
+/// The repository's `fixtures/` (this crate lives in `crates/lzflow-bench`).
+fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
 fn fixture(name: &str) -> Vec<u8> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/generated")
-        .join(name);
+    let path = fixtures_dir().join("generated").join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -179,9 +182,7 @@ fn an_end_marker_needs_its_last_byte_as_in_xz() {
         "good-unknown_size-with_eopm.lzma",
         "good-known_size-with_eopm.lzma",
     ] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("fixtures/xz-utils/files")
-            .join(name);
+        let path = fixtures_dir().join("xz-utils/files").join(name);
         let data = std::fs::read(path).unwrap();
         for cut in 0..=data.len() {
             let (want, complete) = liblzma(&data[..cut], true);
