@@ -1,9 +1,10 @@
 //! `lzflow`: decompress, test, list and compress .xz, .lzma and .lz
 //! files; create, extract, list and test .7z and .zip archives.
 //!
-//! Exit status follows xz: 0 when every file went well, 1 when any failed,
-//! 2 when none failed but one gave a warning (data not fully verified).
-//! Errors are printed as `lzflow: FILE: message` on stderr and processing
+//! Exit status follows xz for the single-file commands (0 when every file
+//! went well, 1 when any failed, 2 when none failed but one gave a warning)
+//! and 7-Zip for the archive commands (0, 1 warning, 2 fatal error, 7
+//! command-line error, 8 not enough memory). Errors are printed as `lzflow: FILE: message` on stderr and processing
 //! continues with the next file.
 #![forbid(unsafe_code)]
 
@@ -26,6 +27,7 @@ mod format;
 mod output;
 mod progress;
 mod report;
+mod select;
 mod size;
 mod xz_compat;
 
@@ -45,7 +47,13 @@ xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.x
 -v -q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE), with xz's defaults: compress, standard input to \
 standard output, and input files removed unless -k or -c; so do the names unxz, xzcat, lzcat, unlzma, \
 lzma and lzip for a link to the binary.\n\n\
-Exit status: 0 success, 1 error, 2 warning (as xz)."
+Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -bd, -so, -r (wildcards always \
+match at any depth), -i!WILDCARD, -x!WILDCARD; `a` also -si[NAME] and, with -tzip, -so.\n\n\
+Exit status of c, d, the xz command line, and t and l on .xz/.lzma/.lz files (as xz): \
+0 success, 1 error, 2 warning.\n\
+Exit status of a, x, e, and t and l on 7z/zip archives (as 7-Zip): 0 success, 1 warning \
+(some files not extracted), 2 fatal error, 7 command-line error, 8 not enough memory \
+(a memory limit was reached)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -60,18 +68,24 @@ enum Command {
     /// Test the integrity of compressed files without writing output.
     #[command(visible_alias = "test")]
     T(cmd::test::Args),
-    /// List streams, blocks, check and sizes of .xz files.
+    /// List streams, blocks, check and sizes of .xz files; the entries of
+    /// a 7z or zip archive (those the wildcards after it select).
     #[command(visible_alias = "list")]
     L(cmd::list::Args),
     /// Compress files to .xz (or .lzma with --format lzma).
     #[command(visible_alias = "compress")]
     C(cmd::compress::Args),
-    /// Create a 7z archive from files and directories.
+    /// Create a 7z or zip archive from files and directories (or standard
+    /// input, -si).
     #[command(visible_alias = "add")]
     A(cmd::add::Args),
-    /// Extract a .7z archive (or split NAME.7z.001) into a directory.
+    /// Extract a .7z or .zip archive (or split NAME.7z.001) into a
+    /// directory, with the entries' paths.
     #[command(visible_alias = "extract")]
     X(cmd::extract::Args),
+    /// Extract the files of a .7z or .zip archive straight into a
+    /// directory, without their paths (no directories are created).
+    E(cmd::extract::Args),
     /// Print a completion script for SHELL (bash, zsh, fish, elvish,
     /// powershell): `lzflow completions bash >
     /// ~/.local/share/bash-completion/completions/lzflow`.
@@ -93,12 +107,21 @@ fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    let cli = match Cli::try_parse_from(expand_presets(args)) {
+    let args = expand_presets(args);
+    let archive_command = args
+        .get(1)
+        .and_then(|a| a.to_str())
+        .is_some_and(|a| matches!(a, "a" | "add" | "x" | "extract" | "e"));
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to stdout with status 0; usage errors are
-            // errors like any other (status 1, as xz does).
-            let status = if e.use_stderr() { 1 } else { 0 };
+            // 7-Zip's 7 for the archive commands, else 1 (as xz).
+            let status = match (e.use_stderr(), archive_command) {
+                (false, _) => 0,
+                (true, true) => cmd::EXIT_USAGE,
+                (true, false) => 1,
+            };
             let _ = e.print();
             return ExitCode::from(status);
         }
@@ -109,7 +132,8 @@ fn main() -> ExitCode {
         Command::L(args) => cmd::list::run(&args),
         Command::C(args) => cmd::compress::run(&args),
         Command::A(args) => cmd::add::run(&args),
-        Command::X(args) => cmd::extract::run(&args),
+        Command::X(args) => cmd::extract::run(&args, false),
+        Command::E(args) => cmd::extract::run(&args, true),
         Command::Completions { shell } => generated(|out| {
             clap_complete::generate(shell, &mut Cli::command(), "lzflow", out);
             Ok(())
@@ -138,39 +162,42 @@ fn generated(make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) 
 
 /// Rewrites xz-style preset flags of `c` (`-6`, `-9e`) into `--preset=N`
 /// (and `--extreme`): ten digit flags would clutter `--help`, and a digit
-/// glued to `e` is not something clap parses. Likewise 7-Zip's switches
-/// of `x`: `-aoa` and `-y` are `--overwrite`, `-aos` `--skip-existing`,
-/// `-bd` (no progress) `--quiet`.
+/// glued to `e` is not something clap parses. Likewise 7-Zip's switches,
+/// whose spelling clap cannot parse: for `x` and `e`, `-aoa` and `-y` are
+/// `--overwrite`, `-aos` `--skip-existing`, `-so` `--stdout`; for `x`,
+/// `e`, `l` and `t`, `-i!W` is `--include=W`, `-x!W` `--exclude=W` and
+/// `-r` is dropped (wildcards always match at any depth); for `a`, `-si`
+/// and `-siNAME` are `--stdin-name=NAME` and `-so` `--stdout`; `-bd` (no
+/// progress) is `--quiet` for `x`, `e`, `t` and `a`.
 fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
-    let mut in_compress = false;
-    let mut in_extract = false;
+    let mut command = "";
     let mut options_done = false;
     for (i, arg) in args.into_iter().enumerate() {
         let text = arg.to_str().unwrap_or("");
         if i == 1 {
-            in_compress = text == "c" || text == "compress";
-            in_extract = text == "x" || text == "extract";
+            command = match text {
+                "c" | "compress" => "c",
+                "x" | "extract" => "x",
+                "e" => "e",
+                "l" | "list" => "l",
+                "t" | "test" => "t",
+                "a" | "add" => "a",
+                _ => "",
+            };
         }
         if text == "--" {
             options_done = true;
         }
-        if in_extract && !options_done && i > 1 {
-            let long = match text {
-                // 7-Zip's -y answers yes to its overwrite question.
-                "-aoa" | "-y" => Some("--overwrite"),
-                "-aos" => Some("--skip-existing"),
-                "-bd" => Some("--quiet"),
-                _ => None,
-            };
-            if let Some(long) = long {
-                out.push(OsString::from(long));
+        if i > 1 && !options_done {
+            if let Some(long) = seven_zip_switch(command, text) {
+                out.extend(long.map(OsString::from));
                 continue;
             }
         }
         let preset = text
             .strip_prefix('-')
-            .filter(|_| in_compress && !options_done && i > 1)
+            .filter(|_| command == "c" && !options_done && i > 1)
             .and_then(|flag| {
                 let (digit, extreme) = match flag.as_bytes() {
                     [d] => (*d, false),
@@ -190,6 +217,33 @@ fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
         }
     }
     out
+}
+
+/// The long option (or nothing, for a switch that is dropped) that
+/// 7-Zip's switch `text` is in `command`; `None` when it is not one.
+fn seven_zip_switch(command: &str, text: &str) -> Option<Option<String>> {
+    let extracting = matches!(command, "x" | "e");
+    let selecting = extracting || matches!(command, "l" | "t");
+    let long = match text {
+        // 7-Zip's -y answers yes to its overwrite question.
+        "-aoa" | "-y" if extracting => "--overwrite".to_string(),
+        "-aos" if extracting => "--skip-existing".to_string(),
+        "-so" if extracting || command == "a" => "--stdout".to_string(),
+        "-bd" if extracting || matches!(command, "t" | "a") => "--quiet".to_string(),
+        "-r" if selecting => return Some(None),
+        _ => {
+            if let Some(w) = text.strip_prefix("-i!").filter(|_| selecting) {
+                format!("--include={w}")
+            } else if let Some(w) = text.strip_prefix("-x!").filter(|_| selecting) {
+                format!("--exclude={w}")
+            } else if let Some(name) = text.strip_prefix("-si").filter(|_| command == "a") {
+                format!("--stdin-name={name}")
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(Some(long))
 }
 
 #[cfg(test)]
@@ -239,6 +293,30 @@ mod tests {
             expand(&["lzflow", "c", "-T", "-12"]),
             ["lzflow", "c", "-T", "-12"]
         );
+        assert_eq!(
+            expand(&["lzflow", "e", "-so", "-r", "a.7z", "-i!*.txt", "-x!b/*"]),
+            [
+                "lzflow",
+                "e",
+                "--stdout",
+                "a.7z",
+                "--include=*.txt",
+                "--exclude=b/*"
+            ]
+        );
+        assert_eq!(
+            expand(&["lzflow", "a", "-si", "-tzip", "-so", "x.zip"]),
+            ["lzflow", "a", "--stdin-name=", "-tzip", "--stdout", "x.zip"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "a", "-sidata.bin", "x.7z"]),
+            ["lzflow", "a", "--stdin-name=data.bin", "x.7z"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "l", "a.zip", "-x!*.md", "-y"]),
+            ["lzflow", "l", "a.zip", "--exclude=*.md", "-y"]
+        );
+        assert_eq!(expand(&["lzflow", "c", "-so"]), ["lzflow", "c", "-so"]);
     }
 
     #[test]

@@ -32,7 +32,7 @@ impl Input {
         let file = File::open(arg)?;
         let metadata = file.metadata()?;
         if metadata.is_dir() {
-            return Err(io::Error::other("is a directory, skipping"));
+            return Err(crate::report::skipped("is a directory, skipping"));
         }
         Ok(Input {
             name: arg.to_string(),

@@ -13,6 +13,29 @@ pub fn file_warning(name: &str, message: &str) {
     eprintln!("lzflow: {name}: {message}");
 }
 
+/// A file passed over as xz passes it over (a directory, a name that
+/// already has the suffix): a warning, exit status 2, not an error.
+#[derive(Debug)]
+pub struct Skipped(pub String);
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Error for Skipped {}
+
+/// An error saying the file was skipped (see [`Skipped`]).
+pub fn skipped(message: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, Skipped(message.into()))
+}
+
+/// Whether `err` is a [`Skipped`] file.
+pub fn is_skipped(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|e| e.is::<Skipped>())
+}
+
 /// Prints `lzflow: message` to stderr (errors not tied to one file).
 pub fn error(message: &str) {
     eprintln!("lzflow: {message}");
@@ -64,6 +87,12 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
         source = e.source();
     }
     Some(MEMLIMIT_HINT)
+}
+
+/// Whether `err` is a memory limit that was hit (or memory that could
+/// not be had): 7-Zip's exit code 8.
+pub fn is_memory_limit(err: &io::Error) -> bool {
+    limit_hint(err) == Some(MEMLIMIT_HINT)
 }
 
 /// The limit `e` reports: its own (a transparent `Limit` variant of a

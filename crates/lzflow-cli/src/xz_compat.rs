@@ -25,6 +25,7 @@ const SUBCOMMAND_STYLE: &[&str] = &[
     "add",
     "x",
     "extract",
+    "e",
     "completions",
     "manpage",
     "help",
@@ -212,6 +213,8 @@ fn build(line: XzLine) -> Vec<OsString> {
         }
         if line.quiet {
             push("-q");
+        } else if line.verbose {
+            push("-v");
         }
         let named = line.files.iter().any(|f| f != "-");
         if !line.keep && !line.stdout && named {

@@ -197,7 +197,7 @@ fn passwords_missing_or_wrong_fail_with_a_clear_message() {
     for name in ["aes.7z", "aes-header.7z"] {
         let dir = scratch(&format!("nopw-{name}"));
         let out = extract(&sevenz(name), &dir, None);
-        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert_eq!(out.status.code(), Some(2), "{name}");
         assert!(
             stderr(&out).contains("archive is encrypted: pass -p PASSWORD"),
             "{name}: {}",
@@ -206,7 +206,7 @@ fn passwords_missing_or_wrong_fail_with_a_clear_message() {
         assert!(tree(&dir).is_empty(), "{name}: wrote {:?}", tree(&dir));
 
         let out = extract(&sevenz(name), &dir, Some("wrong-pass"));
-        assert_eq!(out.status.code(), Some(1), "{name}");
+        assert_eq!(out.status.code(), Some(2), "{name}");
         assert!(
             stderr(&out).contains("wrong password for the 7z archive"),
             "{name}: {}",
@@ -219,10 +219,10 @@ fn passwords_missing_or_wrong_fail_with_a_clear_message() {
         .arg(sevenz("aes-wrong-password.7z"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("wrong password"), "{}", stderr(&out));
     let out = bin().arg("t").arg(sevenz("aes.7z")).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("pass -p PASSWORD"),
         "{}",
@@ -244,7 +244,7 @@ fn escaping_entries_are_refused_and_nothing_lands_outside() {
         w.finish().unwrap();
         let target = root.join(format!("out-{tag}"));
         let out = extract(&archive, &target, None);
-        assert_eq!(out.status.code(), Some(1), "{tag}");
+        assert_eq!(out.status.code(), Some(2), "{tag}");
         assert!(
             stderr(&out).contains("outside the target directory"),
             "{tag}: {}",
@@ -315,7 +315,7 @@ fn lists_entries_with_date_attributes_sizes_and_method() {
         .arg(sevenz("aes-header.7z"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("pass -p PASSWORD"),
         "{}",
@@ -356,7 +356,7 @@ fn test_verifies_every_fixture_and_fails_on_damage() {
         .arg(sevenz("bad-truncated.7z"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("truncated"), "{}", stderr(&out));
 
     // A flipped byte in the packed data of a stored archive: CRC error.
@@ -366,7 +366,7 @@ fn test_verifies_every_fixture_and_fails_on_damage() {
     let bad = dir.join("bad.7z");
     fs::write(&bad, &data).unwrap();
     let out = bin().arg("t").arg(&bad).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("CRC mismatch"), "{}", stderr(&out));
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -430,7 +430,7 @@ fn split_volumes_made_by_7zz_extract_as_one_archive() {
     // A missing volume: the archive is cut short.
     fs::remove_file(dir.join("split.7z.003")).unwrap();
     let out = bin().arg("t").arg(&first).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -91,7 +91,7 @@ fn existing_files_are_refused_by_name_unless_a_switch_says_otherwise() {
     };
     reset();
     let out = extract(&archive, &out_dir, &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
@@ -120,7 +120,7 @@ fn existing_files_are_refused_by_name_unless_a_switch_says_otherwise() {
         assert_eq!(listing(&out_dir), ["a.txt", "b.txt"], "no temporary file");
     }
     let out = extract(&archive, &out_dir, &["-f", "--skip-existing"]);
-    assert_eq!(out.status.code(), Some(1), "the two switches conflict");
+    assert_eq!(out.status.code(), Some(7), "the two switches conflict");
     let _ = fs::remove_dir_all(dir);
 }
 
@@ -210,7 +210,7 @@ fn duplicate_names_made_by_7zz_follow_the_overwrite_policy() {
     let archive = dir.join("dup.7z");
     let out_dir = dir.join("out");
     let out = extract(&archive, &out_dir, &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("appears more than once in the archive"),
         "{}",
@@ -315,7 +315,7 @@ fn a_failed_entry_leaves_no_file_unless_kept() {
     fs::write(&archive, bytes).unwrap();
     let out_dir = dir.join("out");
     let out = extract(&archive, &out_dir, &[]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         stderr(&out).contains("CRC mismatch in two"),
         "{}",
@@ -324,7 +324,7 @@ fn a_failed_entry_leaves_no_file_unless_kept() {
     assert_eq!(listing(&out_dir), ["one"]);
     let _ = fs::remove_dir_all(&out_dir);
     let out = extract(&archive, &out_dir, &["--keep-broken"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(listing(&out_dir), ["one", "two"]);
     assert_eq!(fs::read(out_dir.join("two")).unwrap(), b"3econd");
     let _ = fs::remove_dir_all(dir);
@@ -349,14 +349,14 @@ fn header_limits_name_the_option_that_raises_them() {
             cmd.args(extra).output().unwrap()
         };
         let out = run(&["--max-entries", "2"]);
-        assert_eq!(out.status.code(), Some(1), "{command}");
+        assert_eq!(out.status.code(), Some(2), "{command}");
         assert!(
             stderr(&out).contains("3 entries, 2 allowed (raise it with --max-entries"),
             "{command}: {}",
             stderr(&out)
         );
         let out = run(&["--max-header-size", "16"]);
-        assert_eq!(out.status.code(), Some(1), "{command}");
+        assert_eq!(out.status.code(), Some(2), "{command}");
         assert!(
             stderr(&out).contains("(raise it with --max-header-size"),
             "{command}: {}",

@@ -22,8 +22,18 @@ pub struct Args {
     #[arg(value_name = "ARCHIVE")]
     pub archive: String,
     /// Files and directories to add (directories with all they hold).
-    #[arg(value_name = "FILE", required = true)]
+    #[arg(value_name = "FILE", required_unless_present = "stdin_name")]
     pub files: Vec<String>,
+    /// Store standard input as one file entry named NAME (7-Zip's
+    /// -si[NAME]); without NAME, the archive's name without its extension,
+    /// as 7-Zip names it.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", conflicts_with = "files")]
+    pub stdin_name: Option<String>,
+    /// Write the archive to standard output instead of ARCHIVE (7-Zip's
+    /// -so; zip only: a streaming zip, each entry followed by a data
+    /// descriptor where its sizes could not be written first).
+    #[arg(long)]
+    pub stdout: bool,
     /// The archive type: `7z` or `zip` (default: from the archive's
     /// extension, `.zip` for zip, else 7z).
     #[arg(short = 't', long = "type", value_name = "7z|zip")]
@@ -192,17 +202,43 @@ pub(crate) fn archive_name(path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
+/// The name of the entry `-si` reads: the one given, else the archive's
+/// name without its extension (as 7-Zip), else `stdin`.
+pub(crate) fn stdin_entry_name(args: &Args) -> Option<String> {
+    let given = args.stdin_name.as_deref()?;
+    if !given.is_empty() {
+        return Some(given.to_string());
+    }
+    let stem = Path::new(&args.archive)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty() && args.archive != "-");
+    Some(stem.unwrap_or("stdin").to_string())
+}
+
+/// The metadata of the entry read from standard input: made now.
+fn stdin_meta() -> lzflow::sevenz_writer::EntryMeta {
+    lzflow::sevenz_writer::EntryMeta::default().with_mtime(std::time::SystemTime::now())
+}
+
 /// Runs `lzflow a`.
 pub fn run(args: &Args) -> Status {
-    let mut status = Status::default();
+    let mut status = Status::archive();
     let zip = match super::zip::is_zip_kind(args) {
         Ok(zip) => zip,
         Err(e) => {
             report::error(&e);
-            status.fail();
+            status.usage();
             return status;
         }
     };
+    if args.stdout && !zip {
+        report::error(
+            "a 7z archive cannot be written to standard output (its header is patched in place); use -tzip",
+        );
+        status.usage();
+        return status;
+    }
     // Switches are checked before the archive is created.
     let opts = if zip {
         super::zip::add_options(args).map(Kind::Zip)
@@ -213,10 +249,19 @@ pub fn run(args: &Args) -> Status {
         Ok(o) => o,
         Err(e) => {
             report::error(&e);
-            status.fail();
+            status.usage();
             return status;
         }
     };
+    if args.stdout {
+        if let Kind::Zip(opts) = opts {
+            if let Err((name, e)) = super::zip::write_stdout(args, opts) {
+                report::file_error(&name, &e);
+                status.fail_with(&e);
+            }
+        }
+        return status;
+    }
     let path = Path::new(&args.archive);
     let file = match File::options().write(true).create_new(true).open(path) {
         Ok(f) => f,
@@ -230,7 +275,7 @@ pub fn run(args: &Args) -> Status {
                 e
             };
             report::file_error(&args.archive, &e);
-            status.fail();
+            status.fail_with(&e);
             return status;
         }
     };
@@ -255,7 +300,7 @@ pub fn run(args: &Args) -> Status {
             report::file_error(&name, &e);
             // Never leave a half-written archive behind.
             let _ = fs::remove_file(path);
-            status.fail();
+            status.fail_with(&e);
         }
     }
     status
@@ -277,7 +322,12 @@ fn write(
     // Known sizes let the dictionary fit the data, as 7-Zip's does; the
     // same total goes into the summary line.
     let size: u64 = args.files.iter().map(|f| disk_size(Path::new(f))).sum();
-    let opts = opts.with_expected_size(size);
+    // Standard input's size is unknown: the preset's dictionary stays.
+    let stdin_name = stdin_entry_name(args);
+    let opts = match stdin_name {
+        Some(_) => opts,
+        None => opts.with_expected_size(size),
+    };
     let mut w =
         Writer::with_options(BufWriter::new(file), opts).map_err(|e| (archive(), e.into()))?;
     for input in &args.files {
@@ -291,10 +341,39 @@ fn write(
         w.add_path(p, &name)
             .map_err(|e| (input.clone(), e.into()))?;
     }
+    let mut size = size;
+    if let Some(name) = &stdin_name {
+        let mut stdin = Counting::new(io::stdin().lock());
+        w.add_file(name, &mut stdin, stdin_meta())
+            .map_err(|e| ("(stdin)".to_string(), e.into()))?;
+        size += stdin.count;
+    }
     let entries = w.len();
     let file = w.finish().map_err(|e| (archive(), e.into()))?;
     sync_archive(file).map_err(|e| (archive(), e))?;
     Ok((entries, size))
+}
+
+/// A reader that counts what it gives (standard input's size, for the
+/// summary).
+pub(super) struct Counting<R> {
+    inner: R,
+    /// Bytes read so far.
+    pub count: u64,
+}
+
+impl<R> Counting<R> {
+    pub(super) fn new(inner: R) -> Self {
+        Counting { inner, count: 0 }
+    }
+}
+
+impl<R: io::Read> io::Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
+    }
 }
 
 /// The written archive's buffer flushed and the file synced to disk, so
@@ -409,14 +488,14 @@ mod tests {
         let mut data = Vec::new();
         io::Read::read_to_end(&mut ar.reader(3).unwrap(), &mut data).unwrap();
         assert_eq!(data, vec![9u8; 70_000]);
-        // An existing archive is left alone.
+        // An existing archive is left alone (7-Zip's fatal error, 2).
         let before = fs::read(&archive).unwrap();
-        assert_eq!(run(&a).code(), 1);
+        assert_eq!(run(&a).code(), 2);
         assert_eq!(fs::read(&archive).unwrap(), before);
         // A missing input removes the half-written archive.
         let missing = dir.join("missing.7z");
         let b = args(&missing, &[&dir.join("nope")], &["-q"]);
-        assert_eq!(run(&b).code(), 1);
+        assert_eq!(run(&b).code(), 2);
         assert!(!missing.exists());
         let _ = fs::remove_dir_all(&dir);
     }

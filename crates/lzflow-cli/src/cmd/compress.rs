@@ -11,7 +11,7 @@ use super::Status;
 use crate::codec::{self, EncodeOptions};
 use crate::format::Format;
 use crate::output::{Input, Sink};
-use crate::progress::Progress;
+use crate::progress::{Meter, Progress};
 use crate::report;
 
 /// Integrity check choices of `--check`.
@@ -109,6 +109,11 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Show progress as `xz -v` does: a line redrawn on a terminal, and a
+    /// summary line (sizes, ratio, rate, time) for each file, also when
+    /// stderr is not a terminal.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
 }
 
 impl Args {
@@ -182,16 +187,32 @@ pub fn run(args: &Args) -> Status {
         status.fail();
         return status;
     }
-    for file in &files {
-        if let Err(e) = compress_one(file, args, &opts) {
-            report::file_error(if file == "-" { "(stdin)" } else { file }, &e);
-            status.fail();
+    for (i, file) in files.iter().enumerate() {
+        let place = (i + 1, files.len());
+        let name = if file == "-" { "(stdin)" } else { file };
+        match compress_one(file, args, &opts, place) {
+            Ok(()) => {}
+            // xz warns about the files it passes over (status 2).
+            Err(e) if report::is_skipped(&e) => {
+                report::file_error(name, &e);
+                status.warn();
+            }
+            Err(e) => {
+                report::file_error(name, &e);
+                status.fail();
+            }
         }
     }
     status
 }
 
-fn compress_one(file: &str, args: &Args, opts: &EncodeOptions) -> io::Result<()> {
+/// Compresses one file, the `place.0`-th of `place.1` (for `-v`).
+fn compress_one(
+    file: &str,
+    args: &Args,
+    opts: &EncodeOptions,
+    place: (usize, usize),
+) -> io::Result<()> {
     let input = Input::open(file)?;
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
     let sink = if to_stdout {
@@ -209,10 +230,9 @@ fn compress_one(file: &str, args: &Args, opts: &EncodeOptions) -> io::Result<()>
                 let suffix = format!(".{}", opts.format);
                 let name = path.to_string_lossy();
                 if name.ends_with(&suffix) {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("already has a {suffix} suffix, skipping (use -o or -c to compress it again)"),
-                    ));
+                    return Err(report::skipped(format!(
+                        "already has a {suffix} suffix, skipping (use -o or -c to compress it again)"
+                    )));
                 }
                 PathBuf::from(format!("{name}{suffix}"))
             }
@@ -223,9 +243,25 @@ fn compress_one(file: &str, args: &Args, opts: &EncodeOptions) -> io::Result<()>
     let size = input.size();
     let metadata = input.metadata.clone();
     let path = input.path.clone();
-    let mut reader = Progress::new(input.reader, size, &input.name, args.quiet);
-    let sink = codec::encode(&mut reader, sink, opts)?;
+    // xz's report replaces the bar under -v.
+    let meter = args
+        .verbose
+        .then(|| Meter::new(&input.name, place.0, place.1, size, true));
+    let sink = match &meter {
+        Some(meter) => {
+            let mut reader = meter.reader(input.reader);
+            let sink = codec::encode(&mut reader, meter.writer(sink), opts)?;
+            sink.into_inner()
+        }
+        None => {
+            let mut reader = Progress::new(input.reader, size, &input.name, args.quiet);
+            codec::encode(&mut reader, sink, opts)?
+        }
+    };
     sink.commit(if to_stdout { None } else { metadata.as_ref() })?;
+    if let Some(meter) = meter {
+        meter.finish();
+    }
     if args.rm && !to_stdout {
         if let Some(path) = &path {
             fs::remove_file(path)?;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{decode_into, DecodeArgs, Status};
 use crate::format::strip_suffix;
 use crate::output::{Input, Sink};
+use crate::progress::{Meter, Metered};
 use crate::report;
 use crate::size::parse_bytes;
 
@@ -39,6 +40,11 @@ pub struct Args {
     /// With --offset: at most M bytes (default: to the end).
     #[arg(long, value_name = "M", value_parser = parse_bytes, requires = "offset")]
     pub length: Option<u64>,
+    /// Show progress as `xz -v` does: a line redrawn on a terminal, and a
+    /// summary line (sizes, ratio, rate, time) for each file, also when
+    /// stderr is not a terminal.
+    #[arg(short, long, conflicts_with = "quiet")]
+    pub verbose: bool,
     #[command(flatten)]
     pub decode: DecodeArgs,
 }
@@ -68,11 +74,15 @@ pub fn run(args: &Args) -> Status {
         }
         return status;
     }
-    for file in &files {
-        match decompress_one(file, args) {
+    for (i, file) in files.iter().enumerate() {
+        match decompress_one(file, args, (i + 1, files.len())) {
             Ok(None) => {}
             Ok(Some(warning)) => {
                 report::file_warning(display_name(file), &warning);
+                status.warn();
+            }
+            Err(e) if report::is_skipped(&e) => {
+                report::file_error(display_name(file), &e);
                 status.warn();
             }
             Err(e) => {
@@ -92,15 +102,27 @@ fn display_name(file: &str) -> &str {
     }
 }
 
-/// Decompresses one file; Ok carries a warning when there was one.
-fn decompress_one(file: &str, args: &Args) -> io::Result<Option<String>> {
-    let input = Input::open(file)?;
+/// Decompresses one file, the `place.0`-th of `place.1` (for `-v`); Ok
+/// carries a warning when there was one.
+fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<Option<String>> {
+    let mut input = Input::open(file)?;
+    // xz's report: compressed bytes in, decompressed bytes out.
+    let meter = args
+        .verbose
+        .then(|| Meter::new(&input.name, place.0, place.1, input.size(), false));
+    if let Some(meter) = &meter {
+        input.reader = Box::new(meter.reader(input.reader));
+    }
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
     let input_path = input.path.clone();
     let metadata = input.metadata.clone();
     let decoded = decode_into(input, &args.decode, |format| {
+        let metered = |sink: Sink| match &meter {
+            Some(meter) => Output::Metered(meter.writer(sink)),
+            None => Output::Plain(sink),
+        };
         if to_stdout {
-            return Ok(Sink::stdout());
+            return Ok(metered(Sink::stdout()));
         }
         let out = match (&args.output, &input_path) {
             (Some(out), _) => out.clone(),
@@ -123,11 +145,15 @@ fn decompress_one(file: &str, args: &Args) -> io::Result<Option<String>> {
         if let Some(inp) = &input_path {
             refuse_same_file(inp, &out)?;
         }
-        Sink::create(&out, args.force)
+        Sink::create(&out, args.force).map(metered)
     })?;
     decoded
         .sink
+        .into_sink()
         .commit(if to_stdout { None } else { metadata.as_ref() })?;
+    if let Some(meter) = meter {
+        meter.finish();
+    }
     // An unverified file is not a reason to delete the only verified copy.
     if args.rm && !to_stdout && decoded.warning.is_none() {
         if let Some(path) = &input_path {
@@ -135,6 +161,37 @@ fn decompress_one(file: &str, args: &Args) -> io::Result<Option<String>> {
         }
     }
     Ok(decoded.warning)
+}
+
+/// The output of `d`, counted for `-v` or not.
+enum Output {
+    Plain(Sink),
+    Metered(Metered<Sink>),
+}
+
+impl Output {
+    fn into_sink(self) -> Sink {
+        match self {
+            Output::Plain(s) => s,
+            Output::Metered(m) => m.into_inner(),
+        }
+    }
+}
+
+impl io::Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Plain(s) => s.write(buf),
+            Output::Metered(m) => m.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Plain(s) => s.flush(),
+            Output::Metered(m) => m.flush(),
+        }
+    }
 }
 
 /// `--offset N [--length M]`: the slice, decoded from the Block that holds

@@ -1,6 +1,8 @@
-//! `lzflow x`: extract a 7z archive (a zip one through `zip.rs`); also the 7z side of `l` (list entries)
-//! and `t` (verify every CRC). Split archives (`name.7z.001`, …) are opened
-//! as one stream.
+//! `lzflow x` and `lzflow e`: open a 7z or zip archive and extract the
+//! entries the wildcards select through the one walk in `walk.rs`, with
+//! their paths (`x`), without (`e`) or to standard output (`-so`); also
+//! the 7z side of `l` (list entries) and `t` (verify every CRC). Split
+//! archives (`name.7z.001`, …) are opened as one stream.
 
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Seek, SeekFrom};
@@ -15,20 +17,34 @@ use lzflow::sevenz::{
 };
 use lzflow::Limits;
 
+use super::walk::{self, Dest, Outcome, Walk};
 use super::Status;
 use crate::report;
+use crate::select::Selection;
 use crate::size::{human, parse_size};
 
-/// Options of `lzflow x`.
+/// Options of `lzflow x` and `lzflow e`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The .7z archive (or the first volume, `NAME.7z.001`, of a split one;
-    /// `-` reads standard input, spooled to memory then a temporary file).
+    /// The .7z or .zip archive (or the first volume, `NAME.7z.001`, of a
+    /// split one; `-` reads standard input, spooled to memory then a
+    /// temporary file when it is a 7z archive).
     #[arg(value_name = "ARCHIVE")]
     pub archive: String,
+    /// Extract only the entries matching these wildcards (`*`, `?`; a
+    /// wildcard without `/` matches a name at any depth, one with `/` the
+    /// path from the root; a matching directory brings all it holds).
+    #[arg(value_name = "WILDCARD")]
+    pub patterns: Vec<String>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
     /// Directory to extract into (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
     pub output: PathBuf,
+    /// Write the selected files' data to standard output, one after the
+    /// other, and create nothing (7-Zip's -so).
+    #[arg(long = "stdout", conflicts_with_all = ["overwrite", "skip_existing", "keep_broken"])]
+    pub stdout: bool,
     /// Password of an encrypted archive.
     #[arg(short, long, value_name = "PASSWORD")]
     pub password: Option<String>,
@@ -38,8 +54,9 @@ pub struct Args {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
-    /// Replace existing files (7-Zip's -aoa). By default an existing file
-    /// stops the extraction before anything is written.
+    /// Replace existing files (7-Zip's -aoa and -y); for `e`, a later
+    /// entry with the name of an earlier one replaces it. By default an
+    /// existing file stops the extraction before anything is written.
     #[arg(short = 'f', long, conflicts_with = "skip_existing")]
     pub overwrite: bool,
     /// Keep existing files and skip the entries that would replace them
@@ -52,6 +69,28 @@ pub struct Args {
     pub keep_broken: bool,
     #[command(flatten)]
     pub limits: ArchiveLimits,
+}
+
+/// The wildcard switches of `x`, `e`, `l` and `t`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FilterArgs {
+    /// Also select the entries matching WILDCARD (7-Zip's -i!WILDCARD).
+    #[arg(long = "include", value_name = "WILDCARD")]
+    pub include: Vec<String>,
+    /// Leave out the entries matching WILDCARD, even when a wildcard
+    /// selects them (7-Zip's -x!WILDCARD).
+    #[arg(long = "exclude", value_name = "WILDCARD")]
+    pub exclude: Vec<String>,
+}
+
+impl FilterArgs {
+    /// The selection made by these switches and the wildcards given as
+    /// arguments.
+    pub fn selection(&self, positional: &[String]) -> Result<Selection, String> {
+        let mut include = positional.to_vec();
+        include.extend(self.include.iter().cloned());
+        Selection::new(&include, &self.exclude)
+    }
 }
 
 /// Header limits of 7z and zip archives, shared by `x`, `t` and `l`.
@@ -98,9 +137,17 @@ impl ArchiveLimits {
     }
 }
 
-/// Runs `lzflow x`.
-pub fn run(args: &Args) -> Status {
-    let mut status = Status::default();
+/// Runs `lzflow x` (`flat`: `lzflow e`).
+pub fn run(args: &Args, flat: bool) -> Status {
+    let mut status = Status::archive();
+    let selection = match args.filters.selection(&args.patterns) {
+        Ok(s) => s,
+        Err(e) => {
+            report::error(&e);
+            status.usage();
+            return status;
+        }
+    };
     let overwrite = if args.overwrite {
         Overwrite::Always
     } else if args.skip_existing {
@@ -108,56 +155,94 @@ pub fn run(args: &Args) -> Status {
     } else {
         Overwrite::Never
     };
-    let options = ExtractOptions::default()
-        .with_overwrite(overwrite)
-        .with_keep_broken(args.keep_broken)
-        .with_unnamed(unnamed_entry_name(&args.archive));
+    let unnamed = unnamed_entry_name(&args.archive);
+    let dest = if args.stdout {
+        Dest::Stdout
+    } else {
+        let options = ExtractOptions::default()
+            .with_overwrite(overwrite)
+            .with_keep_broken(args.keep_broken)
+            .with_unnamed(unnamed.clone());
+        Dest::Disk {
+            root: args.output.clone(),
+            options,
+            flat,
+        }
+    };
+    let name = if args.archive == "-" {
+        "(stdin)"
+    } else {
+        &args.archive
+    };
+    match extract(args, dest, &selection, &unnamed) {
+        Ok(outcome) => {
+            for entry in &outcome.collisions {
+                let base = entry
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(entry);
+                report::file_warning(
+                    name,
+                    &format!("{entry}: not extracted: an earlier entry is also named {base} (-aoa overwrites)"),
+                );
+                status.warn();
+            }
+            report_selection(name, &selection, outcome.selected);
+        }
+        Err(e) => {
+            report::file_error(name, &e);
+            status.fail_with(&e);
+        }
+    }
+    status
+}
+
+/// Says which wildcards matched nothing, and, as 7-Zip does, when none
+/// selected anything (neither is an error for 7-Zip: its status stays 0).
+pub fn report_selection(name: &str, selection: &Selection, selected: usize) {
+    if selection.is_everything() {
+        return;
+    }
+    for pattern in selection.unused() {
+        report::file_warning(name, &format!("no entry matches '{pattern}'"));
+    }
+    if selected == 0 {
+        report::file_warning(name, "no files to process");
+    }
+}
+
+/// Opens the archive of `x`/`e` and walks it into `dest`.
+fn extract(args: &Args, dest: Dest, selection: &Selection, unnamed: &str) -> io::Result<Outcome> {
     let password = args.password.as_deref();
     // Standard input holds a zip archive (read forward-only) or a 7z one
     // (spooled: its header is at the end).
     let mut stdin = None;
     if args.archive == "-" {
-        match crate::output::Input::open("-").and_then(super::zip::sniff) {
-            Ok((false, input)) => stdin = Some(input.reader),
-            Ok((true, input)) => {
-                let zip_options = args.limits.zip_options(args.memlimit, password);
-                let z = lzflow::zip::ZipStreamReader::with_options(input.reader, zip_options);
-                let r = super::zip::extract_stream(z, &args.output, &options);
-                if let Err(e) = r {
-                    report::file_error(&args.archive, &e);
-                    status.fail();
-                }
-                return status;
-            }
-            Err(e) => {
-                report::file_error(&args.archive, &e);
-                status.fail();
-                return status;
-            }
+        let (zip, input) = crate::output::Input::open("-").and_then(super::zip::sniff)?;
+        if zip {
+            let zip_options = args.limits.zip_options(args.memlimit, password);
+            let mut z = lzflow::zip::ZipStreamReader::with_options(input.reader, zip_options);
+            let mut walk = Walk::new(dest, selection, unnamed)?;
+            let result = walk::zip_stream(&mut z, &mut walk);
+            return walk.finish(result);
         }
+        stdin = Some(input.reader);
     }
     if super::zip::is_zip(&args.archive) {
         let zip_options = args.limits.zip_options(args.memlimit, password);
-        let r = super::zip::extract(&args.archive, &args.output, &options, zip_options);
-        if let Err(e) = r {
-            report::file_error(&args.archive, &e);
-            status.fail();
-        }
-        return status;
+        let mut archive =
+            lzflow::zip::ZipArchive::open_with(File::open(&args.archive)?, zip_options)?;
+        let mut walk = Walk::new(dest, selection, unnamed)?;
+        let result = walk::zip_file(&mut archive, &mut walk);
+        return walk.finish(result);
     }
     let archive_options = args.limits.options(args.memlimit, password);
-    let result = open_input(&args.archive, stdin, archive_options, args.quiet)
-        .and_then(|archive| require_password(archive, password.is_some()))
-        .and_then(|mut archive| {
-            archive
-                .extract_to_with(&args.output, &options)
-                .map_err(|e| explain(e, password.is_some()))
-        });
-    if let Err(e) = result {
-        report::file_error(&args.archive, &e);
-        status.fail();
-    }
-    status
+    let mut archive = open_input(&args.archive, stdin, archive_options, args.quiet)
+        .and_then(|archive| require_password(archive, password.is_some()))?;
+    let mut walk = Walk::new(dest, selection, unnamed)?;
+    let result = walk::sevenz(&mut archive, &mut walk);
+    walk.finish(result)
 }
 
 /// The name 7-Zip gives an entry stored without one: the archive's file
@@ -186,9 +271,10 @@ pub fn is_7z(path: &str) -> bool {
         .is_ok_and(|()| head == SIGNATURE)
 }
 
-/// Lists the entries of a 7z archive: date, attributes, size, packed size
-/// and folder, method, `+` when encrypted, name.
-pub fn list(path: &str, options: ArchiveOptions) -> io::Result<()> {
+/// Lists the entries of a 7z archive that `selection` selects: date,
+/// attributes, size, packed size and folder, method, `+` when encrypted,
+/// name. Gives the number of entries listed.
+pub fn list(path: &str, options: ArchiveOptions, selection: &Selection) -> io::Result<usize> {
     let unnamed = unnamed_entry_name(path);
     let archive = open(path, options, true)?;
     let index = archive.index();
@@ -205,6 +291,14 @@ pub fn list(path: &str, options: ArchiveOptions) -> io::Result<()> {
     let mut seen_folder = vec![false; index.folder_count()];
     let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
     for entry in archive.entries() {
+        let name = if entry.name.is_empty() {
+            &unnamed
+        } else {
+            &entry.name
+        };
+        if !selection.selects(name) {
+            continue;
+        }
         let (packed, folder, method, enc) = match entry.folder() {
             Some(fi) => {
                 // A solid folder's packed size belongs to its first entry.
@@ -235,11 +329,7 @@ pub fn list(path: &str, options: ArchiveOptions) -> io::Result<()> {
             folder,
             method,
             enc,
-            if entry.name.is_empty() {
-                &unnamed
-            } else {
-                &entry.name
-            }
+            name
         );
         if entry.is_dir {
             dirs += 1;
@@ -253,19 +343,35 @@ pub fn list(path: &str, options: ArchiveOptions) -> io::Result<()> {
         human(total),
         index.folder_count()
     );
-    Ok(())
+    Ok((files + dirs) as usize)
 }
 
-/// Decodes every entry, verifying every CRC; returns (entries, bytes).
-pub fn test(path: &str, options: ArchiveOptions, quiet: bool) -> io::Result<(usize, u64)> {
+/// Decodes every entry, verifying every CRC; returns the entries
+/// `selection` selects and their bytes.
+pub fn test(
+    path: &str,
+    options: ArchiveOptions,
+    quiet: bool,
+    selection: &Selection,
+) -> io::Result<(usize, u64)> {
+    let unnamed = unnamed_entry_name(path);
     let had_password = options.password.is_some();
     let mut archive = require_password(open(path, options, quiet)?, had_password)?;
     let mut bytes = 0u64;
     let mut count = 0usize;
     archive
-        .for_each_entry(|_, data| {
-            bytes += io::copy(data, &mut io::sink())?;
-            count += 1;
+        .for_each_entry(|entry, data| {
+            let name = if entry.name.is_empty() {
+                &unnamed
+            } else {
+                &entry.name
+            };
+            // The walk decodes the others anyway (solid blocks), so their
+            // CRCs are checked too; only the selected are counted.
+            if selection.selects(name) {
+                bytes += io::copy(data, &mut io::sink())?;
+                count += 1;
+            }
             Ok(())
         })
         .map_err(|e| explain(e, had_password))?;

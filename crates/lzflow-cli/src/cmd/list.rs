@@ -15,9 +15,12 @@ use crate::size::{human, ratio};
 /// Options of `lzflow l`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// .xz files to list.
+    /// .xz and .lz files to list; or one 7z or zip archive followed by
+    /// wildcards choosing its entries (as for `x`).
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<String>,
+    #[command(flatten)]
+    pub filters: super::extract::FilterArgs,
     /// Also list every stream and block.
     #[arg(short, long)]
     pub verbose: bool,
@@ -52,7 +55,16 @@ pub fn run(args: &Args) -> Status {
     };
     let mut listed = 0usize;
     let mut header_printed = false;
-    for (i, file) in args.files.iter().enumerate() {
+    let (files, selection) = match super::split_archive_args(&args.files, &args.filters) {
+        Ok(split) => split,
+        Err(e) => {
+            report::error(&e);
+            status.use_archive_codes();
+            status.usage();
+            return status;
+        }
+    };
+    for (i, file) in files.iter().enumerate() {
         if is_lzip(file) {
             if let Err(e) = list_lzip(file, args.verbose) {
                 report::file_error(file, &e);
@@ -60,19 +72,23 @@ pub fn run(args: &Args) -> Status {
             }
             continue;
         }
-        if super::zip::is_zip(file) || file == "-" {
+        let listed_entries = if super::zip::is_zip(file) || file == "-" {
             let options = args.limits.zip_options(u64::MAX, args.password.as_deref());
-            if let Err(e) = super::zip::list(file, options) {
-                report::file_error(file, &e);
-                status.fail();
-            }
-            continue;
-        }
-        if super::extract::is_7z(file) {
+            Some(super::zip::list(file, options, &selection))
+        } else if super::extract::is_7z(file) {
             let options = args.limits.options(u64::MAX, args.password.as_deref());
-            if let Err(e) = super::extract::list(file, options) {
-                report::file_error(file, &e);
-                status.fail();
+            Some(super::extract::list(file, options, &selection))
+        } else {
+            None
+        };
+        if let Some(listed_entries) = listed_entries {
+            status.use_archive_codes();
+            match listed_entries {
+                Ok(n) => super::extract::report_selection(file, &selection, n),
+                Err(e) => {
+                    report::file_error(file, &e);
+                    status.fail_with(&e);
+                }
             }
             continue;
         }
@@ -90,7 +106,7 @@ pub fn run(args: &Args) -> Status {
             if listed > 0 {
                 outln!();
             }
-            print_verbose(file, i + 1, args.files.len(), &info, &sum);
+            print_verbose(file, i + 1, files.len(), &info, &sum);
         } else {
             if !header_printed {
                 outln!("Strms  Blocks   Compressed Uncompressed  Ratio  Check   Filename");

@@ -6,6 +6,7 @@ pub mod decompress;
 pub mod extract;
 pub mod list;
 pub mod test;
+pub mod walk;
 pub mod zip;
 
 use std::io::{self, Write};
@@ -14,7 +15,26 @@ use crate::codec::{self, DecodeOptions};
 use crate::format::Format;
 use crate::output::Input;
 use crate::progress::Progress;
+use crate::select::Selection;
 use crate::size::parse_size;
+
+/// The arguments of `l` and `t` as files and a selection: when the first
+/// is a 7z or zip archive file the others are wildcards choosing its
+/// entries, as in 7-Zip; otherwise they are all files. `--include` and
+/// `--exclude` always count.
+pub fn split_archive_args(
+    args: &[String],
+    filters: &extract::FilterArgs,
+) -> Result<(Vec<String>, Selection), String> {
+    let archive_first = args
+        .first()
+        .is_some_and(|f| zip::is_zip(f) || extract::is_7z(f));
+    if archive_first {
+        let selection = filters.selection(&args[1..])?;
+        return Ok((args[..1].to_vec(), selection));
+    }
+    Ok((args.to_vec(), filters.selection(&[])?))
+}
 
 /// Decoder options shared by `d` and `t`.
 #[derive(Debug, clap::Args)]
@@ -74,18 +94,64 @@ pub fn decode_into<W: Write>(
     })
 }
 
-/// The exit status over all files, as xz reports it: 1 if anything failed,
-/// else 2 if anything warned, else 0.
+/// Which table of exit codes a command follows.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// xz's: 0 success, 1 error, 2 warning.
+    #[default]
+    Xz,
+    /// 7-Zip's: 0 success, 1 warning, 2 fatal error, 7 command-line error,
+    /// 8 not enough memory.
+    SevenZip,
+}
+
+/// 7-Zip's exit code for a command-line error.
+pub const EXIT_USAGE: u8 = 7;
+
+/// The exit status over all files: xz's table by default (1 if anything
+/// failed, else 2 if anything warned, else 0), 7-Zip's for the archive
+/// commands.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Status {
+    style: Style,
     failed: bool,
     warned: bool,
+    usage: bool,
+    memory: bool,
 }
 
 impl Status {
+    /// A status reported with 7-Zip's codes.
+    pub fn archive() -> Self {
+        Status {
+            style: Style::SevenZip,
+            ..Status::default()
+        }
+    }
+
+    /// Switches to 7-Zip's codes (`l` and `t` once they met an archive).
+    pub fn use_archive_codes(&mut self) {
+        self.style = Style::SevenZip;
+    }
+
     /// Records a failed file.
     pub fn fail(&mut self) {
         self.failed = true;
+    }
+
+    /// Records a failure caused by `err`: a memory limit is told apart,
+    /// as 7-Zip's "not enough memory".
+    pub fn fail_with(&mut self, err: &io::Error) {
+        self.failed = true;
+        if crate::report::is_memory_limit(err) {
+            self.memory = true;
+        }
+    }
+
+    /// Records a command-line error (bad switch values, bad wildcards).
+    pub fn usage(&mut self) {
+        self.failed = true;
+        self.usage = true;
     }
 
     /// Records a warning.
@@ -95,12 +161,14 @@ impl Status {
 
     /// The process exit code.
     pub fn code(self) -> u8 {
-        if self.failed {
-            1
-        } else if self.warned {
-            2
-        } else {
-            0
+        match self.style {
+            Style::Xz if self.failed => 1,
+            Style::Xz if self.warned => 2,
+            Style::SevenZip if self.usage => EXIT_USAGE,
+            Style::SevenZip if self.memory => 8,
+            Style::SevenZip if self.failed => 2,
+            Style::SevenZip if self.warned => 1,
+            _ => 0,
         }
     }
 }

@@ -7,11 +7,11 @@ use std::io::{self, Cursor, Read};
 use std::path::Path;
 use std::time::SystemTime;
 
-use lzflow::extract::ExtractOptions;
 use lzflow::zip::{ZipArchive, ZipOptions, ZipStreamReader};
 
 use super::extract::{format_filetime, unix_mode_string};
 use crate::output::Input;
+use crate::select::Selection;
 
 /// `PK\x03\x04` (a local file header) or `PK\x05\x06` (the end record of
 /// an empty archive).
@@ -118,10 +118,11 @@ fn row(r: &Row<'_>) {
     );
 }
 
-/// Lists the entries: date, mode, size, packed size, method, `+` when
-/// encrypted, name. From standard input, the local headers say no mode,
-/// and an entry's size is counted by reading it.
-pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
+/// Lists the entries `selection` selects: date, mode, size, packed size,
+/// method, `+` when encrypted, name. From standard input, the local
+/// headers say no mode, and an entry's size is counted by reading it.
+/// Gives the number of entries listed.
+pub fn list(path: &str, options: ZipOptions, selection: &Selection) -> io::Result<usize> {
     header();
     let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
     let mut count = |is_dir: bool, size: u64| {
@@ -135,6 +136,9 @@ pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
     match open(path, options)? {
         Source::File(archive) => {
             for e in archive.directory().iter() {
+                if !selection.selects(&e.name()) {
+                    continue;
+                }
                 let is_dir = e.is_dir();
                 let mode = e
                     .unix_mode()
@@ -154,6 +158,9 @@ pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
         }
         Source::Stream(mut z) => {
             while let Some(mut e) = z.next_entry()? {
+                if !selection.selects(&e.name()) {
+                    continue;
+                }
                 let size = io::copy(&mut e, &mut io::sink())?;
                 let local = e.local();
                 row(&Row {
@@ -175,7 +182,7 @@ pub fn list(path: &str, options: ZipOptions) -> io::Result<()> {
         }
     }
     outln!("{files} files, {dirs} folders, {total} bytes");
-    Ok(())
+    Ok((files + dirs) as usize)
 }
 
 /// The method's name (the registry's), or its number when unknown.
@@ -184,52 +191,42 @@ fn method_name(method: u16) -> String {
         .map_or_else(|| method.to_string(), |m| m.name().to_string())
 }
 
-/// Decodes every entry, verifying its CRC-32, authentication code and
-/// data descriptor; gives the entry count and the bytes decoded.
-pub fn test(path: &str, options: ZipOptions) -> io::Result<(usize, u64)> {
+/// Decodes the entries `selection` selects, verifying their CRC-32,
+/// authentication code and data descriptor; gives their count and the
+/// bytes decoded.
+pub fn test(path: &str, options: ZipOptions, selection: &Selection) -> io::Result<(usize, u64)> {
     match open(path, options)? {
         Source::File(mut archive) => {
-            let mut total = 0;
+            let (mut n, mut total) = (0, 0);
             for i in 0..archive.len() {
-                total += io::copy(&mut archive.reader(i)?, &mut io::sink())?;
+                let selected = archive
+                    .directory()
+                    .get(i)
+                    .is_some_and(|e| selection.selects(&e.name()));
+                if selected {
+                    total += io::copy(&mut archive.reader(i)?, &mut io::sink())?;
+                    n += 1;
+                }
             }
-            Ok((archive.len(), total))
+            Ok((n, total))
         }
-        Source::Stream(z) => test_stream(*z),
+        Source::Stream(z) => test_stream(*z, selection),
     }
 }
 
 /// [`test`] of an archive read forward-only.
-pub fn test_stream<R: Read>(mut z: ZipStreamReader<R>) -> io::Result<(usize, u64)> {
+pub fn test_stream<R: Read>(
+    mut z: ZipStreamReader<R>,
+    selection: &Selection,
+) -> io::Result<(usize, u64)> {
     let (mut n, mut total) = (0, 0);
     while let Some(mut e) = z.next_entry()? {
-        total += io::copy(&mut e, &mut io::sink())?;
-        n += 1;
+        if selection.selects(&e.name()) {
+            total += io::copy(&mut e, &mut io::sink())?;
+            n += 1;
+        }
     }
     Ok((n, total))
-}
-
-/// Extracts every entry of an archive read forward-only below `dir`.
-pub fn extract_stream<R: Read>(
-    mut z: ZipStreamReader<R>,
-    dir: &Path,
-    options: &ExtractOptions,
-) -> io::Result<()> {
-    Ok(z.extract_to_with(dir, options)?)
-}
-
-/// Extracts every entry below `dir` under `options`.
-pub fn extract(
-    path: &str,
-    dir: &Path,
-    options: &ExtractOptions,
-    zip_options: ZipOptions,
-) -> io::Result<()> {
-    match open(path, zip_options)? {
-        Source::File(mut archive) => archive.extract_to_with(dir, options)?,
-        Source::Stream(z) => extract_stream(*z, dir, options)?,
-    }
-    Ok(())
 }
 
 /// Whether `lzflow a` makes a zip archive: `-t zip`, or a `.zip` name.
@@ -314,19 +311,44 @@ pub fn write_archive(
     args: &super::add::Args,
     opts: AddOptions,
 ) -> Result<(usize, u64), (String, io::Error)> {
+    let w = lzflow::zip::ZipWriter::new_with(io::BufWriter::new(file), opts.writer.clone())
+        .map_err(|e| (args.archive.clone(), e.into()))?;
+    let (entries, size, file) = write_entries(w, args, &opts)?;
+    super::add::sync_archive(file).map_err(|e| (args.archive.clone(), e))?;
+    Ok((entries, size))
+}
+
+/// `a -so`: writes a streaming zip archive to standard output (entries
+/// whose sizes are only known at their end get data descriptors).
+pub fn write_stdout(
+    args: &super::add::Args,
+    opts: AddOptions,
+) -> Result<(usize, u64), (String, io::Error)> {
+    let sink = crate::output::Sink::stdout();
+    let w = lzflow::zip::ZipWriter::new_streaming_with(sink, opts.writer.clone())
+        .map_err(|e| ("(stdout)".to_string(), e.into()))?;
+    let (entries, size, sink) = write_entries(w, args, &opts)?;
+    sink.commit(None).map_err(|e| ("(stdout)".to_string(), e))?;
+    Ok((entries, size))
+}
+
+/// Adds every input (and standard input, with `-si`) to `w` and finishes
+/// the archive; gives the entry count, the bytes added and the sink.
+fn write_entries<W: io::Write>(
+    mut w: lzflow::zip::ZipWriter<W>,
+    args: &super::add::Args,
+    opts: &AddOptions,
+) -> Result<(usize, u64, W), (String, io::Error)> {
     let archive = || args.archive.clone();
-    let size: u64 = args
+    let mut size: u64 = args
         .files
         .iter()
         .map(|f| super::add::disk_size(Path::new(f)))
         .sum();
-    let mut w = lzflow::zip::ZipWriter::new_with(io::BufWriter::new(file), opts.writer)
-        .map_err(|e| (archive(), e.into()))?;
     let bar = crate::progress::bar(size, "adding", args.quiet);
     if let Some(bar) = bar.clone() {
         w.on_progress(Box::new(move |n| bar.inc(n)));
     }
-    let mut entries = 0;
     for input in &args.files {
         let p = Path::new(input);
         let name = super::add::archive_name(p).ok_or_else(|| {
@@ -337,13 +359,19 @@ pub fn write_archive(
         })?;
         w.add_path(&name, p, &opts.entry)
             .map_err(|e| (input.clone(), e.into()))?;
-        entries = w.len();
     }
+    if let Some(name) = super::add::stdin_entry_name(args) {
+        let mut stdin = super::add::Counting::new(io::stdin().lock());
+        let entry = opts.entry.clone().with_mtime(SystemTime::now());
+        w.add_file(&name, &mut stdin, &entry)
+            .map_err(|e| ("(stdin)".to_string(), e.into()))?;
+        size += stdin.count;
+    }
+    let entries = w.len();
     let finished = w.finish();
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let file = finished.map_err(|e| (archive(), e.into()))?;
-    super::add::sync_archive(file).map_err(|e| (archive(), e))?;
-    Ok((entries, size))
+    let sink = finished.map_err(|e| (archive(), e.into()))?;
+    Ok((entries, size, sink))
 }

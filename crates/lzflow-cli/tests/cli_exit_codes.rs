@@ -1,0 +1,189 @@
+//! Exit codes: xz's for the single-file commands and xz's command line (0
+//! ok, 1 error, 2 warning), 7-Zip's for the archive commands (0 ok, 1
+//! warning, 2 fatal error, 7 command-line error, 8 not enough memory),
+//! each code that can be triggered, and both tables in `--help`.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use support::{bin, has_7zz, scratch, stderr};
+
+#[test]
+fn help_states_both_tables() {
+    let out = bin().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains(
+            "Exit status of c, d, the xz command line, and t and l on .xz/.lzma/.lz files (as xz): \
+             0 success, 1 error, 2 warning."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Exit status of a, x, e, and t and l on 7z/zip archives (as 7-Zip): 0 success, \
+             1 warning (some files not extracted), 2 fatal error, 7 command-line error, \
+             8 not enough memory (a memory limit was reached)."
+        ),
+        "{text}"
+    );
+}
+
+/// `a.txt`, `b/a.txt` and a larger `big.bin` in `dir/t.7z`.
+fn archive(dir: &Path) -> std::path::PathBuf {
+    let src = dir.join("src");
+    fs::create_dir_all(src.join("b")).unwrap();
+    fs::write(src.join("a.txt"), "top").unwrap();
+    fs::write(src.join("b/a.txt"), "deep").unwrap();
+    fs::write(src.join("big.bin"), vec![7u8; 1 << 20]).unwrap();
+    let archive = dir.join("t.7z");
+    let out = bin()
+        .arg("a")
+        .arg(&archive)
+        .args(["a.txt", "b", "big.bin", "-q"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    archive
+}
+
+#[test]
+fn archive_commands_exit_as_7zip() {
+    let dir = scratch("exit-7z");
+    let archive = archive(&dir);
+    let target = dir.join("out");
+    let run = |args: &[&str]| bin().args(args).current_dir(&dir).output().unwrap();
+    // 0: everything extracted.
+    let out = run(&["x", "t.7z", "-oout"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // 0: existing files kept as asked (-aos), as 7-Zip.
+    let out = run(&["x", "t.7z", "-oout", "-aos"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // 2: existing files stop the extraction (a fatal error: nothing done).
+    let out = run(&["x", "t.7z", "-oout"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    fs::remove_dir_all(&target).unwrap();
+    // 1: a file skipped because an earlier entry has its name.
+    let out = run(&["e", "t.7z", "-oout"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    fs::remove_dir_all(&target).unwrap();
+    // 7: command-line errors, from clap and from the switches' values.
+    for args in [
+        &["x", "t.7z", "--no-such-switch"][..],
+        &["x"],
+        &["e", "t.7z", "-aoa", "-aos"],
+        &["a", "-mx=12", "new.7z", "src"],
+        &["a", "-tbz", "new.7z", "src"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(7), "{args:?}: {}", stderr(&out));
+    }
+    assert!(!dir.join("new.7z").exists());
+    // 8: the memory limit is too low for the archive's dictionary.
+    for args in [
+        &["x", "t.7z", "-oout", "--memlimit", "1KiB"][..],
+        &["t", "t.7z", "--memlimit", "1KiB"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(8), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("memory limit exceeded"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    // 2: damaged data, for x, t and l.
+    let mut bytes = fs::read(&archive).unwrap();
+    bytes.truncate(bytes.len() - 10);
+    fs::write(dir.join("cut.7z"), &bytes).unwrap();
+    for command in ["x", "t", "l"] {
+        let out = run(&[command, "cut.7z", "-oout"][..if command == "x" { 3 } else { 2 }]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+    }
+    // 2: `a` that cannot read an input (and leaves no archive).
+    let out = run(&["a", "new.7z", "missing-input"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("new.7z").exists());
+    if has_7zz() {
+        // The same codes from 7-Zip itself, where its behaviour is the
+        // same: -aos skips quietly, a bad switch is 7, damage is 2.
+        let seven = |args: &[&str]| {
+            Command::new("7zz")
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap()
+                .status
+                .code()
+        };
+        assert_eq!(seven(&["x", "t.7z", "-o7out", "-bd"]), Some(0));
+        assert_eq!(seven(&["x", "t.7z", "-o7out", "-bd", "-aos"]), Some(0));
+        assert_eq!(seven(&["x", "t.7z", "-bd", "--no-such-switch"]), Some(7));
+        assert_eq!(seven(&["t", "cut.7z", "-bd"]), Some(2));
+    }
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn xz_command_line_exits_as_xz() {
+    let dir = scratch("exit-xz");
+    fs::write(dir.join("f"), "hello\n").unwrap();
+    let out = bin().args(["-k", "f"]).current_dir(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let xz = fs::read(dir.join("f.xz")).unwrap();
+    fs::write(dir.join("copy.xz"), &xz).unwrap();
+    let mut junk = xz.clone();
+    junk.extend_from_slice(b"junk\n");
+    fs::write(dir.join("junk.xz"), &junk).unwrap();
+    fs::write(dir.join("cut.xz"), &xz[..xz.len() - 9]).unwrap();
+    fs::create_dir_all(dir.join("folder")).unwrap();
+    // (arguments, exit code): success, errors, and the files xz passes
+    // over with a warning.
+    let cases: [(&[&str], i32); 10] = [
+        (&["-dc", "copy.xz"], 0),
+        (&["-t", "copy.xz"], 0),
+        (&["-d", "missing.xz"], 1),
+        (&["--bogus"], 1),
+        (&["-k", "f"], 1),
+        (&["-dc", "junk.xz"], 1),
+        (&["-dc", "cut.xz"], 1),
+        (&["-t", "f"], 1),
+        (&["-k", "copy.xz"], 2),
+        (&["-k", "folder"], 2),
+    ];
+    let compare = Command::new("xz").arg("--version").output().is_ok();
+    for (args, code) in cases {
+        let out = bin().args(args).current_dir(&dir).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+        if compare {
+            let theirs = Command::new("xz")
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert_eq!(theirs.status.code(), Some(code), "xz {args:?}");
+        }
+    }
+    // The warning's text, as xz words it after the file name.
+    let out = bin()
+        .args(["-k", "folder"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&out), "lzflow: folder: is a directory, skipping\n");
+    // The subcommands share the table: `c` passing over a .xz file warns.
+    let out = bin()
+        .args(["c", "copy.xz"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!dir.join("copy.xz.xz").exists());
+    fs::remove_dir_all(&dir).ok();
+}
