@@ -15,8 +15,8 @@ use lzflow_7z::{
     ArchiveIndex, ArchiveOptions, Entry, ExtractOptions, PollArchive, PollEntries, PollEntryReader,
     SevenZError, SpoolOptions, WalkState,
 };
-use lzflow_core::LimitExceeded;
 use lzflow_core::source::{Adapter, PollRead, PollSource};
+use lzflow_core::LimitExceeded;
 
 use super::AsyncSpooled;
 use crate::step_stream::StepStream;

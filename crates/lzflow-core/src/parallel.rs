@@ -1,20 +1,16 @@
-//! Independent pieces of input (XZ Blocks, lzip members) compressed on
-//! worker threads and handed out in order: the machinery every
-//! multi-threaded encoder shares, whatever its container writes around the
-//! pieces.
+//! Independent pieces of work done on worker threads and handed back in
+//! order: [`OrderedPool`], the one pool every multi-threaded coder uses,
+//! whatever its pieces are (XZ Blocks and lzip members to compress, LZMA2
+//! segments between dictionary resets to decode); and on top of it
+//! [`ParallelEncoder`], which cuts input into fixed-size pieces and hands
+//! out their compressed bytes between the container's own.
 //!
-//! The input is cut into pieces of a fixed size; each goes to a queue that
-//! worker threads (each with its own [`PieceEncoder`]) take from. Output is
-//! the container's own bytes ([`ParallelEncoder::push_bytes`]: a header, a
-//! trailer) and the compressed pieces, in input order, so the result does
-//! not depend on the number of threads.
-//!
-//! By default calls block when they can do nothing but wait for a worker,
-//! and rather than idle the calling thread compresses a queued piece
-//! itself: `threads` compressing threads are the caller plus `threads - 1`
-//! workers. In [non-blocking](ParallelEncoder::set_nonblocking) mode (async
-//! faces) there are `threads` workers, calls return without progress
-//! instead of waiting, and [`Readiness`] says when to call again.
+//! By default a caller that can do nothing but wait for a worker blocks,
+//! and rather than idle it does a queued piece itself: `threads` working
+//! threads are the caller plus `threads - 1` workers. In
+//! [non-blocking](OrderedPool::set_nonblocking) mode (async faces) there
+//! are `threads` workers, calls return without progress instead of
+//! waiting, and [`Readiness`] says when to call again.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
@@ -22,6 +18,267 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::{InBuf, Lease, OutBuf, Pool, Progress, Readiness};
+
+/// What a working thread does to one piece; its state (a coder, say) is
+/// made on first use and reused from piece to piece.
+pub trait PieceWorker: Sized + Send + 'static {
+    /// What every thread's state is made from (shared by the threads).
+    type Config: Send + Sync + 'static;
+    /// A piece of work.
+    type Input: Send + 'static;
+    /// What comes of a piece.
+    type Output: Send + 'static;
+
+    /// Does `input` with this thread's `state` (`None` until made here).
+    fn run(state: &mut Option<Self>, config: &Self::Config, input: &Self::Input) -> Self::Output;
+}
+
+/// A working thread died (it panicked) before answering for its piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerDied;
+
+struct Job<W: PieceWorker> {
+    input: W::Input,
+    reply: Sender<W::Output>,
+}
+
+/// Pieces dispatched but not started, shared by the workers and the
+/// calling thread (which does one instead of idling).
+struct JobQueue<W: PieceWorker> {
+    jobs: VecDeque<Job<W>>,
+    closed: bool,
+}
+
+struct Shared<W: PieceWorker> {
+    queue: Mutex<JobQueue<W>>,
+    /// Signalled when a job is queued or the queue is closed.
+    queued: Condvar,
+}
+
+impl<W: PieceWorker> Shared<W> {
+    fn lock(&self) -> MutexGuard<'_, JobQueue<W>> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Worker threads doing pieces, whose outputs come back in the order the
+/// pieces were submitted. Threads start with the first piece.
+pub struct OrderedPool<W: PieceWorker> {
+    config: Arc<W::Config>,
+    threads: usize,
+    shared: Option<Arc<Shared<W>>>,
+    workers: Vec<JoinHandle<()>>,
+    nonblocking: bool,
+    readiness: Readiness,
+    /// The last call stopped to wait for a worker (non-blocking mode).
+    stalled: bool,
+    /// The calling thread's state, for pieces it takes off the queue.
+    local: Option<W>,
+    queue: VecDeque<Receiver<W::Output>>,
+}
+
+impl<W: PieceWorker> std::fmt::Debug for OrderedPool<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OrderedPool")
+            .field("threads", &self.threads)
+            .field("in_flight", &self.queue.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// `threads`, with 0 meaning one per available CPU.
+pub fn resolve_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
+impl<W: PieceWorker> OrderedPool<W> {
+    /// A pool of `threads` working threads (0: one per CPU).
+    pub fn new(config: W::Config, threads: usize) -> Self {
+        OrderedPool {
+            config: Arc::new(config),
+            threads: resolve_threads(threads),
+            shared: None,
+            workers: Vec::new(),
+            nonblocking: false,
+            readiness: Readiness::new(),
+            stalled: false,
+            local: None,
+            queue: VecDeque::new(),
+        }
+    }
+
+    /// The shared configuration.
+    pub fn config(&self) -> &W::Config {
+        &self.config
+    }
+
+    /// Working threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Switches to non-blocking mode (before the first piece is
+    /// submitted): where [`next`](Self::next) would wait for a worker it
+    /// returns `None` and [`stalled`](Self::stalled) is true, and
+    /// [`readiness`](Self::readiness) is pending until a worker finishes.
+    pub fn set_nonblocking(&mut self, nonblocking: bool) {
+        if self.shared.is_none() {
+            self.nonblocking = nonblocking;
+        }
+    }
+
+    /// Non-blocking mode with `readiness` as the handle (shared with the
+    /// face that drives the coder, or with other coders of a chain);
+    /// before the first piece is submitted.
+    pub fn set_nonblocking_with(&mut self, readiness: Readiness) {
+        if self.shared.is_none() {
+            self.nonblocking = true;
+            self.readiness = readiness;
+        }
+    }
+
+    /// Whether the pool is in non-blocking mode.
+    pub fn is_nonblocking(&self) -> bool {
+        self.nonblocking
+    }
+
+    /// Tells, in non-blocking mode, whether the next call can make
+    /// progress, and wakes a task when a worker finishes.
+    pub fn readiness(&self) -> &Readiness {
+        &self.readiness
+    }
+
+    /// Starts a call: it stalls again (and says so) only if it must.
+    pub fn begin_call(&mut self) {
+        self.stalled = false;
+        self.readiness.clear();
+    }
+
+    /// Whether the last [`next`](Self::next) stopped to wait for a worker
+    /// (non-blocking mode).
+    pub fn stalled(&self) -> bool {
+        self.stalled
+    }
+
+    /// Pieces submitted whose output has not been taken.
+    pub fn in_flight(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Blocking, the caller works too (`threads - 1` workers);
+    /// non-blocking, an executor thread must not, so all `threads` are
+    /// workers.
+    fn start_workers(&mut self) -> Arc<Shared<W>> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(JobQueue {
+                jobs: VecDeque::new(),
+                closed: false,
+            }),
+            queued: Condvar::new(),
+        });
+        let count = if self.nonblocking {
+            self.threads
+        } else {
+            self.threads - 1
+        };
+        for _ in 0..count {
+            let shared = Arc::clone(&shared);
+            let config = Arc::clone(&self.config);
+            let readiness = self.readiness.clone();
+            self.workers.push(std::thread::spawn(move || {
+                worker::<W>(&shared, &config, &readiness)
+            }));
+        }
+        self.shared = Some(Arc::clone(&shared));
+        shared
+    }
+
+    /// Queues a piece.
+    pub fn submit(&mut self, input: W::Input) {
+        let shared = match &self.shared {
+            Some(s) => Arc::clone(s),
+            None => self.start_workers(),
+        };
+        let (reply, rx) = mpsc::channel();
+        shared.lock().jobs.push_back(Job { input, reply });
+        shared.queued.notify_one();
+        self.queue.push_back(rx);
+    }
+
+    /// The oldest piece's output, if it is done; with `wait`, blocking, the
+    /// caller does queued pieces itself, then waits. `None` when nothing is
+    /// in flight or the output is not done (non-blocking: then
+    /// [`stalled`](Self::stalled) is set).
+    pub fn next(&mut self, wait: bool) -> Option<Result<W::Output, WorkerDied>> {
+        loop {
+            // Read before looking, so a result published in between
+            // counts as a change (see `Readiness`).
+            let generation = self.readiness.generation();
+            let got = match self.queue.front()?.try_recv() {
+                Ok(r) => Some(Ok(r)),
+                Err(TryRecvError::Disconnected) => Some(Err(WorkerDied)),
+                Err(TryRecvError::Empty) if !wait => return None,
+                Err(TryRecvError::Empty) => None,
+            };
+            if let Some(got) = got {
+                self.queue.pop_front();
+                return Some(got);
+            }
+            if self.nonblocking {
+                self.readiness.wait_from(generation);
+                self.stalled = true;
+                return None;
+            }
+            let job = self.shared.as_ref().and_then(|s| s.lock().jobs.pop_front());
+            if let Some(job) = job {
+                let _ = job
+                    .reply
+                    .send(W::run(&mut self.local, &self.config, &job.input));
+                continue;
+            }
+            let got = self.queue.front()?.recv().map_err(|_| WorkerDied);
+            self.queue.pop_front();
+            return Some(got);
+        }
+    }
+}
+
+impl<W: PieceWorker> Drop for OrderedPool<W> {
+    fn drop(&mut self) {
+        // Closing the queue makes the workers finish their piece and exit.
+        if let Some(shared) = &self.shared {
+            shared.lock().closed = true;
+            shared.queued.notify_all();
+        }
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+/// A worker: does whole pieces with its own, reused state.
+fn worker<W: PieceWorker>(shared: &Shared<W>, config: &W::Config, readiness: &Readiness) {
+    let mut state: Option<W> = None;
+    loop {
+        let job = {
+            let mut q = shared.lock();
+            loop {
+                if let Some(job) = q.jobs.pop_front() {
+                    break job;
+                }
+                if q.closed {
+                    return;
+                }
+                q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let _ = job.reply.send(W::run(&mut state, config, &job.input));
+        readiness.notify();
+    }
+}
 
 /// Compresses one whole piece at a time; one per compressing thread,
 /// reused from piece to piece.
@@ -45,27 +302,19 @@ pub trait PieceEncoder: Sized + Send + 'static {
 
 type Compressed<P> = Result<(Lease<u8>, <P as PieceEncoder>::Meta), <P as PieceEncoder>::Error>;
 
-struct Job<P: PieceEncoder> {
-    input: Lease<u8>,
-    reply: Sender<Compressed<P>>,
-}
+/// A [`PieceEncoder`] as the pool's worker.
+struct Encoding<P>(P);
 
-/// Pieces dispatched but not started, shared by the workers and the
-/// calling thread (which compresses one instead of idling).
-struct JobQueue<P: PieceEncoder> {
-    jobs: VecDeque<Job<P>>,
-    closed: bool,
-}
+impl<P: PieceEncoder> PieceWorker for Encoding<P> {
+    type Config = P::Config;
+    type Input = Lease<u8>;
+    type Output = Compressed<P>;
 
-struct Shared<P: PieceEncoder> {
-    queue: Mutex<JobQueue<P>>,
-    /// Signalled when a job is queued or the queue is closed.
-    queued: Condvar,
-}
-
-impl<P: PieceEncoder> Shared<P> {
-    fn lock(&self) -> MutexGuard<'_, JobQueue<P>> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    fn run(state: &mut Option<Self>, config: &P::Config, input: &Lease<u8>) -> Compressed<P> {
+        if state.is_none() {
+            *state = Some(Encoding(P::new(config)?));
+        }
+        state.as_mut().expect("made above").0.compress(input)
     }
 }
 
@@ -78,20 +327,10 @@ const IN_FLIGHT_PER_THREAD: usize = 2;
 /// its `Encode` implementation; `on_meta` receives each piece's
 /// [`PieceEncoder::Meta`] as the piece is handed out.
 pub struct ParallelEncoder<P: PieceEncoder> {
-    config: Arc<P::Config>,
-    threads: usize,
+    pool: OrderedPool<Encoding<P>>,
     piece_size: u64,
     /// Input of the piece being collected.
     input: Lease<u8>,
-    shared: Option<Arc<Shared<P>>>,
-    workers: Vec<JoinHandle<()>>,
-    nonblocking: bool,
-    readiness: Readiness,
-    /// The last call stopped to wait for a worker (non-blocking mode).
-    stalled: bool,
-    /// The calling thread's encoder, for pieces it takes off the queue.
-    encoder: Option<P>,
-    queue: VecDeque<Receiver<Compressed<P>>>,
     /// A compressed piece being handed out.
     current: Option<(Lease<u8>, usize)>,
     /// Container bytes to hand out before the next piece.
@@ -102,18 +341,10 @@ pub struct ParallelEncoder<P: PieceEncoder> {
 impl<P: PieceEncoder> std::fmt::Debug for ParallelEncoder<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ParallelEncoder")
-            .field("threads", &self.threads)
+            .field("threads", &self.pool.threads())
             .field("piece_size", &self.piece_size)
-            .field("in_flight", &self.queue.len())
+            .field("in_flight", &self.pool.in_flight())
             .finish_non_exhaustive()
-    }
-}
-
-/// `threads`, with 0 meaning one per available CPU.
-pub fn resolve_threads(threads: usize) -> usize {
-    match threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
     }
 }
 
@@ -124,17 +355,9 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
     pub fn new(config: P::Config, threads: usize, piece_size: u64) -> Self {
         let piece_size = piece_size.max(1);
         ParallelEncoder {
-            config: Arc::new(config),
-            threads: resolve_threads(threads),
+            pool: OrderedPool::new(config, threads),
             piece_size,
             input: Pool::<u8>::global().lease(piece_size.min(1 << 20) as usize),
-            shared: None,
-            workers: Vec::new(),
-            nonblocking: false,
-            readiness: Readiness::new(),
-            stalled: false,
-            encoder: None,
-            queue: VecDeque::new(),
             current: None,
             pending: Vec::new(),
             pending_pos: 0,
@@ -143,12 +366,12 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
 
     /// The shared configuration.
     pub fn config(&self) -> &P::Config {
-        &self.config
+        self.pool.config()
     }
 
     /// Compressing threads.
     pub fn threads(&self) -> usize {
-        self.threads
+        self.pool.threads()
     }
 
     /// Switches to non-blocking mode (before the first piece is
@@ -156,101 +379,33 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
     /// done what it could, and [`readiness`](Self::readiness) is pending
     /// until a worker finishes.
     pub fn set_nonblocking(&mut self, nonblocking: bool) {
-        if self.shared.is_none() {
-            self.nonblocking = nonblocking;
-        }
+        self.pool.set_nonblocking(nonblocking);
     }
 
     /// Tells, in non-blocking mode, whether the next call can make
     /// progress, and wakes a task when a worker finishes.
     pub fn readiness(&self) -> &Readiness {
-        &self.readiness
+        self.pool.readiness()
     }
 
     /// Starts a call: it stalls again (and says so) only if it must.
     pub fn begin_call(&mut self) {
-        self.stalled = false;
-        self.readiness.clear();
+        self.pool.begin_call();
     }
 
     /// Queues container bytes to go out after everything dispatched so far.
     /// Call it only when nothing is in flight (at the start, or after
     /// [`flush`](Self::flush) returned true).
     pub fn push_bytes(&mut self, bytes: &[u8]) {
-        debug_assert!(self.queue.is_empty() && self.current.is_none());
+        debug_assert!(self.pool.in_flight() == 0 && self.current.is_none());
         self.pending.extend_from_slice(bytes);
-    }
-
-    /// Blocking, the caller compresses too (`threads - 1` workers);
-    /// non-blocking, an executor thread must not, so all `threads` are
-    /// workers.
-    fn start_workers(&mut self) -> Arc<Shared<P>> {
-        let shared = Arc::new(Shared {
-            queue: Mutex::new(JobQueue {
-                jobs: VecDeque::new(),
-                closed: false,
-            }),
-            queued: Condvar::new(),
-        });
-        let count = if self.nonblocking {
-            self.threads
-        } else {
-            self.threads - 1
-        };
-        for _ in 0..count {
-            let shared = Arc::clone(&shared);
-            let config = Arc::clone(&self.config);
-            let readiness = self.readiness.clone();
-            self.workers.push(std::thread::spawn(move || {
-                worker::<P>(&shared, &config, &readiness)
-            }));
-        }
-        self.shared = Some(Arc::clone(&shared));
-        shared
     }
 
     /// Sends the collected input off as a piece.
     fn dispatch(&mut self) {
-        let shared = match &self.shared {
-            Some(s) => Arc::clone(s),
-            None => self.start_workers(),
-        };
         let cap = self.piece_size.min(1 << 20) as usize;
         let input = std::mem::replace(&mut self.input, Pool::<u8>::global().lease(cap));
-        let (reply, rx) = mpsc::channel();
-        shared.lock().jobs.push_back(Job { input, reply });
-        shared.queued.notify_one();
-        self.queue.push_back(rx);
-    }
-
-    /// The first piece's result, if it is done; with `wait`, blocking, it
-    /// compresses queued pieces itself, then waits. `None` means not done
-    /// (non-blocking: `stalled` is set); `Some(None)`, its worker died.
-    fn next_compressed(&mut self, wait: bool) -> Option<Option<Compressed<P>>> {
-        loop {
-            // Read before looking, so a result published in between
-            // counts as a change (see `Readiness`).
-            let generation = self.readiness.generation();
-            match self.queue.front()?.try_recv() {
-                Ok(r) => return Some(Some(r)),
-                Err(TryRecvError::Disconnected) => return Some(None),
-                Err(TryRecvError::Empty) if !wait => return None,
-                Err(TryRecvError::Empty) => {}
-            }
-            if self.nonblocking {
-                self.readiness.wait_from(generation);
-                self.stalled = true;
-                return None;
-            }
-            let job = self.shared.as_ref().and_then(|s| s.lock().jobs.pop_front());
-            if let Some(job) = job {
-                let _ = job
-                    .reply
-                    .send(compress(&mut self.encoder, &self.config, &job.input));
-                continue;
-            }
-            return Some(self.queue.front()?.recv().ok());
-        }
+        self.pool.submit(input);
     }
 
     /// Hands out pending bytes and finished pieces in order. With `wait`,
@@ -276,15 +431,14 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
                 }
                 self.current = None;
             }
-            if self.queue.is_empty() {
+            if self.pool.in_flight() == 0 {
                 return Ok(true);
             }
-            let Some(result) = self.next_compressed(wait) else {
+            let Some(result) = self.pool.next(wait) else {
                 return Ok(false);
             };
             wait = false;
-            self.queue.pop_front();
-            let (piece, meta) = result.unwrap_or_else(|| Err(P::worker_died()))?;
+            let (piece, meta) = result.unwrap_or_else(|WorkerDied| Err(P::worker_died()))?;
             on_meta(meta);
             self.current = Some((piece, 0));
         }
@@ -309,13 +463,13 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
             let room = (self.piece_size - self.input.len() as u64).min(input.len() as u64) as usize;
             self.input.extend_from_slice(input.take(room));
             if self.input.len() as u64 == self.piece_size {
-                if self.queue.len() >= IN_FLIGHT_PER_THREAD * self.threads {
+                if self.pool.in_flight() >= IN_FLIGHT_PER_THREAD * self.pool.threads() {
                     // Enough in flight: wait for the oldest piece first.
                     if output.is_full() {
                         return Ok(Progress::OutputFull);
                     }
                     self.drain(output, true, on_meta)?;
-                    if self.stalled {
+                    if self.pool.stalled() {
                         return Ok(Progress::OutputFull);
                     }
                     continue;
@@ -345,7 +499,7 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
             if self.drain(output, true, on_meta)? {
                 return Ok(true);
             }
-            if self.stalled {
+            if self.pool.stalled() {
                 return Ok(false);
             }
         }
@@ -364,49 +518,4 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
             Progress::OutputFull
         })
     }
-}
-
-impl<P: PieceEncoder> Drop for ParallelEncoder<P> {
-    fn drop(&mut self) {
-        // Closing the queue makes the workers finish their piece and exit.
-        if let Some(shared) = &self.shared {
-            shared.lock().closed = true;
-            shared.queued.notify_all();
-        }
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
-}
-
-/// A worker: compresses whole pieces with its own, reused encoder.
-fn worker<P: PieceEncoder>(shared: &Shared<P>, config: &P::Config, readiness: &Readiness) {
-    let mut encoder: Option<P> = None;
-    loop {
-        let job = {
-            let mut q = shared.lock();
-            loop {
-                if let Some(job) = q.jobs.pop_front() {
-                    break job;
-                }
-                if q.closed {
-                    return;
-                }
-                q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let _ = job.reply.send(compress(&mut encoder, config, &job.input));
-        readiness.notify();
-    }
-}
-
-fn compress<P: PieceEncoder>(
-    encoder: &mut Option<P>,
-    config: &P::Config,
-    input: &[u8],
-) -> Compressed<P> {
-    if encoder.is_none() {
-        *encoder = Some(P::new(config)?);
-    }
-    encoder.as_mut().expect("created").compress(input)
 }

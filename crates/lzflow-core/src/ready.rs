@@ -52,6 +52,12 @@ impl Readiness {
         self.lock().waiting_at = Some(generation);
     }
 
+    /// Whether the coder stopped to wait (and no call since has cleared
+    /// it): a call that made no progress was a wait, not a stall.
+    pub fn is_waiting(&self) -> bool {
+        self.lock().waiting_at.is_some()
+    }
+
     /// Records that the coder is not waiting (it made a call that did not
     /// stall).
     pub fn clear(&self) {

@@ -24,6 +24,12 @@ pub trait PollRead {
     }
     /// The step allowed by the last `poll_proceed` is over.
     fn step_done(&mut self) {}
+    /// True for a source that is never pending ([`Blocking`]): a core over
+    /// it may block the thread (wait for its worker threads) where over
+    /// an async source it must return `Pending` instead.
+    fn blocks_thread(&self) -> bool {
+        false
+    }
 }
 
 /// A pollable, seekable byte source: the one thing a runtime face supplies
@@ -182,6 +188,10 @@ impl<R: Read> PollRead for Blocking<R> {
                 r => return Poll::Ready(r),
             }
         }
+    }
+
+    fn blocks_thread(&self) -> bool {
+        true
     }
 }
 

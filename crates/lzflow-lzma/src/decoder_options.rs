@@ -1,6 +1,6 @@
 //! Options shared by the LZMA, LZMA2 and .lzma decoders.
 
-use lzflow_core::{Limits, Pool};
+use lzflow_core::{Limits, Pool, Readiness};
 
 /// How a decoder bounds its memory and its work per call.
 #[derive(Debug, Clone)]
@@ -19,6 +19,17 @@ pub struct DecoderOptions {
     /// chunk (up to 64 KiB). Off by default: symbol-by-symbol decoding at
     /// the gaps costs time when input comes in large pieces anyway.
     pub low_latency: bool,
+    /// Threads for LZMA2 streams with dictionary resets, where the
+    /// container makes its decoders through the method registry
+    /// (lzflow-methods' `new_decoder` makes an
+    /// [`MtLzma2Decoder`](crate::MtLzma2Decoder) above 1; 0 means one per
+    /// CPU). Default 1: the calling thread only.
+    pub threads: usize,
+    /// With a handle, multi-threaded decoders never block: where they
+    /// would wait for a worker they return without progress, and the
+    /// handle says when to call again (async faces). Without one they
+    /// block.
+    pub readiness: Option<Readiness>,
 }
 
 impl Default for DecoderOptions {
@@ -29,6 +40,8 @@ impl Default for DecoderOptions {
             pool: Pool::<u8>::global(),
             prob_pool: Pool::<u16>::global(),
             low_latency: false,
+            threads: 1,
+            readiness: None,
         }
     }
 }
@@ -49,6 +62,12 @@ impl DecoderOptions {
     /// Turns low-latency decoding on or off.
     pub fn with_low_latency(mut self, on: bool) -> Self {
         self.low_latency = on;
+        self
+    }
+
+    /// Sets the threads for LZMA2 streams with dictionary resets.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 

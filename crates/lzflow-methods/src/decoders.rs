@@ -12,12 +12,16 @@ use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress}
 #[cfg(feature = "deflate")]
 use lzflow_core::{Recycled, Recycler};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
-use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaDecoder};
+use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaDecoder, MtLzma2Decoder};
 
 use crate::memory::window_size;
 #[cfg(feature = "zstd")]
 use crate::zstd::ZstdDecoder;
 use crate::{describe_7z, Method, MethodError, Properties};
+
+/// Bytes of LZMA2 segments in flight (input plus output) when
+/// [`DecoderOptions::threads`] asks for several threads.
+const MT_LZMA2_BUDGET: u64 = 256 << 20;
 
 /// A decoder from [`new_decoder`].
 pub type BoxedDecoder = Box<dyn Decode<Error = MethodError> + Send>;
@@ -30,6 +34,9 @@ pub type BoxedDecoder = Box<dyn Decode<Error = MethodError> + Send>;
 /// from each frame's header: its decoder checks each frame's need against
 /// `opts`'s memory limit before allocating the window (a container that
 /// chains it with other coders passes the limit less their share).
+///
+/// LZMA2 decodes on [`DecoderOptions::threads`] threads where its stream
+/// has dictionary resets ([`MtLzma2Decoder`], same output and errors).
 ///
 /// With `out_size` given, LZMA and LZMA2 are told the size (a stream that
 /// goes past it is an error, and LZMA2 may stop at the size without its
@@ -55,6 +62,15 @@ pub fn new_decoder(
             Box::new(ErrInto::new(LzmaDecoder::new(
                 *props, window, out_size, &opts,
             )?))
+        }
+        Properties::Lzma2 { dict_size } if opts.threads != 1 => {
+            let window = window_size(*dict_size, out_size);
+            let mut dec = MtLzma2Decoder::new(window, &opts, opts.threads, MT_LZMA2_BUDGET)?;
+            if out_size.is_some() {
+                dec.set_uncompressed_size(out_size);
+                dec.set_end_byte_optional(true);
+            }
+            Box::new(ErrInto::new(dec))
         }
         Properties::Lzma2 { dict_size } => {
             let mut dec = Lzma2Decoder::new(window_size(*dict_size, out_size), &opts)?;

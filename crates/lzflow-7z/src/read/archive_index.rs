@@ -39,6 +39,14 @@ pub struct ArchiveOptions {
     pub max_header_size: u64,
     /// Most UTF-16 units in one entry name.
     pub max_name_len: usize,
+    /// Threads for decoding an LZMA2 stream that has dictionary resets
+    /// (7-Zip's multi-threaded compression writes one at least every few
+    /// dictionaries): the pieces between resets decode side by side, with
+    /// the same output and errors as on one thread. 0 means one per CPU;
+    /// default 1. Up to 256 MiB of pieces (their input plus output) are in
+    /// flight, beside one dictionary per thread; a piece larger than that
+    /// decodes on the calling thread.
+    pub threads: usize,
 }
 
 impl Default for ArchiveOptions {
@@ -49,6 +57,7 @@ impl Default for ArchiveOptions {
             max_entries: 1 << 20,
             max_header_size: 64 << 20,
             max_name_len: 4096,
+            threads: 1,
         }
     }
 }
@@ -61,6 +70,7 @@ impl std::fmt::Debug for ArchiveOptions {
             .field("max_entries", &self.max_entries)
             .field("max_header_size", &self.max_header_size)
             .field("max_name_len", &self.max_name_len)
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -87,6 +97,12 @@ impl ArchiveOptions {
     /// Sets the most UTF-16 units accepted in one entry name.
     pub fn with_max_name_len(mut self, units: usize) -> Self {
         self.max_name_len = units;
+        self
+    }
+
+    /// Sets the threads for LZMA2 streams with dictionary resets.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
         self
     }
 
@@ -221,7 +237,11 @@ impl IndexBuilder {
                     self.encrypted_header = true;
                 }
                 let layout = Layout::new(&streams)?;
-                let settings = self.settings();
+                // Decoded in the caller's polls, and small: one thread.
+                let settings = CoderSettings {
+                    threads: 1,
+                    ..self.settings()
+                };
                 (0..streams.folders.len())
                     .map(|i| {
                         FolderDecoder::new(
@@ -243,6 +263,8 @@ impl IndexBuilder {
     fn settings(&self) -> CoderSettings {
         CoderSettings {
             limits: self.options.limits,
+            threads: self.options.threads,
+            readiness: None,
         }
     }
 
@@ -367,6 +389,13 @@ impl ArchiveIndex {
     /// Every entry, in archive order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// Makes the folders' multi-threaded decoders non-blocking, with
+    /// `readiness` saying when a call that waited can go on (for a core
+    /// over an async source; see [`FolderStep::Wait`](crate::FolderStep::Wait)).
+    pub fn set_nonblocking(&mut self, readiness: lzflow_core::Readiness) {
+        self.settings.readiness = Some(readiness);
     }
 
     /// Number of folders (solid blocks).

@@ -11,6 +11,7 @@
 //! Deflate, BZip2) must end exactly at its declared size and use up its
 //! input; filters (BCJ, Delta, AES, BCJ2) stop at their size.
 
+use lzflow_core::Readiness;
 use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use lzflow_lzma::DecoderOptions;
 use lzflow_methods::{check_decoder_memory, describe_7z, new_decoder, Method, Properties};
@@ -35,6 +36,10 @@ pub enum FolderStep {
     NeedPack(PackRequest),
     /// The folder's whole output has been produced (and its CRC verified).
     End,
+    /// A non-blocking multi-threaded decoder waits for its workers: call
+    /// again once [`FolderDecoder::readiness`] is ready
+    /// ([`Readiness::poll_ready`](lzflow_core::Readiness::poll_ready)).
+    Wait,
 }
 
 /// A read the caller must perform for the folder decoder.
@@ -52,6 +57,10 @@ pub struct PackRequest {
 #[derive(Debug, Clone)]
 pub(crate) struct CoderSettings {
     pub(crate) limits: Limits,
+    /// Threads for LZMA2 streams with dictionary resets.
+    pub(crate) threads: usize,
+    /// Set when the multi-threaded decoders must not block.
+    pub(crate) readiness: Option<lzflow_core::Readiness>,
 }
 
 /// Bytes between a producer and its consumer, leased from the global pool
@@ -111,25 +120,27 @@ enum Pull {
     Data(usize),
     Need(usize),
     End,
+    /// A non-blocking multi-threaded decoder waits for its workers.
+    Wait,
 }
 
 impl Slot {
-    /// Refills an empty slot from its source; `Some(k)` when packed stream
-    /// `k` must be fed first.
-    fn refill(&mut self) -> Result<Option<usize>, SevenZError> {
+    /// Refills an empty slot from its source; `Some` when the caller must
+    /// first feed a packed stream (`Need`) or wait (`Wait`).
+    fn refill(&mut self) -> Result<Option<Pull>, SevenZError> {
         if !self.buf.is_empty() || self.buf.eof {
             return Ok(None);
         }
         self.buf.start = 0;
         self.buf.end = 0;
         match &mut self.source {
-            Source::Pack(k) => Ok(Some(*k)),
+            Source::Pack(k) => Ok(Some(Pull::Need(*k))),
             Source::Coder(child) => match child.pull(&mut self.buf.data)? {
                 Pull::Data(n) => {
                     self.buf.end = n;
                     Ok(None)
                 }
-                Pull::Need(k) => Ok(Some(k)),
+                p @ (Pull::Need(_) | Pull::Wait) => Ok(Some(p)),
                 Pull::End => {
                     self.buf.eof = true;
                     Ok(None)
@@ -158,6 +169,18 @@ struct Node {
     must_fill: bool,
     /// The end checks passed.
     finished: bool,
+    /// The coder failed after writing output: the error comes with the
+    /// next pull.
+    failed: Option<SevenZError>,
+    /// The archive's handle when its multi-threaded decoders must not
+    /// block: a call without progress while it waits is a wait, not a
+    /// stall.
+    readiness: Option<Readiness>,
+}
+
+/// Whether a non-blocking decoder stopped to wait for its workers.
+fn waiting(readiness: &Option<Readiness>) -> bool {
+    readiness.as_ref().is_some_and(Readiness::is_waiting)
 }
 
 fn view(s: &Slot) -> InBuf<'_> {
@@ -178,6 +201,9 @@ fn data_size(what: &'static str) -> SevenZError {
 
 impl Node {
     fn pull(&mut self, out: &mut [u8]) -> Result<Pull, SevenZError> {
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
         let left = self.out_size - self.produced;
         if left == 0 {
             return self.finish();
@@ -189,15 +215,27 @@ impl Node {
             let made = match &mut self.kind {
                 Kind::Single(dec) => {
                     let slot = &mut self.inputs[0];
-                    if let Some(k) = slot.refill()? {
-                        return Ok(Pull::Need(k));
+                    if let Some(p) = slot.refill()? {
+                        return Ok(p);
                     }
                     let buf = &mut slot.buf;
                     let mut input = InBuf::new(&buf.data[buf.start..buf.end]).with_last(buf.eof);
                     let mut output = OutBuf::new(out);
-                    let progress = dec.decode(&mut input, &mut output)?;
+                    let result = dec.decode(&mut input, &mut output);
                     let (used, made) = (input.pos(), output.pos());
                     buf.start += used;
+                    let progress = match result {
+                        Ok(p) => p,
+                        // What the coder wrote before it failed goes out
+                        // first (as from a multi-threaded decoder, which
+                        // hands out a failed segment's output whole).
+                        Err(e) if made > 0 => {
+                            self.failed = Some(e);
+                            self.produced += made as u64;
+                            return Ok(Pull::Data(made));
+                        }
+                        Err(e) => return Err(e),
+                    };
                     if made == 0 && progress == Progress::StreamEnd {
                         if !self.must_fill {
                             return Ok(Pull::End);
@@ -205,6 +243,9 @@ impl Node {
                         return Err(data_size("the coded data ends before its declared size"));
                     }
                     if used == 0 && made == 0 {
+                        if waiting(&self.readiness) {
+                            return Ok(Pull::Wait);
+                        }
                         stalls += 1;
                     }
                     made
@@ -231,8 +272,8 @@ impl Node {
                                         "BCJ2 input stream {i} ends early"
                                     )));
                                 }
-                                if let Some(k) = slot.refill()? {
-                                    return Ok(Pull::Need(k));
+                                if let Some(p) = slot.refill()? {
+                                    return Ok(p);
                                 }
                             }
                             Bcj2Need::Output => stalls += 1,
@@ -263,8 +304,8 @@ impl Node {
         };
         let slot = &mut self.inputs[0];
         loop {
-            if let Some(k) = slot.refill()? {
-                return Ok(Pull::Need(k));
+            if let Some(p) = slot.refill()? {
+                return Ok(p);
             }
             let buf = &mut slot.buf;
             let mut input = InBuf::new(&buf.data[buf.start..buf.end]).with_last(buf.eof);
@@ -278,6 +319,7 @@ impl Node {
             }
             match progress {
                 Progress::StreamEnd => break,
+                _ if used == 0 && waiting(&self.readiness) => return Ok(Pull::Wait),
                 _ if used == 0 && buf.is_empty() && buf.eof => return Err(stalled()),
                 _ if used == 0 && !buf.is_empty() => return Err(stalled()),
                 _ => {}
@@ -297,8 +339,8 @@ impl Node {
                     return Err(data_size("packed bytes follow the end of the coded data"))
                 }
                 Source::Coder(_) => {
-                    if let Some(k) = slot.refill()? {
-                        return Ok(Pull::Need(k));
+                    if let Some(p) = slot.refill()? {
+                        return Ok(p);
                     }
                 }
             }
@@ -403,6 +445,12 @@ impl FolderDecoder {
         })
     }
 
+    /// The handle that says when a [`FolderStep::Wait`] is over (only
+    /// non-blocking decoders wait).
+    pub fn readiness(&self) -> Option<&Readiness> {
+        self.root.readiness.as_ref()
+    }
+
     /// True when the folder decrypts with AES.
     pub fn is_encrypted(&self) -> bool {
         self.encrypted
@@ -438,6 +486,7 @@ impl FolderDecoder {
                 Ok(FolderStep::Data(n))
             }
             Ok(Pull::Need(k)) => Ok(FolderStep::NeedPack(self.request(k))),
+            Ok(Pull::Wait) => Ok(FolderStep::Wait),
             Ok(Pull::End) => {
                 if let Some((want, h)) = self.crc.take() {
                     if h.finalize() != want {
@@ -609,6 +658,8 @@ impl Builder<'_> {
             exact,
             must_fill,
             finished: false,
+            failed: None,
+            readiness: self.settings.readiness.clone(),
         })
     }
 }
@@ -660,10 +711,13 @@ fn make_coder(
                 Method::Zstd => settings.limits.memory,
                 _ => u64::MAX,
             };
-            let opts = DecoderOptions::default().with_limits(Limits {
-                memory,
-                output: settings.limits.output,
-            });
+            let mut opts = DecoderOptions::default()
+                .with_limits(Limits {
+                    memory,
+                    output: settings.limits.output,
+                })
+                .with_threads(settings.threads);
+            opts.readiness.clone_from(&settings.readiness);
             let dec = new_decoder(&props, Some(out_size), &opts)?;
             Ok(Kind::Single(Box::new(ErrInto::new(dec))))
         }
@@ -692,6 +746,8 @@ impl Decode for FolderDecoder {
                     return Ok(Progress::OutputFull);
                 }
                 FolderStep::End => return Ok(Progress::StreamEnd),
+                // No progress: the caller asks the handle when to go on.
+                FolderStep::Wait => return Ok(Progress::OutputFull),
                 FolderStep::NeedPack(req) => {
                     if input.is_empty() {
                         if input.is_last() {

@@ -83,6 +83,11 @@ impl FolderPump {
                     src.step_done();
                     return Poll::Ready(Ok(0));
                 }
+                FolderStep::Wait => {
+                    if let Some(r) = self.dec.readiness() {
+                        ready!(r.poll_ready(cx));
+                    }
+                }
                 FolderStep::NeedPack(req) => {
                     // Nothing is held across `Pending`: the decoder asks
                     // again for the same bytes on the next call.
@@ -295,6 +300,12 @@ impl<S: PollSource> PollArchive<S> {
                 }
             }
         };
+        let mut index = index;
+        if !src.blocks_thread() && index.options().threads != 1 {
+            // Over an async source the folders' worker threads must not
+            // block the task: their decoders say when to poll again.
+            index.set_nonblocking(lzflow_core::Readiness::new());
+        }
         Ok(PollArchive { src, index })
     }
 

@@ -1,0 +1,131 @@
+//! LZMA2 folders with dictionary resets (as 7-Zip's multi-threaded
+//! compression and lzflow's threaded writer make them) decode on several
+//! threads with exactly the one-thread output and errors.
+
+mod common;
+
+use std::io::Cursor;
+use std::process::Command;
+
+use common::{temp_dir, text, Rng};
+use lzflow_7z::{Archive, ArchiveOptions, EntryMeta, Solid, Writer, WriterOptions};
+
+/// Every entry's name and data, in archive order, then how the walk
+/// ended (`Debug` of the error).
+fn walk(archive: &[u8], threads: usize) -> (Vec<(String, Vec<u8>)>, String) {
+    let opts = ArchiveOptions::default().with_threads(threads);
+    let mut a = match Archive::open_with(Cursor::new(archive), opts) {
+        Ok(a) => a,
+        Err(e) => return (Vec::new(), format!("open: {e:?}")),
+    };
+    let mut got = Vec::new();
+    let end = a.for_each_entry(|e, r| {
+        let mut data = Vec::new();
+        let res = r.read_to_end(&mut data);
+        got.push((e.name.clone(), data));
+        res.map(|_| ())
+    });
+    (got, format!("{end:?}"))
+}
+
+fn inputs() -> Vec<(String, Vec<u8>)> {
+    let mut rng = Rng::new(21);
+    vec![
+        ("big.txt".into(), text(&mut rng, 3_000_000)),
+        ("noise.bin".into(), rng.bytes(300_000)),
+        ("small.txt".into(), text(&mut rng, 20_000)),
+        ("more.txt".into(), text(&mut rng, 1_500_000)),
+    ]
+}
+
+/// lzflow's writer on 2 threads splits the one solid LZMA2 stream at
+/// dictionary resets.
+fn threaded_archive() -> Vec<u8> {
+    let opts = WriterOptions::default()
+        .with_level(1)
+        .with_solid(Solid::All)
+        .with_threads(2);
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    for (name, data) in inputs() {
+        w.add_file(&name, &data[..], EntryMeta::default()).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+#[test]
+fn threads_decode_lzflows_split_stream_to_the_same_entries() {
+    let archive = threaded_archive();
+    let want = walk(&archive, 1);
+    assert_eq!(want.1, "Ok(())");
+    assert_eq!(want.0, inputs());
+    for threads in [2, 3, 0] {
+        assert!(walk(&archive, threads) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn damage_gives_the_same_entries_and_error_on_any_thread_count() {
+    let archive = threaded_archive();
+    let mut rng = Rng::new(5);
+    for _ in 0..12 {
+        let mut bad = archive.clone();
+        // Inside the packed data (after the 32-byte signature header,
+        // before the header at the end).
+        let at = 32 + rng.below(archive.len() as u64 * 9 / 10 - 32) as usize;
+        bad[at] ^= 1 << rng.below(8);
+        let want = walk(&bad, 1);
+        let got = walk(&bad, 2);
+        assert_eq!(got.1, want.1, "byte {at}");
+        assert!(got.0 == want.0, "byte {at}: entries differ");
+    }
+}
+
+#[test]
+fn threads_decode_what_7zz_compressed_on_several_threads() {
+    let ok = Command::new("7zz")
+        .arg("i")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("SKIPPED: 7zz is not installed (CI installs it; apt-get install 7zip)");
+        return;
+    }
+    let dir = temp_dir("mt-decode-7zz");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for (name, data) in inputs() {
+        std::fs::write(src.join(&name), data).unwrap();
+    }
+    let archive = dir.join("out.7z");
+    // A small dictionary: 7-Zip's blocks (each from a reset) are a few
+    // dictionaries long, so the stream has several.
+    let out = Command::new("7zz")
+        .current_dir(&src)
+        .args([
+            "a",
+            "-bd",
+            "-y",
+            "-m0=lzma2:d=256k",
+            "-mmt=4",
+            "-mx3",
+            "-ms=on",
+        ])
+        .arg(&archive)
+        .args(["big.txt", "noise.bin", "small.txt", "more.txt"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&archive).unwrap();
+    let want = walk(&bytes, 1);
+    assert_eq!(want.1, "Ok(())");
+    let mut sorted = want.0.clone();
+    sorted.sort();
+    let mut expected = inputs();
+    expected.sort();
+    assert!(sorted == expected, "7zz's archive reads back");
+    assert!(walk(&bytes, 2) == want, "2 threads");
+}
