@@ -515,7 +515,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-write|zip|zip-write|deflate64|seek|latency] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-mt|7z-write|zip|zip-write|deflate64|seek|latency] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -532,8 +532,8 @@ fn main() -> io::Result<()> {
             "--rounds" => rounds = it.next().and_then(|s| s.parse().ok()),
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
-            "decode" | "encode" | "7z" | "7z-write" | "zip" | "zip-write" | "deflate64"
-            | "seek" | "latency" => mode = a.clone(),
+            "decode" | "encode" | "7z" | "7z-mt" | "7z-write" | "zip" | "zip-write"
+            | "deflate64" | "seek" | "latency" => mode = a.clone(),
             other => {
                 eprintln!("{USAGE}");
                 return Err(io::Error::new(
@@ -550,6 +550,7 @@ fn main() -> io::Result<()> {
         "decode" => compare_decode(rounds, only.as_deref()),
         "encode" => encode::compare_encode(rounds, only.as_deref()),
         "7z" => sevenz::compare_7z(rounds),
+        "7z-mt" => sevenz::compare_7z_mt(rounds),
         "zip" => zip::compare_zip(rounds),
         "zip-write" => zip_write::compare_zip_write(rounds, only.as_deref()),
         "deflate64" => deflate64::compare_deflate64(rounds),

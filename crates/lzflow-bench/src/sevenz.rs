@@ -26,6 +26,8 @@ pub const JOBS: &[(&str, child::Job)] = &[
     ("7z-lzflow-futures", futures_extract),
     ("7z-lzflow-futures-walk", futures_walk),
     ("7z-sevenz-rust2", sevenz_rust2_extract),
+    ("7z-lzflow-mt", lzflow_extract_mt),
+    ("7z-lzflow-tokio-mt", tokio_extract_mt),
 ];
 
 const BUF: usize = 64 * 1024;
@@ -81,6 +83,23 @@ fn lzflow_options(args: &[String]) -> lzflow_7z::ArchiveOptions {
 fn lzflow_extract(args: &[String]) -> io::Result<u64> {
     let f = File::open(arg(args, 0, "archive")?)?;
     let mut a = lzflow_7z::Archive::open_with(f, lzflow_options(args))?;
+    let mut total = 0;
+    a.for_each_entry(|_, r| {
+        total += drain(r)?;
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+/// `<archive> <threads>`: sequential extraction of every entry, LZMA2
+/// streams with dictionary resets decoded on `threads` threads.
+fn lzflow_extract_mt(args: &[String]) -> io::Result<u64> {
+    let threads = arg(args, 1, "threads")?
+        .parse()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let f = File::open(arg(args, 0, "archive")?)?;
+    let opts = lzflow_7z::ArchiveOptions::default().with_threads(threads);
+    let mut a = lzflow_7z::Archive::open_with(f, opts)?;
     let mut total = 0;
     a.for_each_entry(|_, r| {
         total += drain(r)?;
@@ -554,4 +573,108 @@ mod tests {
         assert!(lzflow_extract(std::slice::from_ref(&arc)).is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// `compare 7z-mt`: extracting a large solid archive that 7-Zip compressed
+/// on 4 threads (its LZMA2 stream has a dictionary reset at each of its
+/// blocks), on 1 and 2 threads, beside `7zz t` on 1 and 2 threads.
+pub fn compare_7z_mt(rounds: usize) -> io::Result<()> {
+    let dir = temp_dir("7z-mt")?;
+    eprintln!("building the archive in {}…", dir.display());
+    let want = scaled(200 << 20);
+    let mut names = Vec::new();
+    let mut total = 0u64;
+    // Real text (the files of /usr/include), then mixed x86 up to the size.
+    let mut text = Vec::new();
+    for (_, bytes) in crate::workloads::text_files(want.min(96 << 20)) {
+        text.extend_from_slice(&bytes);
+    }
+    for (i, part) in text.chunks(32 << 20).enumerate() {
+        let name = format!("text{i}.txt");
+        std::fs::write(dir.join(&name), part)?;
+        total += part.len() as u64;
+        names.push(name);
+    }
+    let mut i = 0u64;
+    while (total as usize) < want {
+        let n = (want - total as usize).min(32 << 20);
+        let name = format!("x86-{i}.bin");
+        std::fs::write(dir.join(&name), mixed_x86(n, 0x5eed + i))?;
+        total += n as u64;
+        names.push(name);
+        i += 1;
+    }
+    let mut a = vec![
+        "a",
+        "-m0=lzma2:d=8m",
+        "-mmt=4",
+        "-mx3",
+        "-mf=off",
+        "-bsp0",
+        "mt.7z",
+    ];
+    a.extend(names.iter().map(String::as_str));
+    seven_zip(&dir, &a)?;
+    let arc = dir.join("mt.7z");
+    let packed = std::fs::metadata(&arc)?.len();
+    let d = s(&dir);
+    let sevenzz = |args: &[&str]| {
+        Entrant::Cmd(
+            d.clone(),
+            "7zz".into(),
+            args.iter().map(|x| x.to_string()).collect(),
+        )
+    };
+    let job =
+        |name: &'static str, threads: &str| Entrant::Job(name, vec![s(&arc), threads.to_string()]);
+    let entrants = [
+        job("7z-lzflow-mt", "1"),
+        job("7z-lzflow-mt", "2"),
+        job("7z-lzflow-tokio-mt", "2"),
+        sevenzz(&["t", "-mmt=1", "-bsp0", "mt.7z"]),
+        sevenzz(&["t", "-mmt=2", "-bsp0", "mt.7z"]),
+    ];
+    let labels = [
+        "lzflow 1 thread",
+        "lzflow 2 threads",
+        "lzflow tokio 2 threads",
+        "7zz t -mmt=1",
+        "7zz t -mmt=2",
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!(
+        "solid 7z by 7zz -m0=lzma2:d=8m -mmt=4 -mx3: {} MiB in {} files, packed {packed} bytes",
+        total >> 20,
+        names.len()
+    );
+    print_header("extract (discard)");
+    print_rows(&labels, &results, 0, total);
+    Ok(())
+}
+
+/// `<archive> <threads>`: the same with the tokio face on a current-thread
+/// runtime (the workers never block it).
+fn tokio_extract_mt(args: &[String]) -> io::Result<u64> {
+    let threads = arg(args, 1, "threads")?
+        .parse()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let rt = runtime()?;
+    child::measure_from_here();
+    rt.block_on(async {
+        let f = tokio::fs::File::open(arg(args, 0, "archive")?).await?;
+        let opts = lzflow_7z::ArchiveOptions::default().with_threads(threads);
+        let mut a = lzflow::sevenz::AsyncArchive::open_with(f, opts).await?;
+        async_walk!(a, tokio::io::AsyncReadExt::read)
+    })
 }

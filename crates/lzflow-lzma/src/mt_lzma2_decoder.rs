@@ -28,6 +28,13 @@ use crate::{DecoderOptions, Lzma2Decoder, LzmaError};
 /// Segments in flight per decoding thread, at most.
 const IN_FLIGHT_PER_THREAD: usize = 4;
 
+/// Decoded bytes a segment holds at least before it is cut at a reset, by
+/// default ([`MtLzma2Decoder::set_min_segment`]):
+/// streams of small independent pieces go to the workers several pieces
+/// at a time, so a hand-over's cost (a queue, a channel) stays small
+/// beside the decoding.
+const MIN_SEGMENT: u64 = 1 << 20;
+
 /// What the scanner found in the bytes it was shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Event {
@@ -55,7 +62,8 @@ struct Scanner {
     skip: usize,
     /// A dictionary reset has been seen.
     started: bool,
-    /// Decoded size of the complete chunks since the last reset.
+    /// Decoded size of the complete chunks since the caller last cleared
+    /// it (at the start of its segment).
     unpacked: u64,
 }
 
@@ -101,7 +109,6 @@ impl Scanner {
                 }
                 if reset {
                     self.started = true;
-                    self.unpacked = 0;
                 }
                 self.need = match control {
                     0x01 | 0x02 => 3,
@@ -255,6 +262,7 @@ pub struct MtLzma2Decoder {
     limits: Limits,
     /// Declared decoded size of the whole stream, if known.
     size: Option<u64>,
+    min_segment: u64,
     end_byte_optional: bool,
     /// Output handed out.
     produced: u64,
@@ -310,6 +318,7 @@ impl MtLzma2Decoder {
             opts: opts.clone(),
             limits: opts.limits,
             size: None,
+            min_segment: MIN_SEGMENT,
             end_byte_optional: false,
             produced: 0,
             planned: 0,
@@ -321,6 +330,13 @@ impl MtLzma2Decoder {
     /// `size` bytes. Call it before decoding.
     pub fn set_uncompressed_size(&mut self, size: Option<u64>) {
         self.size = size;
+    }
+
+    /// Cuts the stream only at resets after at least `bytes` of decoded
+    /// data since the last cut (default 1 MiB): smaller pieces go to a
+    /// worker together. Before decoding starts.
+    pub fn set_min_segment(&mut self, bytes: u64) {
+        self.min_segment = bytes;
     }
 
     /// As [`Lzma2Decoder::set_end_byte_optional`].
@@ -470,6 +486,7 @@ impl MtLzma2Decoder {
         let progress = r?;
         if back_to_workers && progress == Progress::NeedInput {
             // At the reset the stream goes back to the workers.
+            self.scanner.unpacked = 0;
             self.mode = Mode::Collect;
             return Ok(None);
         }
@@ -508,6 +525,7 @@ impl MtLzma2Decoder {
         self.in_flight += cost;
         self.planned += unpacked;
         self.pool.submit(Segment { data, unpacked });
+        self.scanner.unpacked = 0;
         self.cut = false;
         if self.ends {
             self.mode = Mode::Draining;
@@ -573,7 +591,10 @@ impl MtLzma2Decoder {
                         Event::Bad { .. } => self.go_inline(true)?,
                         // The first reset, after an inline segment: it
                         // starts the segment (the scanner takes it next).
-                        Event::Reset { .. } if self.segment.is_empty() => {}
+                        // A small segment takes the next piece too.
+                        Event::Reset { .. }
+                            if self.segment.is_empty()
+                                || self.scanner.unpacked < self.min_segment => {}
                         Event::Reset { .. } => self.cut = true,
                         Event::End { .. } => {
                             self.cut = true;

@@ -32,9 +32,13 @@ fn single(comp: &[u8], limits: Limits) -> Outcome {
     drive_whole(&mut Lzma2Decoder::new(DICT, &opts).unwrap(), comp)
 }
 
+/// Cut at every reset (the pieces here are smaller than the default
+/// minimum segment).
 fn mt(threads: usize, budget: u64, limits: Limits) -> MtLzma2Decoder {
     let opts = DecoderOptions::default().with_limits(limits);
-    MtLzma2Decoder::new(DICT, &opts, threads, budget).unwrap()
+    let mut dec = MtLzma2Decoder::new(DICT, &opts, threads, budget).unwrap();
+    dec.set_min_segment(0);
+    dec
 }
 
 fn same(want: &Outcome, got: &Outcome, what: &str) {
@@ -200,6 +204,18 @@ fn non_blocking_mode_never_waits_and_says_when_to_call_again() {
         assert!(idle < 100_000);
     }
     assert!(out == data);
+}
+
+#[test]
+fn small_pieces_go_to_the_workers_together() {
+    let (data, comp) = stream(7 * PIECE + 5_000, 12);
+    for min in [1, PIECE as u64, 3 * PIECE as u64, u64::MAX] {
+        let mut dec = mt(2, u64::MAX, Limits::NONE);
+        dec.set_min_segment(min);
+        let got = drive_random(&mut dec, &comp, min);
+        assert_eq!(got.1, Ok(comp.len()), "min {min}");
+        assert!(got.0 == data, "min {min}");
+    }
 }
 
 #[test]
