@@ -483,98 +483,6 @@ pub fn compare_7z(rounds: usize) -> io::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn have_7zz() -> bool {
-        let ok = std::process::Command::new("7zz")
-            .arg("i")
-            .stdout(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("SKIPPED: 7zz not found");
-        }
-        ok
-    }
-
-    /// Every extraction job decodes a 7zz-made solid archive to the exact
-    /// total, the raw baseline included (so the pack stream was found).
-    #[test]
-    fn jobs_extract_a_7zz_archive() {
-        if !have_7zz() {
-            return;
-        }
-        let dir = temp_dir("7z-test").unwrap();
-        let mut want = 0;
-        for i in 0..3u64 {
-            let data = mixed_x86(200_000 + i as usize, i);
-            want += data.len() as u64;
-            std::fs::write(dir.join(format!("f{i}")), data).unwrap();
-        }
-        seven_zip(
-            &dir,
-            &[
-                "a", "-mx=3", "-mmt=1", "-md=8m", "-mf=off", "-bsp0", "a.7z", "f0", "f1", "f2",
-            ],
-        )
-        .unwrap();
-        let arc = s(&dir.join("a.7z"));
-        let (offset, size) = pack_stream(Path::new(&arc)).unwrap();
-        assert_eq!(offset, 32);
-        let raw = [
-            arc.clone(),
-            offset.to_string(),
-            size.to_string(),
-            (8 << 20).to_string(),
-        ];
-        assert_eq!(liblzma_raw(&raw).unwrap(), want);
-        let one = std::slice::from_ref(&arc);
-        for job in [
-            lzflow_extract,
-            lzflow_walk,
-            tokio_extract,
-            tokio_walk,
-            futures_extract,
-            futures_walk,
-        ] {
-            assert_eq!(job(one).unwrap(), want);
-        }
-        assert_eq!(
-            sevenz_rust2_extract(std::slice::from_ref(&arc)).unwrap(),
-            want
-        );
-        // A pack size one byte short is a truncated LZMA2 stream: an error.
-        let short = [
-            arc,
-            offset.to_string(),
-            (size - 1).to_string(),
-            (8 << 20).to_string(),
-        ];
-        assert!(liblzma_raw(&short).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// The encrypted-header archive opens with the password and not without.
-    #[test]
-    fn jobs_open_an_encrypted_header() {
-        if !have_7zz() {
-            return;
-        }
-        let dir = temp_dir("7z-test-enc").unwrap();
-        std::fs::write(dir.join("small.txt"), b"secret words\n".repeat(10)).unwrap();
-        let pw = format!("-p{PASSWORD}");
-        seven_zip(&dir, &["a", "-mhe=on", &pw, "-bsp0", "e.7z", "small.txt"]).unwrap();
-        let arc = s(&dir.join("e.7z"));
-        let with = [arc.clone(), PASSWORD.to_string()];
-        assert_eq!(lzflow_extract(&with).unwrap(), 130);
-        assert_eq!(sevenz_rust2_extract(&with).unwrap(), 130);
-        assert!(lzflow_extract(std::slice::from_ref(&arc)).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
 /// `compare 7z-mt`: extracting a large solid archive that 7-Zip compressed
 /// on 4 threads (its LZMA2 stream has a dictionary reset at each of its
 /// blocks), on 1 and 2 threads, beside `7zz t` on 1 and 2 threads.
@@ -677,4 +585,96 @@ fn tokio_extract_mt(args: &[String]) -> io::Result<u64> {
         let mut a = lzflow::sevenz::AsyncArchive::open_with(f, opts).await?;
         async_walk!(a, tokio::io::AsyncReadExt::read)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn have_7zz() -> bool {
+        let ok = std::process::Command::new("7zz")
+            .arg("i")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            eprintln!("SKIPPED: 7zz not found");
+        }
+        ok
+    }
+
+    /// Every extraction job decodes a 7zz-made solid archive to the exact
+    /// total, the raw baseline included (so the pack stream was found).
+    #[test]
+    fn jobs_extract_a_7zz_archive() {
+        if !have_7zz() {
+            return;
+        }
+        let dir = temp_dir("7z-test").unwrap();
+        let mut want = 0;
+        for i in 0..3u64 {
+            let data = mixed_x86(200_000 + i as usize, i);
+            want += data.len() as u64;
+            std::fs::write(dir.join(format!("f{i}")), data).unwrap();
+        }
+        seven_zip(
+            &dir,
+            &[
+                "a", "-mx=3", "-mmt=1", "-md=8m", "-mf=off", "-bsp0", "a.7z", "f0", "f1", "f2",
+            ],
+        )
+        .unwrap();
+        let arc = s(&dir.join("a.7z"));
+        let (offset, size) = pack_stream(Path::new(&arc)).unwrap();
+        assert_eq!(offset, 32);
+        let raw = [
+            arc.clone(),
+            offset.to_string(),
+            size.to_string(),
+            (8 << 20).to_string(),
+        ];
+        assert_eq!(liblzma_raw(&raw).unwrap(), want);
+        let one = std::slice::from_ref(&arc);
+        for job in [
+            lzflow_extract,
+            lzflow_walk,
+            tokio_extract,
+            tokio_walk,
+            futures_extract,
+            futures_walk,
+        ] {
+            assert_eq!(job(one).unwrap(), want);
+        }
+        assert_eq!(
+            sevenz_rust2_extract(std::slice::from_ref(&arc)).unwrap(),
+            want
+        );
+        // A pack size one byte short is a truncated LZMA2 stream: an error.
+        let short = [
+            arc,
+            offset.to_string(),
+            (size - 1).to_string(),
+            (8 << 20).to_string(),
+        ];
+        assert!(liblzma_raw(&short).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The encrypted-header archive opens with the password and not without.
+    #[test]
+    fn jobs_open_an_encrypted_header() {
+        if !have_7zz() {
+            return;
+        }
+        let dir = temp_dir("7z-test-enc").unwrap();
+        std::fs::write(dir.join("small.txt"), b"secret words\n".repeat(10)).unwrap();
+        let pw = format!("-p{PASSWORD}");
+        seven_zip(&dir, &["a", "-mhe=on", &pw, "-bsp0", "e.7z", "small.txt"]).unwrap();
+        let arc = s(&dir.join("e.7z"));
+        let with = [arc.clone(), PASSWORD.to_string()];
+        assert_eq!(lzflow_extract(&with).unwrap(), 130);
+        assert_eq!(sevenz_rust2_extract(&with).unwrap(), 130);
+        assert!(lzflow_extract(std::slice::from_ref(&arc)).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
