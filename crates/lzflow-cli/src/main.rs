@@ -236,6 +236,14 @@ fn seven_zip_switch(command: &str, text: &str) -> Option<Option<String>> {
                 format!("--include={w}")
             } else if let Some(w) = text.strip_prefix("-x!").filter(|_| selecting) {
                 format!("--exclude={w}")
+            } else if let Some(n) = text.strip_prefix("-mmt").filter(|_| selecting) {
+                // Extraction and tests decode on threads as 7-Zip's -mmt says.
+                let n = n.strip_prefix('=').unwrap_or(n);
+                match n {
+                    "off" => "--threads=1".to_string(),
+                    "on" | "" => "--threads=0".to_string(),
+                    n => format!("--threads={n}"),
+                }
             } else if let Some(name) = text.strip_prefix("-si").filter(|_| command == "a") {
                 format!("--stdin-name={name}")
             } else {
@@ -307,6 +315,10 @@ mod tests {
         assert_eq!(
             expand(&["lzflow", "a", "-si", "-tzip", "-so", "x.zip"]),
             ["lzflow", "a", "--stdin-name=", "-tzip", "--stdout", "x.zip"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "x", "-mmt=2", "a.7z", "-mmtoff"]),
+            ["lzflow", "x", "--threads=2", "a.7z", "--threads=1"]
         );
         assert_eq!(
             expand(&["lzflow", "a", "-sidata.bin", "x.7z"]),

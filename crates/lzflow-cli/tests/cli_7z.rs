@@ -501,3 +501,39 @@ fn add_writes_deflate_and_bzip2_7z_archives() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn extracts_and_tests_a_split_lzma2_stream_on_threads() {
+    let dir = scratch("x-mmt");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    // Over 2 MiB of text: `a -mmt=2` splits the solid LZMA2 stream at
+    // dictionary resets, which `x -mmt=2` then decodes side by side.
+    let text: Vec<u8> = (0..400_000u32)
+        .flat_map(|i| format!("line {} {}\n", i, i.wrapping_mul(2654435761) % 977).into_bytes())
+        .collect();
+    std::fs::write(src.join("t.txt"), &text).unwrap();
+    let archive = dir.join("mt.7z");
+    let out = bin()
+        .current_dir(&dir)
+        .args(["a", "-q", "-mx1", "-mmt=2"])
+        .arg(&archive)
+        .arg("src")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    for threads in ["-mmt=2", "-mmt=off", "-mmt=on"] {
+        let x = dir.join(format!("x{threads}"));
+        let out = bin()
+            .args(["x", "-q", threads, "-o"])
+            .arg(&x)
+            .arg(&archive)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{threads}: {}", stderr(&out));
+        assert!(fs::read(x.join("src/t.txt")).unwrap() == text, "{threads}");
+        let out = bin().args(["t", threads]).arg(&archive).output().unwrap();
+        assert!(out.status.success(), "t {threads}: {}", stderr(&out));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -107,6 +107,12 @@ pub struct ArchiveLimits {
     /// once past 1 MiB (decompression bombs); 0 for no cap.
     #[arg(long, value_name = "N", default_value_t = 1100)]
     pub max_ratio: u64,
+    /// Decode 7z LZMA2 streams that have dictionary resets (7-Zip's
+    /// multi-threaded compression writes them) on N threads; 0 is one per
+    /// CPU, 1 the calling thread only (7-Zip's -mmt=N, on, off). Up to
+    /// 256 MiB of pieces are in flight beside one dictionary per thread.
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
 }
 
 impl ArchiveLimits {
@@ -115,7 +121,8 @@ impl ArchiveLimits {
         let mut options = ArchiveOptions::default()
             .with_limits(Limits::NONE.with_memory(memlimit))
             .with_max_header_size(self.max_header_size)
-            .with_max_entries(self.max_entries);
+            .with_max_entries(self.max_entries)
+            .with_threads(self.threads);
         if let Some(pw) = password {
             options = options.with_password(pw);
         }
