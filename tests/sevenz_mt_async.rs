@@ -11,13 +11,22 @@ use lzflow::sevenz_writer::{EntryMeta, Solid, Writer, WriterOptions};
 use tokio::io::AsyncReadExt;
 
 fn text(n: usize, seed: u64) -> Vec<u8> {
-    let words = [&b"lorem "[..], b"ipsum ", b"dolor ", b"sit ", b"amet\n", b"7z "];
+    let words = [
+        &b"lorem "[..],
+        b"ipsum ",
+        b"dolor ",
+        b"sit ",
+        b"amet\n",
+        b"7z ",
+    ];
     let mut x = seed;
     let mut out = Vec::with_capacity(n + 8);
     while out.len() < n {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         out.extend_from_slice(words[(x >> 33) as usize % words.len()]);
-        if x % 7 == 0 {
+        if x.is_multiple_of(7) {
             out.extend_from_slice(&(x >> 20).to_le_bytes()[..3]);
         }
     }
@@ -108,5 +117,30 @@ fn futures_face_with_threads_reads_the_same_entries() {
             got.push((e.name, data));
         }
         assert!(got == files());
+    });
+}
+
+#[test]
+fn non_solid_folders_decode_on_workers_without_blocking_the_runtime() {
+    let opts = WriterOptions::default()
+        .with_level(1)
+        .with_solid(Solid::Files(1));
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    let mut want = Vec::new();
+    for i in 0..60u64 {
+        let data = text(5_000 + (i as usize * 7919) % 90_000, i);
+        let name = format!("f{i:02}");
+        w.add_file(&name, &data[..], EntryMeta::default()).unwrap();
+        want.push((name, data));
+    }
+    let archive = w.finish().unwrap().into_inner();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        for threads in [1, 2, 3] {
+            let got = read_all(archive.clone(), threads).await;
+            assert!(got == want, "{threads} threads");
+        }
     });
 }

@@ -16,6 +16,7 @@ pub(crate) mod folder;
 pub(crate) mod header;
 pub mod multi_volume;
 pub(crate) mod pack_info;
+pub(crate) mod folder_prefetch;
 pub(crate) mod poll_archive;
 pub(crate) mod property_id;
 pub mod signature_header;

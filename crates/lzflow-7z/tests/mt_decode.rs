@@ -129,3 +129,56 @@ fn threads_decode_what_7zz_compressed_on_several_threads() {
     assert!(sorted == expected, "7zz's archive reads back");
     assert!(walk(&bytes, 2) == want, "2 threads");
 }
+
+/// Many small files, one folder each (and a directory and an empty file
+/// between them), some folders larger than others.
+fn non_solid_archive() -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
+    let mut rng = Rng::new(33);
+    let opts = WriterOptions::default()
+        .with_level(1)
+        .with_solid(Solid::Files(1));
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    let mut files = Vec::new();
+    for i in 0..120 {
+        let n = match i % 7 {
+            0 => 200_000,
+            3 => 0,
+            _ => 1_000 + (i * 977) % 30_000,
+        };
+        let name = format!("d{}/f{i:03}.txt", i % 5);
+        let data = text(&mut rng, n);
+        w.add_file(&name, &data[..], EntryMeta::default()).unwrap();
+        files.push((name, data));
+        if i == 50 {
+            w.add_dir("d-empty", EntryMeta::default()).unwrap();
+            files.push(("d-empty".into(), Vec::new()));
+        }
+    }
+    (w.finish().unwrap().into_inner(), files)
+}
+
+#[test]
+fn folders_decode_side_by_side_in_archive_order() {
+    let (archive, files) = non_solid_archive();
+    let want = walk(&archive, 1);
+    assert_eq!(want.1, "Ok(())");
+    assert!(want.0 == files);
+    for threads in [2, 3, 0] {
+        assert!(walk(&archive, threads) == want, "{threads} threads");
+    }
+}
+
+#[test]
+fn damaged_folders_give_the_same_entries_and_error_on_threads() {
+    let (archive, _) = non_solid_archive();
+    let mut rng = Rng::new(8);
+    for _ in 0..16 {
+        let mut bad = archive.clone();
+        let at = 32 + rng.below(archive.len() as u64 * 9 / 10 - 32) as usize;
+        bad[at] ^= 1 << rng.below(8);
+        let want = walk(&bad, 1);
+        let got = walk(&bad, 3);
+        assert_eq!(got.1, want.1, "byte {at}");
+        assert!(got.0 == want.0, "byte {at}: entries differ");
+    }
+}

@@ -483,6 +483,78 @@ pub fn compare_7z(rounds: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// The second `7z-mt` table: a non-solid archive of 2,000 files (one
+/// folder each), extracted on 1 and 2 threads (folders side by side).
+fn non_solid_table(dir: &Path, rounds: usize) -> io::Result<()> {
+    let src = dir.join("many");
+    std::fs::create_dir_all(&src)?;
+    let mut total = 0u64;
+    let mut names = Vec::new();
+    let count = if crate::workloads::is_quick() {
+        200
+    } else {
+        2000
+    };
+    for (i, (_, bytes)) in crate::workloads::text_files(usize::MAX)
+        .into_iter()
+        .filter(|(_, b)| b.len() >= 4096)
+        .take(count)
+        .enumerate()
+    {
+        let name = format!("f{i:04}.h");
+        std::fs::write(src.join(&name), &bytes)?;
+        total += bytes.len() as u64;
+        names.push(name);
+    }
+    let mut a = vec!["a", "-ms=off", "-mx3", "-mmt=1", "-bsp0", "../many.7z"];
+    a.extend(names.iter().map(String::as_str));
+    seven_zip(&src, &a)?;
+    let arc = dir.join("many.7z");
+    let d = s(dir);
+    let sevenzz = |args: &[&str]| {
+        Entrant::Cmd(
+            d.clone(),
+            "7zz".into(),
+            args.iter().map(|x| x.to_string()).collect(),
+        )
+    };
+    let job =
+        |name: &'static str, threads: &str| Entrant::Job(name, vec![s(&arc), threads.to_string()]);
+    let entrants = [
+        job("7z-lzflow-mt", "1"),
+        job("7z-lzflow-mt", "2"),
+        job("7z-lzflow-tokio-mt", "2"),
+        sevenzz(&["t", "-mmt=1", "-bsp0", "many.7z"]),
+        sevenzz(&["t", "-mmt=2", "-bsp0", "many.7z"]),
+    ];
+    let labels = [
+        "lzflow 1 thread",
+        "lzflow 2 threads",
+        "lzflow tokio 2 threads",
+        "7zz t -mmt=1",
+        "7zz t -mmt=2",
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!(
+        "non-solid 7z by 7zz -ms=off -mx3: {} files of /usr/include, {total} bytes",
+        names.len()
+    );
+    print_header("extract (discard)");
+    print_rows(&labels, &results, 0, total);
+    Ok(())
+}
+
 /// `compare 7z-mt`: extracting a large solid archive that 7-Zip compressed
 /// on 4 threads (its LZMA2 stream has a dictionary reset at each of its
 /// blocks), on 1 and 2 threads, beside `7zz t` on 1 and 2 threads.
@@ -568,6 +640,8 @@ pub fn compare_7z_mt(rounds: usize) -> io::Result<()> {
     );
     print_header("extract (discard)");
     print_rows(&labels, &results, 0, total);
+    println!();
+    non_solid_table(&dir, rounds)?;
     Ok(())
 }
 

@@ -30,7 +30,7 @@ pub trait PieceWorker: Sized + Send + 'static {
     type Output: Send + 'static;
 
     /// Does `input` with this thread's `state` (`None` until made here).
-    fn run(state: &mut Option<Self>, config: &Self::Config, input: &Self::Input) -> Self::Output;
+    fn run(state: &mut Option<Self>, config: &Self::Config, input: Self::Input) -> Self::Output;
 }
 
 /// A working thread died (it panicked) before answering for its piece.
@@ -236,7 +236,7 @@ impl<W: PieceWorker> OrderedPool<W> {
             if let Some(job) = job {
                 let _ = job
                     .reply
-                    .send(W::run(&mut self.local, &self.config, &job.input));
+                    .send(W::run(&mut self.local, &self.config, job.input));
                 continue;
             }
             let got = self.queue.front()?.recv().map_err(|_| WorkerDied);
@@ -275,7 +275,7 @@ fn worker<W: PieceWorker>(shared: &Shared<W>, config: &W::Config, readiness: &Re
                 q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let _ = job.reply.send(W::run(&mut state, config, &job.input));
+        let _ = job.reply.send(W::run(&mut state, config, job.input));
         readiness.notify();
     }
 }
@@ -310,11 +310,11 @@ impl<P: PieceEncoder> PieceWorker for Encoding<P> {
     type Input = Lease<u8>;
     type Output = Compressed<P>;
 
-    fn run(state: &mut Option<Self>, config: &P::Config, input: &Lease<u8>) -> Compressed<P> {
+    fn run(state: &mut Option<Self>, config: &P::Config, input: Lease<u8>) -> Compressed<P> {
         if state.is_none() {
             *state = Some(Encoding(P::new(config)?));
         }
-        state.as_mut().expect("made above").0.compress(input)
+        state.as_mut().expect("made above").0.compress(&input)
     }
 }
 

@@ -168,7 +168,7 @@ impl PieceWorker for SegmentWorker {
     type Input = Segment;
     type Output = Decoded;
 
-    fn run(state: &mut Option<Self>, config: &SegmentConfig, seg: &Segment) -> Decoded {
+    fn run(state: &mut Option<Self>, config: &SegmentConfig, seg: Segment) -> Decoded {
         let mut out = config.opts.pool.lease_any(clamp(seg.unpacked));
         let dec = match state {
             Some(SegmentWorker(dec)) => dec.reset(config.dict_size).map(|()| dec),

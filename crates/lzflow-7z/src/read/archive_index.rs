@@ -39,13 +39,18 @@ pub struct ArchiveOptions {
     pub max_header_size: u64,
     /// Most UTF-16 units in one entry name.
     pub max_name_len: usize,
-    /// Threads for decoding an LZMA2 stream that has dictionary resets
-    /// (7-Zip's multi-threaded compression writes one at least every few
-    /// dictionaries): the pieces between resets decode side by side, with
-    /// the same output and errors as on one thread. 0 means one per CPU;
-    /// default 1. Up to 256 MiB of pieces (their input plus output) are in
-    /// flight, beside one dictionary per thread; a piece larger than that
-    /// decodes on the calling thread.
+    /// Threads for the entry walk (`for_each_entry`, `extract_to`, the
+    /// async `entries_stream`), with the same entries, bytes and errors as
+    /// on one thread; 0 means one per CPU, default 1.
+    ///
+    /// * Folders decode side by side: while the walk reads one, workers
+    ///   decode the next ones whole into memory (up to 256 MiB of packed
+    ///   plus decoded bytes in flight).
+    /// * A folder too large for that, or read alone, decodes as it is read,
+    ///   its LZMA2 stream on threads where it has dictionary resets (7-Zip's
+    ///   multi-threaded compression writes one every few dictionaries): the
+    ///   pieces between resets decode side by side (up to 256 MiB of pieces
+    ///   in flight, beside one dictionary per thread).
     pub threads: usize,
 }
 
@@ -420,6 +425,26 @@ impl ArchiveIndex {
 
     /// A fresh decoder for `folder`.
     pub fn folder_decoder(&self, folder: usize) -> Result<FolderDecoder, SevenZError> {
+        self.folder_decoder_with_threads(folder, self.settings.threads)
+    }
+
+    /// The handle that says when a non-blocking wait is over (set by
+    /// [`set_nonblocking`](Self::set_nonblocking)).
+    pub(crate) fn readiness(&self) -> Option<&lzflow_core::Readiness> {
+        self.settings.readiness.as_ref()
+    }
+
+    /// [`folder_decoder`](Self::folder_decoder) with its LZMA2 streams on
+    /// `threads` threads (1 for a folder that a worker decodes whole).
+    pub(crate) fn folder_decoder_with_threads(
+        &self,
+        folder: usize,
+        threads: usize,
+    ) -> Result<FolderDecoder, SevenZError> {
+        let settings = CoderSettings {
+            threads,
+            ..self.settings.clone()
+        };
         let f = self
             .streams
             .folders
@@ -431,7 +456,7 @@ impl ArchiveIndex {
             &self.layout.sizes[folder],
             &self.layout.crcs[folder],
             &self.keys,
-            &self.settings,
+            &settings,
             format!("folder {folder}"),
         )
     }

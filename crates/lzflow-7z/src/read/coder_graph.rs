@@ -456,6 +456,11 @@ impl FolderDecoder {
         self.encrypted
     }
 
+    /// The packed streams' offsets in the file and sizes.
+    pub fn pack_ranges(&self) -> (&[u64], &[u64]) {
+        (&self.pack_offsets, &self.pack_sizes)
+    }
+
     /// Size of the folder's whole output.
     pub fn unpack_size(&self) -> u64 {
         self.root.out_size

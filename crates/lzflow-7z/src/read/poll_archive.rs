@@ -17,8 +17,10 @@ use lzflow_core::source::PollSource;
 use crate::read::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};
 use crate::read::coder_graph::{FolderDecoder, FolderStep};
 use crate::read::entry::{Entry, EntryCheck};
+use crate::read::folder_prefetch::{Decoded, Prefetch};
 use crate::read::signature_header::SIGNATURE;
 use crate::SevenZError;
+use lzflow_core::Lease;
 
 /// Output decoded and dropped per step when skipping to an entry or
 /// draining one. On the stack (in the future's state), so that a walk
@@ -49,6 +51,9 @@ struct FolderPump {
     /// Where the source stands, to skip needless seeks.
     pos: Option<u64>,
     produced: u64,
+    /// The folder as a worker decoded it: its output, the part handed
+    /// out, and the error that ended it.
+    decoded: Option<(Lease<u8>, usize, Option<SevenZError>)>,
 }
 
 impl FolderPump {
@@ -57,6 +62,15 @@ impl FolderPump {
             dec,
             pos: None,
             produced: 0,
+            decoded: None,
+        }
+    }
+
+    /// A folder that a worker decoded whole ([`Prefetch`]).
+    fn from_decoded((dec, out, error): Decoded) -> Self {
+        FolderPump {
+            decoded: Some((out, 0, error)),
+            ..FolderPump::new(dec)
         }
     }
 
@@ -72,6 +86,21 @@ impl FolderPump {
             return Poll::Ready(Ok(0));
         }
         ready!(src.poll_proceed(cx));
+        if let Some((data, at, error)) = &mut self.decoded {
+            // Its output, then its error, where the walk would have met it.
+            let n = out.len().min(data.len() - *at);
+            out[..n].copy_from_slice(&data[*at..*at + n]);
+            *at += n;
+            self.produced += n as u64;
+            src.step_done();
+            return Poll::Ready(match error.take() {
+                Some(e) if n == 0 => Err(e),
+                e => {
+                    *error = e;
+                    Ok(n)
+                }
+            });
+        }
         loop {
             match self.dec.read(out)? {
                 FolderStep::Data(n) => {
@@ -365,7 +394,11 @@ impl<S: PollSource> PollArchive<S> {
 
     /// The sequential walk over every entry, each folder decoded once.
     pub fn walk(&mut self) -> PollEntries<'_, S> {
-        self.resume(WalkState::default())
+        let walk = WalkState {
+            prefetch: Prefetch::new(&self.index).map(Box::new),
+            ..WalkState::default()
+        };
+        self.resume(walk)
     }
 
     /// Goes on with a walk that [`PollEntries::suspend`] put aside (for an
@@ -378,6 +411,7 @@ impl<S: PollSource> PollArchive<S> {
             current: walk.current,
             state: walk.state,
             total: walk.total,
+            prefetch: walk.prefetch,
         }
     }
 }
@@ -391,6 +425,7 @@ pub struct WalkState {
     current: Option<(usize, FolderPump)>,
     state: Option<EntryState>,
     total: u64,
+    prefetch: Option<Box<Prefetch>>,
 }
 
 impl std::fmt::Debug for WalkState {
@@ -436,6 +471,8 @@ pub struct PollEntries<'a, S> {
     current: Option<(usize, FolderPump)>,
     state: Option<EntryState>,
     total: u64,
+    /// With threads: the folders ahead, decoding on workers.
+    prefetch: Option<Box<Prefetch>>,
 }
 
 impl<S> std::fmt::Debug for PollEntries<'_, S> {
@@ -469,7 +506,16 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
                 if let Some((_, mut pump)) = self.current.take() {
                     pump.finish(self.src).await?;
                 }
-                self.current = Some((fi, FolderPump::new(index.folder_decoder(fi)?)));
+                let mut decoded = None;
+                if let Some(p) = &mut self.prefetch {
+                    p.fill(self.src, index, fi).await?;
+                    decoded = p.take(fi).await?;
+                }
+                let pump = match decoded {
+                    Some(d) => FolderPump::from_decoded(d),
+                    None => FolderPump::new(index.folder_decoder(fi)?),
+                };
+                self.current = Some((fi, pump));
             }
             if let Some((_, pump)) = &mut self.current {
                 pump.skip_to(self.src, entry.offset_in_folder()).await?;
@@ -493,6 +539,7 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
             current: self.current,
             state: self.state,
             total: self.total,
+            prefetch: self.prefetch,
         }
     }
 

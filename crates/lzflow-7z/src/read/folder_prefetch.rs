@@ -1,0 +1,234 @@
+//! Folders decoded side by side: while the entry walk reads one folder,
+//! the folders after it are decoded on worker threads ([`OrderedPool`]),
+//! each whole into memory from its packed bytes, which the walk reads
+//! ahead (in archive order, so without seeking back). Entries still come
+//! out in archive order, with the bytes and errors of one-thread decoding:
+//! a worker runs the same folder decoder, and the walk hands out its
+//! output, then its error, where it would have met them.
+//!
+//! Memory: folders in flight hold their packed bytes and their output, at
+//! most [`BUDGET`] bytes of them and `16 × threads` folders (and each a
+//! decoder, its window cut to the folder's size). A folder
+//! larger than that is decoded by the walk as it reads (with its LZMA2
+//! stream on threads where it has dictionary resets).
+
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::io::SeekFrom;
+use std::task::Poll;
+
+use lzflow_core::parallel::{OrderedPool, PieceWorker, WorkerDied};
+use lzflow_core::source::PollSource;
+use lzflow_core::{Lease, Pool};
+
+use crate::read::archive_index::ArchiveIndex;
+use crate::read::coder_graph::{FolderDecoder, FolderStep};
+use crate::SevenZError;
+
+/// Bytes of folders in flight (packed plus decoded), at most.
+pub(crate) const BUDGET: u64 = 256 << 20;
+
+/// Folders in flight per thread, at most: small folders need a deep queue
+/// for the workers to stay ahead of the walk (2,000 files of a non-solid
+/// archive on 2 threads: 4 per thread 0.61× of one thread's time, 16 per
+/// thread 0.51–0.64×; large folders are bounded by the budget instead).
+const IN_FLIGHT_PER_THREAD: usize = 16;
+
+/// A folder for a worker: its decoder and packed streams.
+pub(crate) struct FolderJob {
+    dec: FolderDecoder,
+    /// Each packed stream's first byte's offset in the file, and its bytes.
+    packs: Vec<(u64, Lease<u8>)>,
+}
+
+/// What a worker made of a folder: the decoder (for its error rules), the
+/// output, and the error that ended it (after that output).
+pub(crate) type Decoded = (FolderDecoder, Lease<u8>, Option<SevenZError>);
+
+struct FolderWorker;
+
+impl PieceWorker for FolderWorker {
+    type Config = ();
+    type Input = FolderJob;
+    type Output = Decoded;
+
+    fn run(_: &mut Option<Self>, _: &(), job: FolderJob) -> Decoded {
+        decode(job)
+    }
+}
+
+/// Runs the folder's decoder over its packed bytes in memory.
+fn decode(mut job: FolderJob) -> Decoded {
+    let size = usize::try_from(job.dec.unpack_size()).unwrap_or(usize::MAX);
+    let mut out = Pool::<u8>::global().lease_any(size);
+    let mut at = 0;
+    let error = loop {
+        match job.dec.read(&mut out[at..]) {
+            Ok(FolderStep::Data(n)) => {
+                if n == 0 {
+                    // The output is the folder's declared size: a decoder
+                    // that has more is caught by its own size checks.
+                    break None;
+                }
+                at += n;
+            }
+            Ok(FolderStep::End) => break None,
+            Ok(FolderStep::NeedPack(req)) => {
+                let (base, bytes) = &job.packs[req.stream];
+                let from = usize::try_from(req.offset - base).unwrap_or(usize::MAX);
+                let rest = bytes.get(from..).unwrap_or(&[]);
+                let space = job.dec.pack_space(req.stream);
+                let n = space.len().min(rest.len());
+                if n == 0 {
+                    break Some(SevenZError::Truncated);
+                }
+                space[..n].copy_from_slice(&rest[..n]);
+                job.dec.pack_filled(req.stream, n);
+            }
+            // One-thread decoders do not wait.
+            Ok(FolderStep::Wait) => break Some(SevenZError::corrupt("a folder decoder waited")),
+            Err(e) => break Some(e),
+        }
+    };
+    out.truncate(at);
+    (job.dec, out, error)
+}
+
+/// The folders ahead of the walk, decoding on workers.
+pub(crate) struct Prefetch {
+    pool: OrderedPool<FolderWorker>,
+    /// Folders submitted and not yet taken, in order, with their cost.
+    queued: VecDeque<(usize, u64)>,
+    in_flight: u64,
+    /// The folders in the order the walk meets them; `next` is the first
+    /// not yet considered.
+    order: Vec<usize>,
+    next: usize,
+}
+
+impl Prefetch {
+    /// For a walk over `index` with more than one thread and folders met
+    /// one after the other (as 7-Zip writes them); `None` otherwise.
+    pub(crate) fn new(index: &ArchiveIndex) -> Option<Self> {
+        let threads = index.options().threads;
+        if threads == 1 {
+            return None;
+        }
+        let mut order: Vec<usize> = Vec::new();
+        for e in index.entries() {
+            if let Some(fi) = e.folder() {
+                if order.last() != Some(&fi) {
+                    order.push(fi);
+                }
+            }
+        }
+        if order.len() < 2 || order.windows(2).any(|w| w[0] >= w[1]) {
+            return None;
+        }
+        let mut pool = OrderedPool::new((), threads);
+        if let Some(r) = index.readiness() {
+            pool.set_nonblocking_with(r.clone());
+        }
+        Some(Prefetch {
+            pool,
+            queued: VecDeque::new(),
+            in_flight: 0,
+            order,
+            next: 0,
+        })
+    }
+
+    /// Submits the folders after `current` (and `current` itself, the
+    /// first time) while they fit: reads their packed bytes from `src`.
+    /// A folder too large for the budget is left for the walk; one whose
+    /// packed bytes cannot be read is too, and so is every folder after
+    /// it (the walk meets the error where one thread would).
+    pub(crate) async fn fill<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        index: &ArchiveIndex,
+        current: usize,
+    ) -> Result<(), SevenZError> {
+        while let Some(&fi) = self.order.get(self.next) {
+            if fi < current {
+                self.next += 1;
+                continue;
+            }
+            if self.queued.len() >= IN_FLIGHT_PER_THREAD * self.pool.threads() {
+                return Ok(());
+            }
+            let dec = index.folder_decoder_with_threads(fi, 1)?;
+            let (offsets, sizes) = dec.pack_ranges();
+            let packed: u64 = sizes.iter().sum();
+            let cost = packed.saturating_add(dec.unpack_size());
+            if cost > BUDGET {
+                self.next += 1;
+                continue;
+            }
+            if !self.queued.is_empty() && self.in_flight + cost > BUDGET {
+                return Ok(());
+            }
+            let mut packs = Vec::with_capacity(offsets.len());
+            for (&offset, &size) in offsets.iter().zip(sizes) {
+                match read_at(src, offset, size).await {
+                    Some(bytes) => packs.push((offset, bytes)),
+                    None => {
+                        self.next = self.order.len();
+                        return Ok(());
+                    }
+                }
+            }
+            self.pool.submit(FolderJob { dec, packs });
+            self.queued.push_back((fi, cost));
+            self.in_flight += cost;
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    /// Folder `fi` decoded by a worker (waiting for it), if it was
+    /// submitted.
+    pub(crate) async fn take(&mut self, fi: usize) -> Result<Option<Decoded>, SevenZError> {
+        if self.queued.front().map(|&(f, _)| f) != Some(fi) {
+            return Ok(None);
+        }
+        // Blocking, `next` waits (or decodes a queued folder meanwhile);
+        // non-blocking, the task waits for a worker's notification.
+        let got = poll_fn(|cx| loop {
+            self.pool.begin_call();
+            if let Some(r) = self.pool.next(true) {
+                return Poll::Ready(r);
+            }
+            std::task::ready!(self.pool.readiness().poll_ready(cx));
+        })
+        .await;
+        let (_, cost) = self.queued.pop_front().expect("checked");
+        self.in_flight -= cost;
+        match got {
+            Ok(d) => Ok(Some(d)),
+            Err(WorkerDied) => Err(SevenZError::corrupt("a folder decoding thread panicked")),
+        }
+    }
+}
+
+/// Reads `size` bytes at `offset`; `None` if the source cannot give them
+/// (the walk then reads there itself and reports it).
+async fn read_at<S: PollSource>(src: &mut S, offset: u64, size: u64) -> Option<Lease<u8>> {
+    let at = poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(offset)))
+        .await
+        .ok()?;
+    if at != offset {
+        return None;
+    }
+    let size = usize::try_from(size).ok()?;
+    let mut buf = Pool::<u8>::global().lease_any(size);
+    let mut n = 0;
+    while n < size {
+        let k = poll_fn(|cx| src.poll_read(cx, &mut buf[n..])).await.ok()?;
+        if k == 0 {
+            return None;
+        }
+        n += k;
+    }
+    Some(buf)
+}
