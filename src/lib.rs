@@ -78,7 +78,9 @@
 //! ## One shape for every container, one face per direction
 //! The crates below this one are layered: `lzflow-core` (buffers, the
 //! coder traits, limits, pools, the poll source/sink traits in
-//! `lzflow_core::source`, the extraction rules), the coders
+//! `lzflow_core::source`, the one worker pool `OrderedPool` in
+//! `lzflow_core::parallel` that every multi-threaded coder's pieces go
+//! through, the extraction rules), the coders
 //! (`lzflow-lzma`, `lzflow-filters`), the one method registry
 //! (`lzflow-methods`: IDs in every container, properties, memory use,
 //! decoders and encoders; Deflate, Deflate64, BZip2 and Zstandard are its
@@ -97,7 +99,9 @@
 //! `zip::write_face`) whose tokio and futures-io names are type aliases
 //! over the adapter. The codec faces follow the same rule: `async_face`
 //! holds each `bufread`, `write` and multi-threaded face once, generic
-//! over the runtime, and `tokio` and `futures` add only their traits. The
+//! over the runtime, and `tokio` and `futures` add only their traits;
+//! `step_stream` turns a container's lending cursor into an owned
+//! `Stream` of entries (7z's `into_entries`, the zip stream reader's). The
 //! single-stream formats share one poll loop (`pump.rs`) for std, tokio
 //! and futures-io. A new container follows the same recipe.
 //!

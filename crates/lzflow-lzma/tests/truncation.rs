@@ -2,7 +2,7 @@
 //! error, and the same bytes however the input and output are sliced: the
 //! LZMA1 (`.lzma`) and LZMA2 decoders on prefixes of fixtures. (The bytes
 //! are compared with liblzma and `xz -dc` in the facade's
-//! `tests/partial_output.rs`.)
+//! `crates/lzflow-bench/tests/partial_output.rs`.)
 
 use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 use lzflow_lzma::{AloneDecoder, DecoderOptions, Lzma2Decoder, LzmaError};
