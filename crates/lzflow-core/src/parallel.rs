@@ -318,6 +318,13 @@ impl<P: PieceEncoder> PieceWorker for Encoding<P> {
     }
 }
 
+/// The capacity a piece's input buffer is leased with: the whole piece,
+/// so that it never grows by copying (a fresh one is only reserved, its
+/// pages touched as input arrives), up to 256 MiB.
+fn piece_capacity(piece_size: u64) -> usize {
+    piece_size.min(256 << 20) as usize
+}
+
 /// Pieces in flight per compressing thread before the caller waits for
 /// the oldest.
 const IN_FLIGHT_PER_THREAD: usize = 2;
@@ -357,7 +364,7 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
         ParallelEncoder {
             pool: OrderedPool::new(config, threads),
             piece_size,
-            input: Pool::<u8>::global().lease(piece_size.min(1 << 20) as usize),
+            input: Pool::<u8>::global().lease(piece_capacity(piece_size)),
             current: None,
             pending: Vec::new(),
             pending_pos: 0,
@@ -403,7 +410,7 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
 
     /// Sends the collected input off as a piece.
     fn dispatch(&mut self) {
-        let cap = self.piece_size.min(1 << 20) as usize;
+        let cap = piece_capacity(self.piece_size);
         let input = std::mem::replace(&mut self.input, Pool::<u8>::global().lease(cap));
         self.pool.submit(input);
     }
