@@ -483,6 +483,53 @@ pub fn compare_7z(rounds: usize) -> io::Result<()> {
     Ok(())
 }
 
+/// One `7z-mt` table: `arc` (in `dir`) extracted by lzflow on 1 and 2
+/// threads (std and tokio) and tested by `7zz t` on 1 and 2 threads.
+fn threads_table(title: &str, dir: &Path, arc: &Path, total: u64, rounds: usize) -> io::Result<()> {
+    let d = s(dir);
+    let file = s(arc);
+    let sevenzz = |threads: &str| {
+        Entrant::Cmd(
+            d.clone(),
+            "7zz".into(),
+            ["t", threads, "-bsp0", &file].map(String::from).to_vec(),
+        )
+    };
+    let job = |name: &'static str, threads: &str| {
+        Entrant::Job(name, vec![file.clone(), threads.to_string()])
+    };
+    let entrants = [
+        job("7z-lzflow-mt", "1"),
+        job("7z-lzflow-mt", "2"),
+        job("7z-lzflow-tokio-mt", "2"),
+        sevenzz("-mmt=1"),
+        sevenzz("-mmt=2"),
+    ];
+    let labels = [
+        "lzflow 1 thread",
+        "lzflow 2 threads",
+        "lzflow tokio 2 threads",
+        "7zz t -mmt=1",
+        "7zz t -mmt=2",
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!("{title}");
+    print_header("extract (discard)");
+    print_rows(&labels, &results, 0, total);
+    Ok(())
+}
+
 /// The second `7z-mt` table: a non-solid archive of 2,000 files (one
 /// folder each), extracted on 1 and 2 threads (folders side by side).
 fn non_solid_table(dir: &Path, rounds: usize) -> io::Result<()> {
@@ -510,49 +557,11 @@ fn non_solid_table(dir: &Path, rounds: usize) -> io::Result<()> {
     a.extend(names.iter().map(String::as_str));
     seven_zip(&src, &a)?;
     let arc = dir.join("many.7z");
-    let d = s(dir);
-    let sevenzz = |args: &[&str]| {
-        Entrant::Cmd(
-            d.clone(),
-            "7zz".into(),
-            args.iter().map(|x| x.to_string()).collect(),
-        )
-    };
-    let job =
-        |name: &'static str, threads: &str| Entrant::Job(name, vec![s(&arc), threads.to_string()]);
-    let entrants = [
-        job("7z-lzflow-mt", "1"),
-        job("7z-lzflow-mt", "2"),
-        job("7z-lzflow-tokio-mt", "2"),
-        sevenzz(&["t", "-mmt=1", "-bsp0", "many.7z"]),
-        sevenzz(&["t", "-mmt=2", "-bsp0", "many.7z"]),
-    ];
-    let labels = [
-        "lzflow 1 thread",
-        "lzflow 2 threads",
-        "lzflow tokio 2 threads",
-        "7zz t -mmt=1",
-        "7zz t -mmt=2",
-    ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |_| Ok(()),
-        |_, c| {
-            if c.external || c.out_bytes == total {
-                Ok(())
-            } else {
-                Err(format!("wrong size {} (want {total})", c.out_bytes))
-            }
-        },
-    )?;
-    println!(
+    let title = format!(
         "non-solid 7z by 7zz -ms=off -mx3: {} files of /usr/include, {total} bytes",
         names.len()
     );
-    print_header("extract (discard)");
-    print_rows(&labels, &results, 0, total);
-    Ok(())
+    threads_table(&title, dir, &arc, total, rounds)
 }
 
 /// `compare 7z-mt`: extracting a large solid archive that 7-Zip compressed
@@ -597,49 +606,12 @@ pub fn compare_7z_mt(rounds: usize) -> io::Result<()> {
     seven_zip(&dir, &a)?;
     let arc = dir.join("mt.7z");
     let packed = std::fs::metadata(&arc)?.len();
-    let d = s(&dir);
-    let sevenzz = |args: &[&str]| {
-        Entrant::Cmd(
-            d.clone(),
-            "7zz".into(),
-            args.iter().map(|x| x.to_string()).collect(),
-        )
-    };
-    let job =
-        |name: &'static str, threads: &str| Entrant::Job(name, vec![s(&arc), threads.to_string()]);
-    let entrants = [
-        job("7z-lzflow-mt", "1"),
-        job("7z-lzflow-mt", "2"),
-        job("7z-lzflow-tokio-mt", "2"),
-        sevenzz(&["t", "-mmt=1", "-bsp0", "mt.7z"]),
-        sevenzz(&["t", "-mmt=2", "-bsp0", "mt.7z"]),
-    ];
-    let labels = [
-        "lzflow 1 thread",
-        "lzflow 2 threads",
-        "lzflow tokio 2 threads",
-        "7zz t -mmt=1",
-        "7zz t -mmt=2",
-    ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |_| Ok(()),
-        |_, c| {
-            if c.external || c.out_bytes == total {
-                Ok(())
-            } else {
-                Err(format!("wrong size {} (want {total})", c.out_bytes))
-            }
-        },
-    )?;
-    println!(
+    let title = format!(
         "solid 7z by 7zz -m0=lzma2:d=8m -mmt=4 -mx3: {} MiB in {} files, packed {packed} bytes",
         total >> 20,
         names.len()
     );
-    print_header("extract (discard)");
-    print_rows(&labels, &results, 0, total);
+    threads_table(&title, &dir, &arc, total, rounds)?;
     println!();
     non_solid_table(&dir, rounds)?;
     Ok(())
