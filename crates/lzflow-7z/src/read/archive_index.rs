@@ -443,6 +443,9 @@ impl ArchiveIndex {
     ) -> Result<FolderDecoder, SevenZError> {
         let settings = CoderSettings {
             threads,
+            // One-thread decoders never wait: a call of theirs without
+            // progress is a stall, whatever other decoders wait for.
+            readiness: self.settings.readiness.clone().filter(|_| threads != 1),
             ..self.settings.clone()
         };
         let f = self
