@@ -117,9 +117,9 @@
 //! # Memory
 //! Dictionaries, chunk buffers and encoder tables come from process-wide
 //! [`Pool`]s and go back to them on drop, so a second decode or encode
-//! allocates almost nothing. The pools keep at most 80 MiB of idle byte
-//! buffers (`Pool::<u8>::global()`) and 96 MiB of idle encoder tables
-//! (`Pool::<u32>::global()`). A service that prefers the memory back calls
+//! allocates almost nothing. The pools keep at most 128 MiB of idle byte
+//! buffers (`Pool::<u8>::global()`) and 192 MiB of idle encoder tables
+//! (`Pool::<u32>::global()`): what a 2-thread preset-6 encode uses at once. A service that prefers the memory back calls
 //! [`Pool::set_max_idle_bytes`] (0 keeps nothing) or
 //! [`Pool::release_idle`]; a decoder built with `no_pool()` uses no pool.
 //!
