@@ -1,7 +1,7 @@
 //! The lzip decoder: members one after another, then trailing data is left
 //! alone exactly where xz-utils leaves it.
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{CoderError, Culprit, Decode, InBuf, OutBuf, Progress};
 use lzflow_lzma::{DecoderOptions, LzmaDecoder, LzmaProps};
 
 use crate::member_header::{MemberHeader, HEADER_LEN, MAGIC};
@@ -43,6 +43,8 @@ pub struct LzipDecoder {
     crc: crc32fast::Hasher,
     data_size: u64,
     member_size: u64,
+    /// Input offset of the current member: the sizes of those before it.
+    member_offset: u64,
     total_out: u64,
     trailer: [u8; member_trailer::V1_LEN],
     failed: Option<LzipError>,
@@ -64,6 +66,7 @@ impl LzipDecoder {
             crc: crc32fast::Hasher::new(),
             data_size: 0,
             member_size: 0,
+            member_offset: 0,
             total_out: 0,
             trailer: [0; member_trailer::V1_LEN],
             failed: None,
@@ -156,7 +159,16 @@ impl LzipDecoder {
                     self.data_size += produced.len() as u64;
                     self.total_out += produced.len() as u64;
                     self.member_size += (input.pos() - in_before) as u64;
-                    match result? {
+                    let offset = self.member_offset;
+                    match result.map_err(|e| match e {
+                        // Corrupt data names its member; limits and
+                        // truncation are the whole input's.
+                        e if e.culprit() == Culprit::Corrupt => LzipError::MemberData {
+                            member_offset: offset,
+                            source: e,
+                        },
+                        e => LzipError::from(e),
+                    })? {
                         // The LZMA decoder takes exactly the stream's bytes
                         // (it holds back only bytes it cannot use yet), so
                         // the trailer starts at the input's position.
@@ -181,8 +193,10 @@ impl LzipDecoder {
                         crc32: std::mem::take(&mut self.crc).finalize(),
                         data_size: self.data_size,
                         member_size: self.member_size,
+                        member_offset: self.member_offset,
                     };
                     member_trailer::check(&self.trailer[..len], self.version, seen)?;
+                    self.member_offset += self.member_size;
                     self.first_member = false;
                     self.state = if self.single_member {
                         State::Done

@@ -248,6 +248,7 @@ impl LzipEncoder {
                         crc32: std::mem::take(&mut self.crc).finalize(),
                         data_size: self.data_size,
                         member_size: self.member_size,
+                        member_offset: 0,
                     });
                     self.member_size -= member_trailer::V1_LEN as u64;
                     self.phase = Phase::Trailer { pos: 0, last };

@@ -22,6 +22,8 @@ pub enum LzipError {
         stored: u32,
         /// CRC32 of the decoded data.
         computed: u32,
+        /// Input offset of the member (its ID string).
+        member_offset: u64,
     },
     /// The decoded size differs from the trailer's data size.
     DataSizeMismatch {
@@ -29,6 +31,8 @@ pub enum LzipError {
         stored: u64,
         /// Bytes decoded.
         decoded: u64,
+        /// Input offset of the member (its ID string).
+        member_offset: u64,
     },
     /// The member's length differs from the trailer's member size.
     MemberSizeMismatch {
@@ -36,13 +40,22 @@ pub enum LzipError {
         stored: u64,
         /// The member's real length.
         actual: u64,
+        /// Input offset of the member (its ID string).
+        member_offset: u64,
     },
     /// The input ended inside a member.
     Truncated,
     /// Listing from the end found no member ending at this offset: the
     /// file is damaged there (decoding it tells where).
     NoMemberEndsAt(u64),
-    /// The LZMA stream is corrupt, or a limit was hit.
+    /// The LZMA data of a member is corrupt (culprit from the LZMA layer).
+    MemberData {
+        /// Input offset of the member (its ID string).
+        member_offset: u64,
+        /// What the LZMA layer found.
+        source: LzmaError,
+    },
+    /// The LZMA layer refused otherwise: a limit was hit, or bad options.
     Lzma(LzmaError),
 }
 
@@ -57,18 +70,34 @@ impl fmt::Display for LzipError {
                 f,
                 "invalid lzip dictionary size byte {b:#04x} (must code 4 KiB to 512 MiB)"
             ),
-            LzipError::CrcMismatch { stored, computed } => write!(
+            LzipError::CrcMismatch {
+                stored,
+                computed,
+                member_offset,
+            } => write!(
                 f,
-                "lzip CRC32 mismatch: the trailer says {stored:08x}, the data has {computed:08x}"
+                "lzip CRC32 mismatch in the member at input offset {member_offset}: the trailer says {stored:08x}, the data has {computed:08x}"
             ),
-            LzipError::DataSizeMismatch { stored, decoded } => write!(
+            LzipError::DataSizeMismatch {
+                stored,
+                decoded,
+                member_offset,
+            } => write!(
                 f,
-                "lzip data size mismatch: the trailer says {stored} bytes, {decoded} were decoded"
+                "lzip data size mismatch in the member at input offset {member_offset}: the trailer says {stored} bytes, {decoded} were decoded"
             ),
-            LzipError::MemberSizeMismatch { stored, actual } => write!(
+            LzipError::MemberSizeMismatch {
+                stored,
+                actual,
+                member_offset,
+            } => write!(
                 f,
-                "lzip member size mismatch: the trailer says {stored} bytes, the member has {actual}"
+                "lzip member size mismatch in the member at input offset {member_offset}: the trailer says {stored} bytes, the member has {actual}"
             ),
+            // Each layer names its own part; the source says what is wrong.
+            LzipError::MemberData { member_offset, .. } => {
+                write!(f, "lzip member data (the member at input offset {member_offset})")
+            }
             LzipError::Truncated => f.write_str("lzip file is truncated"),
             LzipError::NoMemberEndsAt(end) => write!(
                 f,
@@ -84,6 +113,7 @@ impl std::error::Error for LzipError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             LzipError::Lzma(e) => e.source(),
+            LzipError::MemberData { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -100,7 +130,7 @@ impl CoderError for LzipError {
             | LzipError::NoMemberEndsAt(_) => Culprit::Corrupt,
             LzipError::UnsupportedVersion(_) => Culprit::Unsupported,
             LzipError::Truncated => Culprit::Truncated,
-            LzipError::Lzma(e) => e.culprit(),
+            LzipError::Lzma(e) | LzipError::MemberData { source: e, .. } => e.culprit(),
         }
     }
 }

@@ -24,6 +24,8 @@ pub(crate) struct Observed {
     pub data_size: u64,
     /// Header, LZMA stream and trailer.
     pub member_size: u64,
+    /// Where the member starts in the input (for errors).
+    pub member_offset: u64,
 }
 
 /// Checks a trailer (`len(version)` bytes) against what was decoded, in
@@ -34,6 +36,7 @@ pub(crate) fn check(trailer: &[u8], version: u8, seen: Observed) -> Result<(), L
         return Err(LzipError::CrcMismatch {
             stored: crc,
             computed: seen.crc32,
+            member_offset: seen.member_offset,
         });
     }
     let data_size = u64::from_le_bytes(trailer[4..12].try_into().expect("8 bytes"));
@@ -41,6 +44,7 @@ pub(crate) fn check(trailer: &[u8], version: u8, seen: Observed) -> Result<(), L
         return Err(LzipError::DataSizeMismatch {
             stored: data_size,
             decoded: seen.data_size,
+            member_offset: seen.member_offset,
         });
     }
     if version > 0 {
@@ -49,6 +53,7 @@ pub(crate) fn check(trailer: &[u8], version: u8, seen: Observed) -> Result<(), L
             return Err(LzipError::MemberSizeMismatch {
                 stored: member_size,
                 actual: seen.member_size,
+                member_offset: seen.member_offset,
             });
         }
     }

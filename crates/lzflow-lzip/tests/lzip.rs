@@ -499,3 +499,43 @@ fn multi_threaded_members_are_the_single_threaded_bytes_whatever_the_threads() {
     encode_to_end(&mut enc, b"", &mut out, &mut buf).unwrap();
     assert_eq!(out, encode(b"", &options));
 }
+
+#[test]
+fn errors_in_a_member_name_its_input_offset() {
+    let opts = LzipOptions::preset(1).unwrap();
+    let first = encode(&text(50_000, 3), &opts);
+    let second = encode(&text(80_000, 4), &opts);
+    let mut both = first.clone();
+    both.extend_from_slice(&second);
+    // A byte in the middle of the second member's LZMA data: corrupt data
+    // or a wrong CRC, either way naming the second member.
+    let mut bad = both.clone();
+    bad[first.len() + second.len() / 2] ^= 0x10;
+    let (_, res, _) = decode(&bad);
+    let e = res.unwrap_err();
+    let at = match &e {
+        LzipError::MemberData { member_offset, .. } => *member_offset,
+        LzipError::CrcMismatch { member_offset, .. } => *member_offset,
+        e => panic!("{e:?}"),
+    };
+    assert_eq!(at, first.len() as u64);
+    assert!(
+        e.to_string()
+            .contains(&format!("at input offset {}", first.len())),
+        "{e}"
+    );
+    // The first member's own trailer: its CRC, at offset 0.
+    let mut bad = both.clone();
+    bad[first.len() - 20] ^= 1;
+    let (_, res, _) = decode(&bad);
+    assert!(
+        matches!(
+            res,
+            Err(LzipError::CrcMismatch {
+                member_offset: 0,
+                ..
+            })
+        ),
+        "{res:?}"
+    );
+}
