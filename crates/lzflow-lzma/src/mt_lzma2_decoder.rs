@@ -35,19 +35,20 @@ const IN_FLIGHT_PER_THREAD: usize = 4;
 /// beside the decoding.
 const MIN_SEGMENT: u64 = 1 << 20;
 
-/// What the scanner found in the bytes it was shown.
+/// What the scanner found in the bytes it was shown; the count it returns
+/// with it is where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Event {
     /// All of them are inside the current segment.
     More,
-    /// A dictionary reset starts at `at` (the bytes before it belong to
+    /// A dictionary reset starts after the counted bytes (which belong to
     /// the current segment).
-    Reset { at: usize },
-    /// The end byte is the last of the first `at` bytes.
-    End { at: usize },
+    Reset,
+    /// The end byte is the last of the counted bytes.
+    End,
     /// A control byte the format does not have, or a chunk before any
-    /// dictionary reset, at `at`.
-    Bad { at: usize },
+    /// dictionary reset, right after the counted bytes.
+    Bad,
 }
 
 /// Reads chunk headers, skipping chunk data, across input splits.
@@ -95,15 +96,15 @@ impl Scanner {
                 let control = data[at];
                 let reset = control == 0x01 || control >= 0xE0;
                 match control {
-                    0x00 => return (at + 1, Event::End { at: at + 1 }),
-                    0x03..=0x7F => return (at, Event::Bad { at }),
-                    _ if !reset && !self.started => return (at, Event::Bad { at }),
+                    0x00 => return (at + 1, Event::End),
+                    0x03..=0x7F => return (at, Event::Bad),
+                    _ if !reset && !self.started => return (at, Event::Bad),
                     _ if reset && self.started && self.need == 0 => {
                         // Reported once: the caller cuts here and scans on
                         // with `need` set, so this byte then starts the
                         // next segment.
                         self.need = 1;
-                        return (at, Event::Reset { at });
+                        return (at, Event::Reset);
                     }
                     _ => {}
                 }
@@ -259,7 +260,6 @@ pub struct MtLzma2Decoder {
     inline: Option<Box<Lzma2Decoder>>,
     dict_size: u32,
     opts: DecoderOptions,
-    limits: Limits,
     /// Declared decoded size of the whole stream, if known.
     size: Option<u64>,
     min_segment: u64,
@@ -275,7 +275,8 @@ pub struct MtLzma2Decoder {
 impl MtLzma2Decoder {
     /// A decoder for a dictionary of `dict_size` bytes on `threads`
     /// threads (0: one per CPU), with at most `budget` bytes of segments
-    /// in flight; non-blocking when `opts` has a readiness handle. Checks `opts.limits.memory` against one decoder's
+    /// in flight; non-blocking when `opts` has a readiness handle. Checks
+    /// `opts.limits.memory` against one decoder's
     /// [`Lzma2Decoder::memory_usage`] (each thread's decoder is that size
     /// at most).
     pub fn new(
@@ -316,7 +317,6 @@ impl MtLzma2Decoder {
             inline: None,
             dict_size,
             opts: opts.clone(),
-            limits: opts.limits,
             size: None,
             min_segment: MIN_SEGMENT,
             end_byte_optional: false,
@@ -372,7 +372,7 @@ impl MtLzma2Decoder {
         let Some((out, pos, error)) = &mut self.current else {
             return Ok(true);
         };
-        let left = self.limits.output.saturating_sub(self.produced);
+        let left = self.opts.limits.output.saturating_sub(self.produced);
         let end = out.len().min(*pos + clamp(left));
         let n = output.push(&out[*pos..end]);
         *pos += n;
@@ -380,7 +380,7 @@ impl MtLzma2Decoder {
         if *pos < out.len() {
             if end == *pos && n == 0 {
                 return Err(LimitExceeded::Output {
-                    limit: self.limits.output,
+                    limit: self.opts.limits.output,
                 }
                 .into());
             }
@@ -425,7 +425,7 @@ impl MtLzma2Decoder {
             limits: Limits {
                 // Checked in `new`.
                 memory: u64::MAX,
-                output: self.limits.output.saturating_sub(self.planned),
+                output: self.opts.limits.output.saturating_sub(self.planned),
             },
             ..self.opts.clone()
         };
@@ -473,9 +473,9 @@ impl MtLzma2Decoder {
             input.advance(took);
             if r.is_ok() && took == n {
                 match event {
-                    Event::Reset { .. } => back_to_workers = true,
-                    Event::Bad { .. } => *to_end = true,
-                    Event::More | Event::End { .. } => {}
+                    Event::Reset => back_to_workers = true,
+                    Event::Bad => *to_end = true,
+                    Event::More | Event::End => {}
                 }
             }
             r
@@ -588,15 +588,15 @@ impl MtLzma2Decoder {
                             self.go_inline(false)?
                         }
                         Event::More => return Ok(Progress::NeedInput),
-                        Event::Bad { .. } => self.go_inline(true)?,
+                        Event::Bad => self.go_inline(true)?,
                         // The first reset, after an inline segment: it
                         // starts the segment (the scanner takes it next).
                         // A small segment takes the next piece too.
-                        Event::Reset { .. }
+                        Event::Reset
                             if self.segment.is_empty()
                                 || self.scanner.unpacked < self.min_segment => {}
-                        Event::Reset { .. } => self.cut = true,
-                        Event::End { .. } => {
+                        Event::Reset => self.cut = true,
+                        Event::End => {
                             self.cut = true;
                             self.ends = true;
                         }
