@@ -37,9 +37,7 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> ::tokio::io::A
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        let core = &mut self.get_mut().core;
-        std::task::ready!(core.poll_end_file(cx))?;
-        core.poll_flush(cx).map_err(Into::into)
+        self.get_mut().core.poll_shutdown(cx).map_err(Into::into)
     }
 }
 

@@ -285,6 +285,14 @@ impl<S: PollSink> PollWriter<S> {
         Poll::Ready(Ok(()))
     }
 
+    /// Ends the file begun by [`begin_file`](Self::begin_file) and flushes
+    /// the sink: what a face's `AsyncWrite` shutdown does (the archive
+    /// goes on; `finish` ends it).
+    pub fn poll_shutdown(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), SevenZError>> {
+        ready!(self.poll_end_file(cx))?;
+        self.poll_flush(cx)
+    }
+
     /// [`poll_end_file`](Self::poll_end_file) as a future.
     pub async fn end_file(&mut self) -> Result<(), SevenZError> {
         poll_fn(|cx| self.poll_end_file(cx)).await
