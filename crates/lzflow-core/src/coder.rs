@@ -39,6 +39,40 @@ pub trait Decode {
     ) -> Result<Progress, Self::Error>;
 }
 
+/// The coder contract's "after an error the coder stays failed": a coder
+/// keeps its first error here and gives it back on every later call.
+#[derive(Debug, Clone)]
+pub struct Sticky<E>(Option<E>);
+
+impl<E> Default for Sticky<E> {
+    fn default() -> Self {
+        Sticky(None)
+    }
+}
+
+impl<E: Clone> Sticky<E> {
+    /// `Err` with the kept error once there is one.
+    pub fn check(&self) -> Result<(), E> {
+        match &self.0 {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Passes `r` on, keeping its error if it is the first.
+    pub fn record<T>(&mut self, r: Result<T, E>) -> Result<T, E> {
+        if let (Err(e), None) = (&r, &self.0) {
+            self.0 = Some(e.clone());
+        }
+        r
+    }
+
+    /// Forgets the error (a coder reset for a new stream).
+    pub fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
 /// A sans-I/O encoder; mirrors [`Decode`].
 pub trait Encode {
     /// The layer's error type.
@@ -204,5 +238,22 @@ where
     }
     fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, E> {
         self.inner.finish(output).map_err(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod sticky_tests {
+    use super::Sticky;
+
+    #[test]
+    fn the_first_error_comes_back_until_cleared() {
+        let mut s = Sticky::<&str>::default();
+        assert_eq!(s.check(), Ok(()));
+        assert_eq!(s.record(Ok::<u8, _>(1)), Ok(1));
+        assert_eq!(s.record(Err::<u8, _>("first")), Err("first"));
+        assert_eq!(s.record(Err::<u8, _>("second")), Err("second"));
+        assert_eq!(s.check(), Err("first"));
+        s.clear();
+        assert_eq!(s.check(), Ok(()));
     }
 }

@@ -37,7 +37,9 @@ mod ready;
 pub mod source;
 
 pub use buf::{InBuf, OutBuf};
-pub use coder::{encode_input, encode_to_end, finish_output, Decode, Encode, ErrInto, Progress};
+pub use coder::{
+    encode_input, encode_to_end, finish_output, Decode, Encode, ErrInto, Progress, Sticky,
+};
 pub use error::{error_chain_text, into_io_error, CoderError, Culprit, LimitExceeded};
 pub use huge_pages::advise_huge_pages;
 pub use limits::Limits;

@@ -1,7 +1,7 @@
 //! The lzip decoder: members one after another, then trailing data is left
 //! alone exactly where xz-utils leaves it.
 
-use lzflow_core::{CoderError, Culprit, Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{CoderError, Culprit, Decode, InBuf, OutBuf, Progress, Sticky};
 use lzflow_lzma::{DecoderOptions, LzmaDecoder, LzmaProps};
 
 use crate::member_header::{MemberHeader, HEADER_LEN, MAGIC};
@@ -47,7 +47,7 @@ pub struct LzipDecoder {
     member_offset: u64,
     total_out: u64,
     trailer: [u8; member_trailer::V1_LEN],
-    failed: Option<LzipError>,
+    failed: Sticky<LzipError>,
 }
 
 impl LzipDecoder {
@@ -69,7 +69,7 @@ impl LzipDecoder {
             member_offset: 0,
             total_out: 0,
             trailer: [0; member_trailer::V1_LEN],
-            failed: None,
+            failed: Sticky::default(),
         }
     }
 
@@ -218,13 +218,8 @@ impl Decode for LzipDecoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, LzipError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
+        self.failed.check()?;
         let r = self.step(input, output);
-        if let Err(e) = &r {
-            self.failed = Some(e.clone());
-        }
-        r
+        self.failed.record(r)
     }
 }

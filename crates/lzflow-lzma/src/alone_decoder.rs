@@ -1,6 +1,6 @@
 //! The .lzma (LZMA-alone) container decoder.
 
-use lzflow_core::{Decode, InBuf, OutBuf, Progress};
+use lzflow_core::{Decode, InBuf, OutBuf, Progress, Sticky};
 
 use crate::lzma_decoder::need_input;
 use crate::{DecoderOptions, LzmaDecoder, LzmaError, LzmaProps};
@@ -17,7 +17,7 @@ pub struct AloneDecoder {
     header: [u8; HEADER_LEN],
     have: usize,
     inner: Option<LzmaDecoder>,
-    failed: Option<LzmaError>,
+    failed: Sticky<LzmaError>,
 }
 
 impl AloneDecoder {
@@ -29,7 +29,7 @@ impl AloneDecoder {
             header: [0; HEADER_LEN],
             have: 0,
             inner: None,
-            failed: None,
+            failed: Sticky::default(),
         }
     }
 
@@ -78,13 +78,8 @@ impl Decode for AloneDecoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, LzmaError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
+        self.failed.check()?;
         let r = self.step(input, output);
-        if let Err(e) = &r {
-            self.failed = Some(e.clone());
-        }
-        r
+        self.failed.record(r)
     }
 }

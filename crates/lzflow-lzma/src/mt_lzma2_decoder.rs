@@ -21,7 +21,9 @@
 use std::collections::VecDeque;
 
 use lzflow_core::parallel::{OrderedPool, PieceWorker, WorkerDied};
-use lzflow_core::{Decode, InBuf, Lease, LimitExceeded, Limits, OutBuf, Progress, Readiness};
+use lzflow_core::{
+    Decode, InBuf, Lease, LimitExceeded, Limits, OutBuf, Progress, Readiness, Sticky,
+};
 
 use crate::{DecoderOptions, Lzma2Decoder, LzmaError};
 
@@ -269,7 +271,7 @@ pub struct MtLzma2Decoder {
     /// Output of everything submitted or decoded so far (handed out or
     /// not).
     planned: u64,
-    failed: Option<LzmaError>,
+    failed: Sticky<LzmaError>,
 }
 
 impl MtLzma2Decoder {
@@ -322,7 +324,7 @@ impl MtLzma2Decoder {
             end_byte_optional: false,
             produced: 0,
             planned: 0,
-            failed: None,
+            failed: Sticky::default(),
         })
     }
 
@@ -615,14 +617,9 @@ impl Decode for MtLzma2Decoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, LzmaError> {
-        if let Some(e) = &self.failed {
-            return Err(e.clone());
-        }
+        self.failed.check()?;
         let r = self.step(input, output);
-        if let Err(e) = &r {
-            self.failed = Some(e.clone());
-        }
-        r
+        self.failed.record(r)
     }
 }
 

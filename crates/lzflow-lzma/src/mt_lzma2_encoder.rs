@@ -10,7 +10,7 @@
 //! several dictionaries long ([`MtLzma2Encoder::default_piece_size`]).
 
 use lzflow_core::parallel::{ParallelEncoder, PieceEncoder};
-use lzflow_core::{encode_to_end, Encode, InBuf, Lease, OutBuf, Pool, Progress};
+use lzflow_core::{encode_to_end, Encode, InBuf, Lease, OutBuf, Pool, Progress, Sticky};
 
 use crate::{Lzma2Encoder, LzmaError, LzmaOptions};
 
@@ -73,7 +73,7 @@ pub struct MtLzma2Encoder {
     threads: usize,
     piece_size: usize,
     phase: Phase,
-    error: Option<LzmaError>,
+    error: Sticky<LzmaError>,
 }
 
 impl std::fmt::Debug for MtLzma2Encoder {
@@ -110,7 +110,7 @@ impl MtLzma2Encoder {
             threads,
             piece_size,
             phase: Phase::Running,
-            error: None,
+            error: Sticky::default(),
         })
     }
 
@@ -131,7 +131,7 @@ impl MtLzma2Encoder {
     pub fn reset(&mut self) {
         self.pieces = ParallelEncoder::new(self.opts, self.threads, self.piece_size as u64);
         self.phase = Phase::Running;
-        self.error = None;
+        self.error.clear();
     }
 
     fn finish_inner(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
@@ -149,20 +149,6 @@ impl MtLzma2Encoder {
         }
         Ok(Progress::StreamEnd)
     }
-
-    fn sticky<T>(&mut self, r: Result<T, LzmaError>) -> Result<T, LzmaError> {
-        if let Err(e) = &r {
-            self.error = Some(e.clone());
-        }
-        r
-    }
-
-    fn check_error(&self) -> Result<(), LzmaError> {
-        match &self.error {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
-        }
-    }
 }
 
 impl Encode for MtLzma2Encoder {
@@ -173,25 +159,25 @@ impl Encode for MtLzma2Encoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, LzmaError> {
-        self.check_error()?;
+        self.error.check()?;
         if self.phase != Phase::Running {
             return Err(LzmaError::Usage("encode() called after finish()"));
         }
         let r = self.pieces.encode(input, output, &mut |()| {});
-        self.sticky(r)
+        self.error.record(r)
     }
 
     /// Ends the current piece and writes everything compressed so far
     /// (waiting for the workers). The next input starts a new piece.
     fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        self.check_error()?;
+        self.error.check()?;
         let r = self.pieces.flush_step(output, &mut |()| {});
-        self.sticky(r)
+        self.error.record(r)
     }
 
     fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, LzmaError> {
-        self.check_error()?;
+        self.error.check()?;
         let r = self.finish_inner(output);
-        self.sticky(r)
+        self.error.record(r)
     }
 }
