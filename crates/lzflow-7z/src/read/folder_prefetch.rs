@@ -23,6 +23,7 @@ use lzflow_core::{Lease, Pool};
 
 use crate::read::archive_index::ArchiveIndex;
 use crate::read::coder_graph::{FolderDecoder, FolderStep};
+use crate::read::poll_archive::{read_full, seek};
 use crate::SevenZError;
 
 /// Bytes of folders in flight (packed plus decoded), at most.
@@ -214,21 +215,10 @@ impl Prefetch {
 /// Reads `size` bytes at `offset`; `None` if the source cannot give them
 /// (the walk then reads there itself and reports it).
 async fn read_at<S: PollSource>(src: &mut S, offset: u64, size: u64) -> Option<Lease<u8>> {
-    let at = poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(offset)))
-        .await
-        .ok()?;
-    if at != offset {
+    if seek(src, SeekFrom::Start(offset)).await.ok()? != offset {
         return None;
     }
-    let size = usize::try_from(size).ok()?;
-    let mut buf = Pool::<u8>::global().lease_any(size);
-    let mut n = 0;
-    while n < size {
-        let k = poll_fn(|cx| src.poll_read(cx, &mut buf[n..])).await.ok()?;
-        if k == 0 {
-            return None;
-        }
-        n += k;
-    }
-    Some(buf)
+    let mut buf = Pool::<u8>::global().lease_any(usize::try_from(size).ok()?);
+    let n = read_full(src, &mut buf).await.ok()?;
+    (n == buf.len()).then_some(buf)
 }

@@ -27,12 +27,12 @@ use lzflow_core::Lease;
 /// allocates nothing for it.
 const SKIP_CHUNK: usize = 4096;
 
-async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
+pub(crate) async fn seek<S: PollSource>(src: &mut S, pos: SeekFrom) -> io::Result<u64> {
     poll_fn(|cx| src.poll_seek(cx, pos)).await
 }
 
 /// Reads until `buf` is full or the source ends.
-async fn read_full<S: PollSource>(src: &mut S, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) async fn read_full<S: PollSource>(src: &mut S, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         let k = poll_fn(|cx| src.poll_read(cx, &mut buf[n..])).await?;
