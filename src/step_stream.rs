@@ -2,11 +2,14 @@
 //! gives it back with an item: how an archive's lending cursor becomes a
 //! stream of owned items (7z's `into_entries`, the zip stream reader's).
 
-use std::future::Future;
+use std::future::{poll_fn, Future};
+use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use bytes::Bytes;
 use futures_core::Stream;
+use lzflow_core::LimitExceeded;
 
 /// A step in flight: it owns the state until it gives it back.
 pub(crate) type Step<T, X, E> = Pin<Box<dyn Future<Output = (T, Option<Result<X, E>>)> + Send>>;
@@ -58,5 +61,27 @@ impl<T, X, E> Stream for StepStream<T, X, E> {
                 State::Done => return Poll::Ready(None),
             }
         }
+    }
+}
+
+/// Reads an entry's data whole through `poll_read` (`Ok(0)` at its end),
+/// with `hint` bytes reserved first; more than `max` bytes is
+/// [`LimitExceeded::Output`].
+pub(crate) async fn read_whole<E: From<io::Error> + From<LimitExceeded>>(
+    mut poll_read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<io::Result<usize>>,
+    max: u64,
+    hint: usize,
+) -> Result<Bytes, E> {
+    let mut data = Vec::with_capacity(hint);
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        let n = poll_fn(|cx| poll_read(cx, &mut buf)).await?;
+        if n == 0 {
+            return Ok(Bytes::from(data));
+        }
+        if (data.len() + n) as u64 > max {
+            return Err(LimitExceeded::Output { limit: max }.into());
+        }
+        data.extend_from_slice(&buf[..n]);
     }
 }

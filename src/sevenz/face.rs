@@ -4,7 +4,6 @@
 //! `AsyncRead` impls is written once, here, over the one reading core
 //! ([`PollArchive`]).
 
-use std::future::poll_fn;
 use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -19,7 +18,7 @@ use lzflow_core::source::{Adapter, PollRead, PollSource};
 use lzflow_core::LimitExceeded;
 
 use super::AsyncSpooled;
-use crate::step_stream::StepStream;
+use crate::step_stream::{read_whole, StepStream};
 
 /// A 7z archive over an async source; see the runtime modules for the
 /// constructors (`lzflow::sevenz::AsyncArchive` for tokio,
@@ -196,19 +195,9 @@ async fn next_owned<S: PollSource>(
     }
     // The size is the header's, checked against the cap above; the data
     // must match it (the CRC check ends a longer or shorter entry).
-    let mut data = Vec::with_capacity(entry.size as usize);
-    let mut buf = [0u8; 16 << 10];
-    loop {
-        let n = poll_fn(|cx| entries.poll_read(cx, &mut buf)).await?;
-        if n == 0 {
-            break;
-        }
-        if (data.len() + n) as u64 > max {
-            return Err(LimitExceeded::Output { limit: max }.into());
-        }
-        data.extend_from_slice(&buf[..n]);
-    }
-    Ok(Some((entry, Bytes::from(data))))
+    let hint = entry.size as usize;
+    let data = read_whole::<SevenZError>(|cx, buf| entries.poll_read(cx, buf), max, hint).await?;
+    Ok(Some((entry, data)))
 }
 
 /// Reads one entry's data (from [`AsyncArchive::reader`]); ends with an

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use futures_core::Stream;
 use lzflow_core::source::{Adapter, PollSource};
 
-use crate::step_stream::StepStream;
+use crate::step_stream::{read_whole, StepStream};
 use lzflow_zip::{CentralDirectory, PollZipArchive, PollZipEntryReader, ZipError, ZipOptions};
 
 /// A zip archive over an async seekable source.
@@ -236,12 +236,11 @@ async fn next_streamed<S: lzflow_core::source::PollRead>(
     core: &mut lzflow_zip::PollZipStream<S>,
     max: u64,
 ) -> Result<Option<StreamedEntry>, ZipError> {
-    let over = || ZipError::from(lzflow_core::LimitExceeded::Output { limit: max });
     let Some(local) = core.next_entry().await? else {
         return Ok(None);
     };
     if local.size().is_some_and(|n| n > max) {
-        return Err(over());
+        return Err(lzflow_core::LimitExceeded::Output { limit: max }.into());
     }
     let mut entry = StreamedEntry {
         name: local.name().into_owned(),
@@ -251,19 +250,7 @@ async fn next_streamed<S: lzflow_core::source::PollRead>(
         offset: local.offset(),
         data: Bytes::new(),
     };
-    let mut data = Vec::new();
-    let mut buf = [0u8; 16 << 10];
-    loop {
-        let n = std::future::poll_fn(|cx| core.poll_read(cx, &mut buf)).await?;
-        if n == 0 {
-            break;
-        }
-        if (data.len() + n) as u64 > max {
-            return Err(over());
-        }
-        data.extend_from_slice(&buf[..n]);
-    }
-    entry.data = Bytes::from(data);
+    entry.data = read_whole::<ZipError>(|cx, buf| core.poll_read(cx, buf), max, 0).await?;
     Ok(Some(entry))
 }
 
