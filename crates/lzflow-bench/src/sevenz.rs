@@ -308,6 +308,33 @@ fn print_rows(
     }
 }
 
+/// Runs `entrants` (each must extract `total` bytes) and prints their
+/// rows under `title`, the first one the ratios' baseline.
+fn extraction_rows(
+    title: &str,
+    entrants: &[Entrant],
+    labels: &[&str],
+    total: u64,
+    rounds: usize,
+) -> io::Result<()> {
+    let results = interleave(
+        entrants,
+        rounds,
+        |_| Ok(()),
+        |_, c| {
+            if c.external || c.out_bytes == total {
+                Ok(())
+            } else {
+                Err(format!("wrong size {} (want {total})", c.out_bytes))
+            }
+        },
+    )?;
+    println!("{title}");
+    print_header("extract (discard)");
+    print_rows(labels, &results, 0, total);
+    Ok(())
+}
+
 /// One extraction table: `base` first (the ratios' baseline), then every
 /// lzflow face (open and walk, then the walk alone), sevenz-rust2 and 7zz.
 fn extraction_table(
@@ -357,22 +384,7 @@ fn extraction_table(
         "7zz t",
         "7zz x -so >/dev/null",
     ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |_| Ok(()),
-        |_, c| {
-            if c.external || c.out_bytes == total {
-                Ok(())
-            } else {
-                Err(format!("wrong size {} (want {total})", c.out_bytes))
-            }
-        },
-    )?;
-    println!("{title}");
-    print_header("extract (discard)");
-    print_rows(&labels, &results, 0, total);
-    Ok(())
+    extraction_rows(title, &entrants, &labels, total, rounds)
 }
 
 /// Prints the extraction tables and the key-derivation table.
@@ -512,22 +524,7 @@ fn threads_table(title: &str, dir: &Path, arc: &Path, total: u64, rounds: usize)
         "7zz t -mmt=1",
         "7zz t -mmt=2",
     ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |_| Ok(()),
-        |_, c| {
-            if c.external || c.out_bytes == total {
-                Ok(())
-            } else {
-                Err(format!("wrong size {} (want {total})", c.out_bytes))
-            }
-        },
-    )?;
-    println!("{title}");
-    print_header("extract (discard)");
-    print_rows(&labels, &results, 0, total);
-    Ok(())
+    extraction_rows(title, &entrants, &labels, total, rounds)
 }
 
 /// The second `7z-mt` table: a non-solid archive of 2,000 files (one
