@@ -182,3 +182,43 @@ fn damaged_folders_give_the_same_entries_and_error_on_threads() {
         assert!(got.0 == want.0, "byte {at}: entries differ");
     }
 }
+
+#[test]
+fn a_later_folder_over_the_memory_limit_fails_where_one_thread_fails() {
+    // Small files first (their dictionaries fit the limit), then one whose
+    // dictionary does not: the walk delivers the small ones, then fails.
+    let mut rng = Rng::new(41);
+    let opts = WriterOptions::default()
+        .with_level(5)
+        .with_solid(Solid::Files(1));
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    for i in 0..3 {
+        w.add_file(
+            &format!("s{i}"),
+            &text(&mut rng, 2_000)[..],
+            EntryMeta::default(),
+        )
+        .unwrap();
+    }
+    w.add_file("big", &text(&mut rng, 3_000_000)[..], EntryMeta::default())
+        .unwrap();
+    let archive = w.finish().unwrap().into_inner();
+    let limited = |threads| {
+        ArchiveOptions::default()
+            .with_threads(threads)
+            .with_limits(lzflow_core::Limits::NONE.with_memory(1 << 20))
+    };
+    let walk_with = |opts: ArchiveOptions| {
+        let mut a = Archive::open_with(Cursor::new(&archive), opts).unwrap();
+        let mut names = Vec::new();
+        let end = a.for_each_entry(|e, r| {
+            names.push(e.name.clone());
+            std::io::copy(r, &mut std::io::sink()).map(|_| ())
+        });
+        (names, format!("{end:?}"))
+    };
+    let want = walk_with(limited(1));
+    assert_eq!(want.0, ["s0", "s1", "s2"], "{}", want.1);
+    assert!(want.1.contains("Limit"), "{}", want.1);
+    assert_eq!(walk_with(limited(3)), want);
+}

@@ -472,6 +472,14 @@ impl ArchiveIndex {
             .map_or(0, |s| s.iter().fold(0u64, |a, &b| a.saturating_add(b)))
     }
 
+    /// Bytes `folder` decodes to.
+    pub fn folder_unpack_size(&self, folder: usize) -> u64 {
+        self.streams
+            .folders
+            .get(folder)
+            .map_or(0, |f| f.unpack_size())
+    }
+
     /// The coders of `folder` for display, in stored order, e.g.
     /// `LZMA2:96k 7zAES` (dictionary sizes after a colon).
     pub fn folder_method(&self, folder: usize) -> String {

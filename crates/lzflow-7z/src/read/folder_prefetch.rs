@@ -142,40 +142,49 @@ impl Prefetch {
     /// Submits the folders after `current` (and `current` itself, the
     /// first time) while they fit: reads their packed bytes from `src`.
     /// A folder too large for the budget is left for the walk; one whose
-    /// packed bytes cannot be read is too, and so is every folder after
-    /// it (the walk meets the error where one thread would).
+    /// decoder cannot be made or whose packed bytes cannot be read is too,
+    /// and so is every folder after it (the walk meets the error where one
+    /// thread would).
     pub(crate) async fn fill<S: PollSource>(
         &mut self,
         src: &mut S,
         index: &ArchiveIndex,
         current: usize,
-    ) -> Result<(), SevenZError> {
+    ) {
         while let Some(&fi) = self.order.get(self.next) {
             if fi < current {
                 self.next += 1;
                 continue;
             }
             if self.queued.len() >= IN_FLIGHT_PER_THREAD * self.pool.threads() {
-                return Ok(());
+                return;
             }
-            let dec = index.folder_decoder_with_threads(fi, 1)?;
-            let (offsets, sizes) = dec.pack_ranges();
-            let packed: u64 = sizes.iter().sum();
-            let cost = packed.saturating_add(dec.unpack_size());
+            let cost = index
+                .folder_packed_size(fi)
+                .saturating_add(index.folder_unpack_size(fi));
             if cost > BUDGET {
                 self.next += 1;
                 continue;
             }
             if !self.queued.is_empty() && self.in_flight + cost > BUDGET {
-                return Ok(());
+                return;
             }
+            // A folder whose decoder cannot be made (an unsupported method,
+            // a memory limit) is left for the walk, as are those after it:
+            // the walk reports it where one thread would, after the entries
+            // before it.
+            let Ok(dec) = index.folder_decoder_with_threads(fi, 1) else {
+                self.next = self.order.len();
+                return;
+            };
+            let (offsets, sizes) = dec.pack_ranges();
             let mut packs = Vec::with_capacity(offsets.len());
             for (&offset, &size) in offsets.iter().zip(sizes) {
                 match read_at(src, offset, size).await {
                     Some(bytes) => packs.push((offset, bytes)),
                     None => {
                         self.next = self.order.len();
-                        return Ok(());
+                        return;
                     }
                 }
             }
@@ -184,7 +193,6 @@ impl Prefetch {
             self.in_flight += cost;
             self.next += 1;
         }
-        Ok(())
     }
 
     /// Folder `fi` decoded by a worker (waiting for it), if it was

@@ -508,7 +508,7 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
                 }
                 let mut decoded = None;
                 if let Some(p) = &mut self.prefetch {
-                    p.fill(self.src, index, fi).await?;
+                    p.fill(self.src, index, fi).await;
                     decoded = p.take(fi).await?;
                 }
                 let pump = match decoded {
