@@ -63,11 +63,12 @@
 //! ```
 
 pub use lzflow_zip::{
-    set_idle_decompressors, AesStrength, CentralDirectory, CentralEntry, DirectoryLocator,
-    Encryption, EntryKind, EntryOptions, ExtractOptions, LocalEntry, PollZipArchive,
-    PollZipEntryReader, PollZipStream, PollZipWriter, WriteMethod, ZipArchive, ZipEntryReader,
-    ZipError, ZipOptions, ZipStreamEntry, ZipStreamReader, ZipWriter, ZipWriterOptions,
-    DEFAULT_IDLE_DECOMPRESSORS, HOLD, MAX_LOOK_AHEAD, STORE_CHECK_LIMIT,
+    set_idle_decompressors, AesStrength, CentralDirectory, CentralDirectoryLocation,
+    CentralDirectoryReader, CentralEntry, DirectoryLocator, Encryption, EntryKind, EntryOptions,
+    ExtractOptions, LocalEntry, PollCentralDirectoryReader, PollZipArchive, PollZipEntryReader,
+    PollZipStream, PollZipWriter, WriteMethod, ZipArchive, ZipEntryReader, ZipError, ZipOptions,
+    ZipStreamEntry, ZipStreamReader, ZipWriter, ZipWriterOptions, DEFAULT_IDLE_DECOMPRESSORS, HOLD,
+    MAX_LOOK_AHEAD, STORE_CHECK_LIMIT,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
@@ -85,8 +86,8 @@ mod tokio_face;
 
 #[cfg(feature = "tokio")]
 pub use self::tokio_face::{
-    AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry, AsyncZipStreamReader,
-    AsyncZipWriter, ZipEntryStream,
+    AsyncCentralDirectoryReader, AsyncZipArchive, AsyncZipEntryReader, AsyncZipStreamEntry,
+    AsyncZipStreamReader, AsyncZipWriter, ZipEntryStream,
 };
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 pub use face::StreamedEntry;

@@ -12,7 +12,10 @@ use futures_core::Stream;
 use lzflow_core::source::{Adapter, PollSource};
 
 use crate::step_stream::{read_whole, StepStream};
-use lzflow_zip::{CentralDirectory, PollZipArchive, PollZipEntryReader, ZipError, ZipOptions};
+use lzflow_zip::{
+    CentralDirectory, CentralDirectoryLocation, CentralEntry, PollCentralDirectoryReader,
+    PollZipArchive, PollZipEntryReader, ZipError, ZipOptions,
+};
 
 /// A zip archive over an async seekable source.
 #[derive(Debug)]
@@ -85,6 +88,51 @@ impl<S: PollSource> AsyncZipArchive<S> {
             .find(name.as_bytes())
             .ok_or(ZipError::NoSuchEntry)?;
         self.reader(index).await
+    }
+}
+
+/// The entries of an archive over an async seekable source, listed from
+/// its central directory one at a time without holding the directory (the
+/// async face of [`CentralDirectoryReader`](lzflow_zip::CentralDirectoryReader):
+/// one 64 KiB window whatever the entry count, each record checked as
+/// [`AsyncZipArchive`] checks it).
+#[derive(Debug)]
+pub struct AsyncCentralDirectoryReader<S> {
+    core: PollCentralDirectoryReader<S>,
+}
+
+impl<S: PollSource + Adapter> AsyncCentralDirectoryReader<S> {
+    /// Opens the directory with default options (their caps on its size
+    /// and entry count apply).
+    pub async fn open(reader: S::Inner) -> Result<Self, ZipError> {
+        Self::open_with(reader, &ZipOptions::new()).await
+    }
+
+    /// Opens the directory: finds it through the end record and checks its
+    /// size and entry count against `options`.
+    pub async fn open_with(reader: S::Inner, options: &ZipOptions) -> Result<Self, ZipError> {
+        let core = PollCentralDirectoryReader::open(S::new(reader), options).await?;
+        Ok(AsyncCentralDirectoryReader { core })
+    }
+
+    /// Gives back the source.
+    pub fn into_inner(self) -> S::Inner {
+        self.core.into_source().into_inner()
+    }
+}
+
+impl<S: PollSource> AsyncCentralDirectoryReader<S> {
+    /// The directory's place, entry count and the archive comment, from
+    /// the end record.
+    pub fn location(&self) -> &CentralDirectoryLocation {
+        self.core.location()
+    }
+
+    /// The next entry, `None` after the last. Cancellation-safe: what a
+    /// call has read is kept in the window before it can be dropped, so the
+    /// next call goes on from there.
+    pub async fn next_entry(&mut self) -> Result<Option<CentralEntry<'_>>, ZipError> {
+        self.core.next_entry().await
     }
 }
 

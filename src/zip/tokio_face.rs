@@ -20,6 +20,9 @@ pub type AsyncZipStreamEntry<'a, R> = face::AsyncZipStreamEntry<'a, TokioSource<
 /// The owned stream of entries and their data
 /// ([`AsyncZipStreamReader::into_entries`]).
 pub type ZipEntryStream<R> = face::ZipEntryStream<TokioSource<R>>;
+/// The entries of an archive listed from its central directory one at a
+/// time, without holding the directory.
+pub type AsyncCentralDirectoryReader<R> = face::AsyncCentralDirectoryReader<TokioSource<R>>;
 /// Reads one entry's data (from [`AsyncZipArchive::reader`]).
 pub type AsyncZipEntryReader<'a, R> = face::AsyncZipEntryReader<'a, TokioSource<R>>;
 

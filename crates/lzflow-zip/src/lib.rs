@@ -18,10 +18,12 @@
 //! decompression and checks as one decoder; `poll_archive`, the reading
 //! core ([`PollZipArchive`]); `descriptor_scan`, where a Stored entry
 //! with a data descriptor ends; `poll_stream`, the forward-only core
-//! ([`PollZipStream`]); `extract`, the one extraction walk of each core
-//! under the rules every lzflow container shares; `archive` and
-//! `stream_reader`, their std faces ([`ZipArchive`],
-//! [`ZipStreamReader`]);
+//! ([`PollZipStream`]); `poll_directory`, the listing core that streams
+//! the central directory through one window
+//! ([`PollCentralDirectoryReader`]); `extract`, the one extraction walk of
+//! each core under the rules every lzflow container shares; `archive`,
+//! `stream_reader` and `directory_reader`, their std faces
+//! ([`ZipArchive`], [`ZipStreamReader`], [`CentralDirectoryReader`]);
 //! `zip_options`, the password and limits.
 //!
 //! `write/`: the same records as written (`local_file_header`,
@@ -47,11 +49,13 @@ pub use lzflow_methods::{set_idle_decompressors, DEFAULT_IDLE_DECOMPRESSORS};
 pub use read::archive::{ZipArchive, ZipEntryReader};
 pub use read::central_directory::{CentralDirectory, CentralEntry};
 pub use read::data_descriptor::DataDescriptor;
+pub use read::directory_reader::CentralDirectoryReader;
 pub use read::dos_time::DosDateTime;
 pub use read::end_of_central_directory::{CentralDirectoryLocation, DirectoryLocator};
 pub use read::extra_field::{AesExtra, AesVendorVersion, ExtraField, ExtraFields};
 pub use read::local_file_header::LocalFileHeader;
 pub use read::poll_archive::{PollZipArchive, PollZipEntryReader};
+pub use read::poll_directory::PollCentralDirectoryReader;
 pub use read::poll_stream::{LocalEntry, PollZipStream, MAX_LOOK_AHEAD};
 pub use read::stream_reader::{ZipStreamEntry, ZipStreamReader};
 pub use read::winzip_aes::{AesStrength, WinZipAesDecoder};

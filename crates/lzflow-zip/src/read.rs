@@ -6,6 +6,7 @@ pub(crate) mod archive;
 pub(crate) mod central_directory;
 pub(crate) mod data_descriptor;
 pub(crate) mod descriptor_scan;
+pub(crate) mod directory_reader;
 pub(crate) mod dos_time;
 pub(crate) mod end_of_central_directory;
 pub(crate) mod entry_decoder;
@@ -16,6 +17,7 @@ mod little_endian;
 pub(crate) mod local_file_header;
 pub(crate) mod method;
 pub(crate) mod poll_archive;
+pub(crate) mod poll_directory;
 pub(crate) mod poll_stream;
 pub(crate) mod stream_reader;
 #[cfg(test)]

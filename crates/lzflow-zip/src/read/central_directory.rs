@@ -20,7 +20,7 @@ pub const CENTRAL_FILE_HEADER_SIGNATURE: u32 = 0x0201_4b50;
 pub const CENTRAL_FILE_HEADER_LEN: usize = 46;
 /// `PK\x05\x05`: the digital signature record (APPNOTE 4.3.13) that may
 /// close the central directory.
-const DIGITAL_SIGNATURE: u32 = 0x0505_4b50;
+pub(crate) const DIGITAL_SIGNATURE: u32 = 0x0505_4b50;
 
 // Field positions in a central file header.
 const VERSION_MADE_BY: usize = 4;
@@ -173,7 +173,8 @@ impl CentralDirectory {
 
 /// The length of the record at the start of `rest`, from its length
 /// fields, if they are there.
-fn record_len(rest: &[u8]) -> Option<usize> {
+#[inline]
+pub(crate) fn record_len(rest: &[u8]) -> Option<usize> {
     let name = usize::from(u16_at(rest, NAME_LEN)?);
     let extra = usize::from(u16_at(rest, EXTRA_LEN)?);
     let comment = usize::from(u16_at(rest, COMMENT_LEN)?);
@@ -181,7 +182,8 @@ fn record_len(rest: &[u8]) -> Option<usize> {
 }
 
 /// Checks record `index` at the start of `rest`; its length.
-fn check_record(
+#[inline]
+pub(crate) fn check_record(
     rest: &[u8],
     index: u64,
     location: &CentralDirectoryLocation,
@@ -320,6 +322,12 @@ pub struct CentralEntry<'a> {
 }
 
 impl<'a> CentralEntry<'a> {
+    /// A view of `record`, already checked by [`check_record`].
+    #[inline]
+    pub(crate) fn new(record: &'a [u8], prefix: u64) -> Self {
+        CentralEntry { record, prefix }
+    }
+
     #[inline]
     fn u16_field(&self, at: usize) -> u16 {
         u16_at(self.record, at).unwrap_or(0)
@@ -388,6 +396,7 @@ impl<'a> CentralEntry<'a> {
     /// The Zip64 values of the saturated fields. A saturated field with no
     /// Zip64 extra field keeps its value (a writer that did not know Zip64
     /// may store exactly 0xFFFFFFFF).
+    #[inline]
     fn zip64(&self) -> Result<Zip64ExtendedInformation, ZipError> {
         let wanted = Zip64Fields {
             uncompressed_size: self.u32_field(UNCOMPRESSED_SIZE) == u32::MAX,
@@ -398,6 +407,13 @@ impl<'a> CentralEntry<'a> {
         if wanted.is_empty() {
             return Ok(Zip64ExtendedInformation::default());
         }
+        self.zip64_extra(wanted)
+    }
+
+    /// The saturated fields' values from the Zip64 extra field (out of
+    /// line: most records have no saturated field).
+    #[inline(never)]
+    fn zip64_extra(&self, wanted: Zip64Fields) -> Result<Zip64ExtendedInformation, ZipError> {
         match extra_field::find(self.extra_bytes(), Zip64ExtendedInformation::ID) {
             Some(data) => Zip64ExtendedInformation::parse(data, wanted),
             None => Ok(Zip64ExtendedInformation::default()),

@@ -18,7 +18,7 @@ use lzflow_core::source::PollSource;
 use lzflow_core::{Decode, InBuf, Lease, OutBuf, Pool, Progress};
 
 use crate::read::central_directory::CentralDirectory;
-use crate::read::end_of_central_directory::DirectoryLocator;
+use crate::read::end_of_central_directory::{CentralDirectoryLocation, DirectoryLocator};
 use crate::read::entry_decoder::{EntryDecoder, EntrySpec};
 use crate::read::local_file_header::LocalFileHeader;
 use crate::read::zip_options::ZipOptions;
@@ -27,7 +27,7 @@ use crate::ZipError;
 /// Stored bytes read from the source at a time.
 const READ_CHUNK: usize = 64 << 10;
 
-async fn seek<S: PollSource>(src: &mut S, pos: u64) -> Result<(), ZipError> {
+pub(crate) async fn seek<S: PollSource>(src: &mut S, pos: u64) -> Result<(), ZipError> {
     if poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(pos))).await? != pos {
         return Err(ZipError::Truncated);
     }
@@ -52,6 +52,37 @@ async fn read_exact_at<S: PollSource>(
     Ok(())
 }
 
+/// Finds the end record and, through it, the central directory, and checks
+/// the directory's entry count and size against `options`' caps.
+pub(crate) async fn locate_directory<S: PollSource>(
+    src: &mut S,
+    options: &ZipOptions,
+) -> Result<CentralDirectoryLocation, ZipError> {
+    let len = poll_fn(|cx| src.poll_seek(cx, SeekFrom::End(0))).await?;
+    let mut locator = DirectoryLocator::new(len);
+    while let Some((at, n)) = locator.request() {
+        let mut bytes = vec![0u8; n];
+        read_exact_at(src, at, &mut bytes).await?;
+        locator.feed(&bytes)?;
+    }
+    let location = locator.finish()?;
+    if location.entries > options.max_entries {
+        return Err(lzflow_core::LimitExceeded::Entries {
+            count: location.entries,
+            limit: options.max_entries,
+        }
+        .into());
+    }
+    if location.size > options.max_directory_size {
+        return Err(lzflow_core::LimitExceeded::HeaderSize {
+            needed: location.size,
+            limit: options.max_directory_size,
+        }
+        .into());
+    }
+    Ok(location)
+}
+
 /// An opened zip archive over any [`PollSource`]: the core every face
 /// drives.
 #[derive(Debug)]
@@ -66,28 +97,7 @@ impl<S: PollSource> PollZipArchive<S> {
     /// entry lies inside the file, before the directory, and overlaps no
     /// other (the "overlapping entries" zip bomb).
     pub async fn open(mut src: S, options: ZipOptions) -> Result<Self, ZipError> {
-        let len = poll_fn(|cx| src.poll_seek(cx, SeekFrom::End(0))).await?;
-        let mut locator = DirectoryLocator::new(len);
-        while let Some((at, n)) = locator.request() {
-            let mut bytes = vec![0u8; n];
-            read_exact_at(&mut src, at, &mut bytes).await?;
-            locator.feed(&bytes)?;
-        }
-        let location = locator.finish()?;
-        if location.entries > options.max_entries {
-            return Err(lzflow_core::LimitExceeded::Entries {
-                count: location.entries,
-                limit: options.max_entries,
-            }
-            .into());
-        }
-        if location.size > options.max_directory_size {
-            return Err(lzflow_core::LimitExceeded::HeaderSize {
-                needed: location.size,
-                limit: options.max_directory_size,
-            }
-            .into());
-        }
+        let location = locate_directory(&mut src, &options).await?;
         // The locator checked the directory against the file's length, so
         // this allocation is bounded by what the file holds.
         let size = usize::try_from(location.size)
