@@ -35,8 +35,9 @@
 //! * [`Writer`]: the writer state machine (`writer`). Entries are
 //!   compressed into folders as they arrive (`folder_encoder`, on
 //!   `folder_workers` when folders go in parallel; LZMA2, LZMA or Copy,
-//!   optional BCJ/Delta with x86 BCJ picked by `x86_executable`, AES-256
-//!   by `aes_encoder`) and go out through `sink`. Folders are recorded by
+//!   optional BCJ/Delta, or BCJ2 (`bcj2_encoder`: four packed streams),
+//!   with the branch filter picked by machine in `x86_executable`,
+//!   AES-256 by `aes_encoder`) and go out through `sink`. Folders are recorded by
 //!   `folder_record`, entries (`entry_name`, `entry_fields`) by column in
 //!   `file_table`; times convert through `filetime`. `finish` writes the
 //!   `header_tail` (the `header_writer` header, compressed and encrypted

@@ -1,9 +1,11 @@
 //! Writing: the writer state machine, the folder encoder and its workers,
+//! the BCJ2 encoder,
 //! the folder and coder records, the entries' names and fields, the file
 //! table, the header writer and the tail `finish` writes, the output sink,
 //! AES encoding and the options.
 
 pub(crate) mod aes_encoder;
+pub(crate) mod bcj2_encoder;
 pub(crate) mod entry_fields;
 pub(crate) mod entry_name;
 pub(crate) mod file_table;

@@ -108,7 +108,11 @@ fn check(name: &str, args: &[&str], password: Option<&str>) {
             step: 7,
             turn: 0,
         };
-        let mut a = Archive::open(src).unwrap();
+        let mut opts = ArchiveOptions::default();
+        if let Some(p) = password {
+            opts = opts.with_password(p);
+        }
+        let mut a = Archive::open_with(src, opts).unwrap();
         a.for_each_entry(|e, r| {
             let mut data = Vec::new();
             r.read_to_end(&mut data)?;
@@ -144,6 +148,8 @@ fn filters() {
     check("bcj", &["-mf=BCJ", "-m0=lzma2"], None);
     check("bcj2", &["-mf=BCJ2"], None);
     check("bcj2-lzma", &["-mf=BCJ2", "-m0=lzma"], None);
+    // Four AES coders, one per packed stream.
+    check("bcj2-aes", &["-mf=BCJ2", "-pbcj2"], Some("bcj2"));
     check("arm64", &["-mf=ARM64"], None);
     check("delta4", &["-mf=Delta:4"], None);
     for f in ["ARM", "ARMT", "PPC", "SPARC", "IA64", "RISCV"] {

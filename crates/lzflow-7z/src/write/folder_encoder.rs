@@ -1,7 +1,9 @@
 //! A folder's compression: filter → LZ → (AES) → packed output. The same
 //! engine runs on the writer's thread or on a worker
 //! ([`folder_workers`](crate::write::folder_workers)); where its output goes is a
-//! [`PackedOut`].
+//! [`PackedOut`]. A BCJ2 folder has four packed streams: the main one as
+//! it is compressed, then the flag, CALL and JUMP streams (each through
+//! its own AES coder when encrypting) once the folder ends.
 
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::FilterEncoder;
@@ -10,6 +12,7 @@ use lzflow_methods::{new_encoder, BoxedEncoder, Method as Registry};
 
 use crate::secret_buf::SecretBuf;
 use crate::write::aes_encoder::AesEncoder;
+use crate::write::bcj2_encoder::{Bcj2Sizes, Bcj2Stage};
 use crate::write::writer_options::Method;
 use crate::SevenZError;
 
@@ -138,6 +141,8 @@ impl Encode for Lz {
 pub(crate) enum Stage {
     Plain(Lz),
     Filtered(FilterEncoder<Lz>),
+    /// BCJ2 in front: `Lz` compresses its main stream.
+    Bcj2(Box<Bcj2Stage>),
 }
 
 impl Stage {
@@ -145,6 +150,7 @@ impl Stage {
         match self {
             Stage::Plain(lz) => lz,
             Stage::Filtered(f) => f.into_inner(),
+            Stage::Bcj2(b) => b.into_lz(),
         }
     }
 
@@ -156,6 +162,7 @@ impl Stage {
         match self {
             Stage::Plain(lz) => lz.encode(input, output),
             Stage::Filtered(f) => f.encode(input, output),
+            Stage::Bcj2(b) => b.encode(input, output),
         }
     }
 
@@ -163,6 +170,7 @@ impl Stage {
         match self {
             Stage::Plain(lz) => lz.finish(output),
             Stage::Filtered(f) => f.finish(output),
+            Stage::Bcj2(b) => b.finish(output),
         }
     }
 }
@@ -183,12 +191,22 @@ pub(crate) struct FolderEncoder {
     /// LZ output bytes (the AES coder's unpack size).
     pub(crate) lz_out: u64,
     stage_done: bool,
+    /// AES coders of a BCJ2 folder's flag, CALL and JUMP streams.
+    side_aes: Vec<AesEncoder>,
+    /// A BCJ2 folder's side streams are written: their sizes, and the
+    /// packed (before AES) sizes of the flag, CALL and JUMP streams.
+    pub(crate) bcj2: Option<(Bcj2Sizes, [u64; 3])>,
+    /// Entries still to start, as (folder offset, size if known), for a
+    /// BCJ2 stage to bound its conversions by; and input bytes taken.
+    files: std::collections::VecDeque<(u64, Option<u64>)>,
+    taken: u64,
 }
 
 impl FolderEncoder {
     /// An encoder holding input back until its engine is made; `aes`
-    /// encrypts its output.
-    pub(crate) fn new(aes: Option<AesEncoder>) -> Self {
+    /// encrypts its output, and `side_aes` (three, or none) a BCJ2
+    /// folder's other packed streams.
+    pub(crate) fn new(aes: Option<AesEncoder>, side_aes: Vec<AesEncoder>) -> Self {
         let mut crypt = Pool::<u8>::global().lease(CHUNK + 32);
         crypt.resize(CHUNK + 32, 0);
         FolderEncoder {
@@ -200,7 +218,17 @@ impl FolderEncoder {
             crypt,
             lz_out: 0,
             stage_done: false,
+            side_aes,
+            bcj2: None,
+            files: std::collections::VecDeque::new(),
+            taken: 0,
         }
+    }
+
+    /// Notes that an entry of `size` bytes (if known) starts at folder
+    /// offset `at`; only a BCJ2 stage uses it.
+    pub(crate) fn mark_file(&mut self, at: u64, size: Option<u64>) {
+        self.files.push_back((at, size));
     }
 
     fn stage(&mut self) -> Result<&mut Stage, SevenZError> {
@@ -250,6 +278,33 @@ impl FolderEncoder {
         done: &mut usize,
         sink: &mut impl PackedOut,
     ) -> Result<(), SevenZError> {
+        loop {
+            // A BCJ2 stage learns of each entry as its first byte comes.
+            let mut end = data.len();
+            while let Some(&(at, size)) = self.files.front() {
+                if at > self.taken {
+                    let ahead = usize::try_from(at - self.taken).unwrap_or(usize::MAX);
+                    end = end.min(done.saturating_add(ahead));
+                    break;
+                }
+                self.files.pop_front();
+                if let Some(Stage::Bcj2(b)) = &mut self.stage {
+                    b.start_file(size);
+                }
+            }
+            self.encode_part(&data[..end], done, sink)?;
+            if end == data.len() || *done < end {
+                return Ok(());
+            }
+        }
+    }
+
+    fn encode_part(
+        &mut self,
+        data: &[u8],
+        done: &mut usize,
+        sink: &mut impl PackedOut,
+    ) -> Result<(), SevenZError> {
         let mut input = InBuf::new(&data[*done..]);
         loop {
             let mut chunk = std::mem::take(&mut self.chunk);
@@ -258,7 +313,9 @@ impl FolderEncoder {
             let n = out.pos();
             let emitted = self.emit(&chunk[..n], sink);
             self.chunk = chunk;
+            let before = *done;
             *done = data.len() - input.remaining().len();
+            self.taken += (*done - before) as u64;
             let p = step?;
             emitted?;
             if p == Progress::NeedInput {
@@ -310,6 +367,43 @@ impl FolderEncoder {
                 }
             }
         }
+        if self.bcj2.is_none() {
+            if let Some(Stage::Bcj2(b)) = &mut self.stage {
+                let (streams, sizes) = b.finish_sides()?;
+                let mut packed = [0u64; 3];
+                for (i, data) in streams.into_iter().enumerate() {
+                    packed[i] = data.len() as u64;
+                    match self.side_aes.get_mut(i) {
+                        None => sink.queue(data),
+                        Some(aes) => encrypt_all(aes, data, &mut self.crypt, sink)?,
+                    }
+                }
+                self.bcj2 = Some((sizes, packed));
+            }
+        }
         sink.write_pending()
+    }
+}
+
+/// Encrypts all of `data` and ends the AES stream, queueing the output.
+fn encrypt_all(
+    aes: &mut AesEncoder,
+    data: &[u8],
+    buf: &mut [u8],
+    sink: &mut impl PackedOut,
+) -> Result<(), SevenZError> {
+    let mut input = InBuf::new(data);
+    while !input.is_empty() {
+        let mut out = OutBuf::new(buf);
+        aes.encode(&mut input, &mut out)?;
+        sink.queue(out.written());
+    }
+    loop {
+        let mut out = OutBuf::new(buf);
+        let p = aes.finish(&mut out)?;
+        sink.queue(out.written());
+        if p == Progress::StreamEnd {
+            return Ok(());
+        }
     }
 }

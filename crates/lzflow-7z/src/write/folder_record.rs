@@ -1,6 +1,7 @@
 //! A written folder's record in the header model (7zFormat.txt's Folder,
 //! with its Coders and bind pairs) and the coder records the writer makes:
-//! the LZ coder, the filter, AES, and the header's LZMA.
+//! the LZ coder, the filter, BCJ2 with its side coders, AES, and the
+//! header's LZMA.
 
 use lzflow_filters::FilterConfig;
 use lzflow_lzma::LzmaOptions;
@@ -9,9 +10,21 @@ use lzflow_methods::{Method as Registry, Properties};
 use crate::read::folder::{BindPair, Coder, Folder};
 use crate::read::header::StreamsInfo;
 use crate::write::aes_encoder::AesEncoder;
+use crate::write::bcj2_encoder::{side_options, Bcj2Sizes};
 use crate::write::folder_encoder::{FolderEncoder, Lz};
 use crate::write::writer_options::Method;
 use crate::SevenZError;
+
+/// The filter in front of a folder's LZ coder.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FolderFilter {
+    /// None.
+    None,
+    /// A one-stream filter (BCJ, Delta).
+    Simple(FilterConfig),
+    /// BCJ2, with LZMA coders for its CALL and JUMP streams.
+    Bcj2,
+}
 
 /// What the header records about a folder, besides its encoder's output.
 pub(crate) struct FolderMeta {
@@ -19,10 +32,13 @@ pub(crate) struct FolderMeta {
     pub(crate) method: Method,
     /// The LZ options the engine was made with (the fitted dictionary).
     pub(crate) lz_opts: LzmaOptions,
-    /// The filter before the LZ coder, if any.
-    pub(crate) filter: Option<FilterConfig>,
+    /// The filter before the LZ coder.
+    pub(crate) filter: FolderFilter,
     /// The AES coder's properties (salt and IV) when encrypting.
     pub(crate) aes_props: Option<Vec<u8>>,
+    /// With BCJ2 and encryption: the properties of the AES coders of the
+    /// flag, CALL and JUMP streams.
+    pub(crate) side_aes_props: Vec<Vec<u8>>,
     /// Uncompressed bytes in the folder.
     pub(crate) in_size: u64,
     /// Entries with data in the folder.
@@ -38,40 +54,53 @@ pub(crate) fn record_folder(
     f: FolderMeta,
     mut enc: Box<FolderEncoder>,
 ) -> Result<(), SevenZError> {
-    let mut coders = Vec::with_capacity(3);
-    let mut unpack_sizes = Vec::with_capacity(3);
-    let mut packed = enc.lz_out;
-    if let Some(props) = f.aes_props {
-        coders.push(coder(Registry::Aes7z, props));
-        unpack_sizes.push(enc.lz_out);
-        packed = AesEncoder::padded_len(enc.lz_out);
-    }
-    coders.push(lz_coder(f.method, &f.lz_opts));
-    unpack_sizes.push(f.in_size);
-    if let Some(cfg) = &f.filter {
-        coders.push(coder(
-            Registry::Filter(cfg.kind),
-            Properties::Filter(cfg.clone()).to_7z(),
-        ));
+    if f.filter == FolderFilter::Bcj2 {
+        let (sizes, side_packed) = enc
+            .bcj2
+            .ok_or(SevenZError::WriterUnusable("BCJ2 folder not finished"))?;
+        let folder = bcj2_folder(&f, enc.lz_out, sizes, side_packed);
+        let aes = f.aes_props.is_some();
+        let pad = |n: u64| if aes { AesEncoder::padded_len(n) } else { n };
+        main.pack.sizes.push(pad(enc.lz_out));
+        main.pack.sizes.extend(side_packed.iter().map(|&n| pad(n)));
+        main.pack.crcs.extend([None; 4]);
+        main.folders.push(folder);
+    } else {
+        let mut coders = Vec::with_capacity(3);
+        let mut unpack_sizes = Vec::with_capacity(3);
+        let mut packed = enc.lz_out;
+        if let Some(props) = f.aes_props {
+            coders.push(coder(Registry::Aes7z, props));
+            unpack_sizes.push(enc.lz_out);
+            packed = AesEncoder::padded_len(enc.lz_out);
+        }
+        coders.push(lz_coder(f.method, &f.lz_opts));
         unpack_sizes.push(f.in_size);
+        if let FolderFilter::Simple(cfg) = &f.filter {
+            coders.push(coder(
+                Registry::Filter(cfg.kind),
+                Properties::Filter(cfg.clone()).to_7z(),
+            ));
+            unpack_sizes.push(f.in_size);
+        }
+        // Coder i decodes the output of coder i - 1; coder 0 reads the
+        // packed stream (7-Zip's order).
+        let bind_pairs = (1..coders.len())
+            .map(|i| BindPair {
+                in_index: i,
+                out_index: i - 1,
+            })
+            .collect();
+        main.pack.sizes.push(packed);
+        main.pack.crcs.push(None);
+        main.folders.push(Folder {
+            coders,
+            bind_pairs,
+            packed_streams: vec![0],
+            unpack_sizes,
+            crc: None,
+        });
     }
-    // Coder i decodes the output of coder i - 1; coder 0 reads the
-    // packed stream (7-Zip's order).
-    let bind_pairs = (1..coders.len())
-        .map(|i| BindPair {
-            in_index: i,
-            out_index: i - 1,
-        })
-        .collect();
-    main.pack.sizes.push(packed);
-    main.pack.crcs.push(None);
-    main.folders.push(Folder {
-        coders,
-        bind_pairs,
-        packed_streams: vec![0],
-        unpack_sizes,
-        crc: None,
-    });
     main.substreams.per_folder.push(f.files);
     if let Some(stage) = enc.stage.take() {
         let mut lz = stage.into_lz();
@@ -82,6 +111,87 @@ pub(crate) fn record_folder(
         }
     }
     Ok(())
+}
+
+/// A BCJ2 folder's record, laid out as 7-Zip lays it out (some readers
+/// expect exactly that). Coders: 0 LZMA for JUMP, 1 LZMA for CALL, 2 the
+/// main LZ coder, 3 BCJ2 (inputs 3-6: main, CALL, JUMP, flags). When
+/// encrypting, four AES coders come first (JUMP, CALL, flags, main) and
+/// the others move up by four. The packed streams are main, flags, CALL,
+/// JUMP, in that order; `side_packed` has the packed sizes of the flag,
+/// CALL and JUMP streams before encryption.
+fn bcj2_folder(
+    f: &FolderMeta,
+    main_lz_out: u64,
+    sizes: Bcj2Sizes,
+    side_packed: [u64; 3],
+) -> Folder {
+    let [main_raw, call_raw, jump_raw] = sizes.raw;
+    let [rc_len, call_lz_out, jump_lz_out] = side_packed;
+    let side = |dict_size: u32| {
+        let opts = LzmaOptions {
+            dict_size,
+            ..side_options()
+        };
+        coder(Registry::Lzma, lzma_props(&opts))
+    };
+    let bcj2 = Coder {
+        method: Registry::Bcj2
+            .sevenz_id()
+            .expect("BCJ2 has a 7z ID")
+            .to_vec(),
+        num_in_streams: 4,
+        num_out_streams: 1,
+        properties: Vec::new(),
+    };
+    let mut coders = Vec::with_capacity(8);
+    let mut unpack_sizes = Vec::with_capacity(8);
+    let pair = |in_index, out_index| BindPair {
+        in_index,
+        out_index,
+    };
+    let (bind_pairs, packed_streams) = match &f.aes_props {
+        None => (vec![pair(5, 0), pair(4, 1), pair(3, 2)], vec![2, 6, 1, 0]),
+        Some(main_props) => {
+            let [rc_props, call_props, jump_props] =
+                [0, 1, 2].map(|i| f.side_aes_props.get(i).cloned().unwrap_or_default());
+            for (props, lz_out) in [
+                (jump_props, jump_lz_out),
+                (call_props, call_lz_out),
+                (rc_props, rc_len),
+                (main_props.clone(), main_lz_out),
+            ] {
+                coders.push(coder(Registry::Aes7z, props));
+                unpack_sizes.push(lz_out);
+            }
+            (
+                vec![
+                    pair(4, 0),
+                    pair(5, 1),
+                    pair(10, 2),
+                    pair(6, 3),
+                    pair(9, 4),
+                    pair(8, 5),
+                    pair(7, 6),
+                ],
+                vec![3, 2, 1, 0],
+            )
+        }
+    };
+    coders.extend([
+        side(sizes.side_dicts[1]),
+        side(sizes.side_dicts[0]),
+        lz_coder(f.method, &f.lz_opts),
+        bcj2,
+    ]);
+    unpack_sizes.extend([jump_raw, call_raw, main_raw, f.in_size]);
+    Folder {
+        coders,
+        bind_pairs,
+        packed_streams,
+        unpack_sizes,
+        crc: None,
+    }
 }
 
 /// A simple coder (one stream in, one out) of the registry's `method`

@@ -72,6 +72,9 @@ struct Job<M> {
     waiting: Option<Box<FolderEncoder>>,
     input: VecDeque<SecretBuf>,
     input_len: usize,
+    /// Entry starts (folder offset, size if known) for the encoder, sent
+    /// ahead of the entries' data.
+    marks: Vec<(u64, Option<u64>)>,
     /// All input is queued; set with the writer's record of the folder.
     closed: Option<M>,
     output: Vec<Lease<u8>>,
@@ -148,6 +151,7 @@ impl<M: Send + 'static> Workers<M> {
             waiting: Some(enc),
             input: VecDeque::new(),
             input_len: 0,
+            marks: Vec::new(),
             closed: None,
             output: Vec::new(),
             output_len: 0,
@@ -190,6 +194,14 @@ impl<M: Send + 'static> Workers<M> {
         })?;
         self.hub.changed.notify_all();
         failed.map_or(Ok(()), Err)
+    }
+
+    /// Tells folder `id`'s encoder that an entry of `size` bytes (if
+    /// known) starts at folder offset `at`; sent before the entry's data.
+    pub(crate) fn mark_file(&mut self, id: u64, at: u64, size: Option<u64>) {
+        if let Some(job) = self.hub.lock().job(id) {
+            job.marks.push((at, size));
+        }
     }
 
     /// Marks folder `id`'s input complete; `meta` comes back with the
@@ -320,6 +332,9 @@ fn run<M>(hub: &Hub<M>, id: u64, enc: &mut FolderEncoder) -> Result<(), SevenZEr
                     return Err(CANCELLED);
                 }
                 let job = s.job(id).ok_or(CANCELLED)?;
+                for (at, size) in job.marks.drain(..) {
+                    enc.mark_file(at, size);
+                }
                 if let Some(p) = job.input.pop_front() {
                     job.input_len -= p.len();
                     break Some(p);

@@ -17,6 +17,8 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
+
+use crate::write::bcj2_encoder::Bcj2Stage;
 use lzflow_lzma::LzmaOptions;
 
 use crate::read::header::StreamsInfo;
@@ -27,12 +29,12 @@ use crate::write::entry_fields::{fields, meta_from_fs, Kind};
 use crate::write::entry_name::clean_name;
 use crate::write::file_table::FileTable;
 use crate::write::folder_encoder::{FolderEncoder, Lz, Stage, CHUNK, HOLD_MAX};
-use crate::write::folder_record::{record_folder, FolderMeta};
+use crate::write::folder_record::{record_folder, FolderFilter, FolderMeta};
 use crate::write::folder_workers::Workers;
 use crate::write::header_tail::Tail;
 use crate::write::sink::Sink;
 use crate::write::writer_options::{level_options, EntryMeta, Method, Solid, WriterOptions};
-use crate::write::x86_executable::looks_like_x86_executable;
+use crate::write::x86_executable::executable_filter;
 use crate::SevenZError;
 
 /// Writes a 7z archive to a `Write + Seek` sink.
@@ -115,6 +117,8 @@ struct OpenEntry {
     size: u64,
     /// Data has been compressed (the entry has a stream).
     started: bool,
+    /// The entry's size, when known before its data (for BCJ2).
+    size_hint: Option<u64>,
 }
 
 impl<W: Write + Seek> Writer<W> {
@@ -139,6 +143,11 @@ impl<W: Write + Seek> Writer<W> {
         }
         if let Some(cfg) = &opts.filter {
             cfg.validate()?;
+            if opts.bcj2 {
+                return Err(SevenZError::InvalidWriterOptions(
+                    "bcj2 and filter exclude each other",
+                ));
+            }
         }
         let key = match &opts.password {
             Some(p) => Some(ArchiveKey::derive(p, opts.aes_cycles_power)?),
@@ -203,16 +212,38 @@ impl<W: Write + Seek> Writer<W> {
     pub fn add_file<R: Read>(
         &mut self,
         name: &str,
-        mut reader: R,
+        reader: R,
         meta: EntryMeta,
     ) -> Result<(), SevenZError> {
+        self.add_file_sized(name, reader, meta, None)
+    }
+
+    /// [`add_file`](Self::add_file) of a source expected to hold `size`
+    /// bytes (if known), which BCJ2 bounds its conversions by.
+    fn add_file_sized<R: Read>(
+        &mut self,
+        name: &str,
+        mut reader: R,
+        meta: EntryMeta,
+        size: Option<u64>,
+    ) -> Result<(), SevenZError> {
         self.begin_file(name, meta)?;
+        if let Some(e) = &mut self.entry {
+            e.size_hint = size;
+        }
         let mut buf = std::mem::take(&mut self.input);
+        let mut first = true;
         let result = loop {
             // Whole 64 KiB blocks, so automatic BCJ sees a full header.
             match read_full(&mut reader, &mut buf) {
                 Ok(0) => break Ok(()),
                 Ok(n) => {
+                    if std::mem::take(&mut first) && n < buf.len() {
+                        // The source ended within its first block.
+                        if let Some(e) = &mut self.entry {
+                            e.size_hint = Some(n as u64);
+                        }
+                    }
                     if let Err(e) = self.write_data(&buf[..n]) {
                         break Err(e);
                     }
@@ -242,6 +273,7 @@ impl<W: Write + Seek> Writer<W> {
             crc: crc32fast::Hasher::new(),
             size: 0,
             started: false,
+            size_hint: None,
         });
         Ok(())
     }
@@ -267,7 +299,9 @@ impl<W: Write + Seek> Writer<W> {
         ))?;
         if !entry.started {
             let filter = self.filter_for(self.files.pending_name(entry.name_at), data);
+            let size_hint = entry.size_hint;
             self.start_stream(filter)?;
+            self.mark_file(size_hint);
         }
         let entry = self.entry.as_mut().expect("checked above");
         entry.started = true;
@@ -299,6 +333,26 @@ impl<W: Write + Seek> Writer<W> {
                 workers.send(*id, data, &mut self.sink, |meta, enc| {
                     record_folder(main, idle, threads, meta, enc)
                 })
+            }
+        }
+    }
+
+    /// Tells a BCJ2 folder's encoder where the entry starting now begins
+    /// and how large it is, if known.
+    fn mark_file(&mut self, size: Option<u64>) {
+        let Some(folder) = &mut self.folder else {
+            return;
+        };
+        if folder.meta.filter != FolderFilter::Bcj2 {
+            return;
+        }
+        let at = folder.meta.in_size;
+        match &mut folder.run {
+            Run::Here(enc) => enc.mark_file(at, size),
+            Run::Away(id) => {
+                if let Some(workers) = &mut self.workers {
+                    workers.mark_file(*id, at, size);
+                }
             }
         }
     }
@@ -386,11 +440,12 @@ impl<W: Write + Seek> Writer<W> {
             return Err(SevenZError::WriterUnusable("folder already started"));
         };
         enc.stage = Some(match &folder.meta.filter {
-            Some(cfg) => {
+            FolderFilter::Simple(cfg) => {
                 let f = try_new_filter(cfg, Direction::Encode)?;
                 Stage::Filtered(FilterEncoder::new(lz, vec![f]))
             }
-            None => Stage::Plain(lz),
+            FolderFilter::Bcj2 => Stage::Bcj2(Box::new(Bcj2Stage::new(lz))),
+            FolderFilter::None => Stage::Plain(lz),
         });
         folder.meta.lz_opts = opts;
         Ok(())
@@ -528,7 +583,7 @@ impl<W: Write + Seek> Writer<W> {
             self.add_file(name, &bytes[..], meta)
         } else {
             let file = std::fs::File::open(path)?;
-            self.add_file(name, file, meta)
+            self.add_file_sized(name, file, meta, Some(md.len()))
         }
     }
 
@@ -584,14 +639,24 @@ impl<W: Write + Seek> Writer<W> {
         w.ok_or(SevenZError::WriterUnusable("the archive is finished"))
     }
 
-    /// The filter for an entry: the configured one, or x86 BCJ for what
-    /// looks like an executable when `auto_bcj` is on.
-    fn filter_for(&self, name: &str, head: &[u8]) -> Option<FilterConfig> {
-        if self.opts.filter.is_some() {
-            return self.opts.filter.clone();
+    /// The filter for an entry: the configured one, BCJ2, or when
+    /// `auto_bcj` is on the branch filter for what looks like an
+    /// executable (BCJ2 for x86 with `auto_bcj2`).
+    fn filter_for(&self, name: &str, head: &[u8]) -> FolderFilter {
+        if let Some(cfg) = &self.opts.filter {
+            return FolderFilter::Simple(cfg.clone());
         }
-        (self.opts.auto_bcj && looks_like_x86_executable(name, head))
-            .then(|| FilterConfig::new(FilterKind::X86))
+        if self.opts.bcj2 {
+            return FolderFilter::Bcj2;
+        }
+        if !self.opts.auto_bcj {
+            return FolderFilter::None;
+        }
+        match executable_filter(name, head) {
+            Some(FilterKind::X86) if self.opts.auto_bcj2 => FolderFilter::Bcj2,
+            Some(kind) => FolderFilter::Simple(FilterConfig::new(kind)),
+            None => FolderFilter::None,
+        }
     }
 
     fn solid_block_full(&self) -> bool {
@@ -606,7 +671,7 @@ impl<W: Write + Seek> Writer<W> {
 
     /// Makes the open folder one with `filter`, closing a folder with
     /// another filter first.
-    fn start_stream(&mut self, filter: Option<FilterConfig>) -> Result<(), SevenZError> {
+    fn start_stream(&mut self, filter: FolderFilter) -> Result<(), SevenZError> {
         if self
             .folder
             .as_ref()
@@ -620,7 +685,7 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
-    fn open_folder(&mut self, filter: Option<FilterConfig>) -> Result<OpenFolder, SevenZError> {
+    fn open_folder(&mut self, filter: FolderFilter) -> Result<OpenFolder, SevenZError> {
         let (aes, aes_props) = match &self.key {
             Some(k) => {
                 let (aes, props) = k.encoder()?;
@@ -628,16 +693,27 @@ impl<W: Write + Seek> Writer<W> {
             }
             None => (None, None),
         };
+        // BCJ2's other three packed streams are encrypted each on its own.
+        let mut side_aes = Vec::new();
+        let mut side_aes_props = Vec::new();
+        if let (Some(k), FolderFilter::Bcj2) = (&self.key, &filter) {
+            for _ in 0..3 {
+                let (aes, props) = k.encoder()?;
+                side_aes.push(aes);
+                side_aes_props.push(props);
+            }
+        }
         Ok(OpenFolder {
             meta: FolderMeta {
                 method: self.opts.method,
                 lz_opts: self.lz_opts,
                 filter,
                 aes_props,
+                side_aes_props,
                 in_size: 0,
                 files: 0,
             },
-            run: Run::Here(Box::new(FolderEncoder::new(aes))),
+            run: Run::Here(Box::new(FolderEncoder::new(aes, side_aes))),
         })
     }
 

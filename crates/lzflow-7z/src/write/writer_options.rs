@@ -61,10 +61,21 @@ pub struct WriterOptions {
     pub level: u32,
     /// A filter (BCJ or Delta) applied before compression to every entry.
     pub filter: Option<FilterConfig>,
-    /// When `filter` is `None`: put x86 BCJ in front of files that look like
-    /// executables (by extension `.exe .dll .sys .so ...` or an ELF / PE
-    /// header), in folders of their own, as 7-Zip does.
+    /// Put BCJ2 in front of every entry (7-Zip's `-mf=BCJ2`): x86 CALL and
+    /// JMP targets go to streams of their own, compressed with small LZMA
+    /// coders, so the folder has four packed streams. Excludes `filter`.
+    /// The CALL, JUMP and flag streams (a few percent of the input) are
+    /// kept in memory, compressed, until their folder ends.
+    pub bcj2: bool,
+    /// When neither `filter` nor `bcj2` is set: put a branch filter in
+    /// front of files that look like executables, in folders of their
+    /// own, as 7-Zip does. An ELF or PE header picks the filter by machine
+    /// (x86, ARM64, ARM, ARM-Thumb, RISC-V, PowerPC, SPARC, IA-64); names
+    /// with executable extensions (`.exe .dll .sys .so ...`) get x86.
     pub auto_bcj: bool,
+    /// With `auto_bcj`: x86 executables get BCJ2 rather than BCJ, as
+    /// 7-Zip does at `-mx8` and `-mx9`.
+    pub auto_bcj2: bool,
     /// Folder grouping.
     pub solid: Solid,
     /// LZMA-compress the header (7-Zip's `-mhc=on`, the default).
@@ -113,7 +124,9 @@ impl Default for WriterOptions {
             method: Method::Lzma2,
             level: 5,
             filter: None,
+            bcj2: false,
             auto_bcj: false,
+            auto_bcj2: false,
             solid: Solid::All,
             compress_header: true,
             password: None,
@@ -131,7 +144,9 @@ impl std::fmt::Debug for WriterOptions {
             .field("method", &self.method)
             .field("level", &self.level)
             .field("filter", &self.filter)
+            .field("bcj2", &self.bcj2)
             .field("auto_bcj", &self.auto_bcj)
+            .field("auto_bcj2", &self.auto_bcj2)
             .field("solid", &self.solid)
             .field("compress_header", &self.compress_header)
             .field("password", &self.password.as_ref().map(|_| "<set>"))
@@ -162,9 +177,22 @@ impl WriterOptions {
         self
     }
 
-    /// Turns automatic x86 BCJ for executables on or off.
+    /// Turns BCJ2 for every entry on or off (7-Zip's `-mf=BCJ2`).
+    pub fn with_bcj2(mut self, on: bool) -> Self {
+        self.bcj2 = on;
+        self
+    }
+
+    /// Turns automatic branch filters for executables on or off.
     pub fn with_auto_bcj(mut self, on: bool) -> Self {
         self.auto_bcj = on;
+        self
+    }
+
+    /// With automatic filters, gives x86 executables BCJ2 rather than BCJ
+    /// (7-Zip's choice at `-mx8` and above).
+    pub fn with_auto_bcj2(mut self, on: bool) -> Self {
+        self.auto_bcj2 = on;
         self
     }
 

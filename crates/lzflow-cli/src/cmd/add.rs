@@ -10,6 +10,7 @@ use std::io::{self, BufWriter};
 use std::path::{Component, Path};
 
 use lzflow::sevenz_writer::{Method, Solid, Writer, WriterOptions};
+use lzflow::{FilterConfig, FilterKind};
 
 use super::Status;
 use crate::report;
@@ -45,7 +46,8 @@ pub struct Args {
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
     /// (N threads: within the LZMA2 stream of one solid block, or N solid
     /// blocks at once when --solid is not `on`; `on` = one per CPU;
-    /// default 1).
+    /// default 1), f=FILTER (BCJ2, BCJ, ARM, ARMT, ARM64, PPC, SPARC, IA64,
+    /// RISCV, Delta; off: no automatic filter for executables).
     #[arg(short = 'm', value_name = "SWITCH")]
     pub method: Vec<String>,
     /// Compression level 0-9 (same as -mxN; 0 stores).
@@ -100,13 +102,15 @@ pub(super) fn threads(switch: &str, value: &str) -> Result<usize, String> {
 }
 
 /// Level 0 stores, as in 7-Zip; 1-9 compress with the writer's levels
-/// (and `method`, LZMA2 unless `-m0=` chose another).
+/// (and `method`, LZMA2 unless `-m0=` chose another). From level 8, x86
+/// executables get BCJ2 rather than BCJ, as 7-Zip's automatic filters do.
 fn with_level(opts: WriterOptions, level: u32, method: Option<Method>) -> WriterOptions {
     match level {
         0 => opts.with_method(Method::Copy),
         _ => opts
             .with_method(method.unwrap_or(Method::Lzma2))
-            .with_level(level),
+            .with_level(level)
+            .with_auto_bcj2(level >= 8),
     }
 }
 
@@ -122,6 +126,31 @@ fn method_named(switch: &str, name: &str) -> Result<Method, String> {
             "-m{switch}: unknown 7z method (known: LZMA2, LZMA, Deflate, BZip2, Copy)"
         )),
     }
+}
+
+/// `-mf=NAME`: the filter in front of every entry's compression, as
+/// 7-Zip names them; `off` turns automatic filters off, `on` back on.
+fn with_filter_named(opts: WriterOptions, switch: &str, name: &str) -> Result<WriterOptions, String> {
+    let kind = match name.to_ascii_lowercase().as_str() {
+        "bcj2" => return Ok(opts.with_bcj2(true)),
+        "off" | "-" => return Ok(opts.with_auto_bcj(false)),
+        "on" | "+" => return Ok(opts.with_auto_bcj(true)),
+        "bcj" | "x86" => FilterKind::X86,
+        "arm" => FilterKind::Arm,
+        "armt" => FilterKind::ArmThumb,
+        "arm64" => FilterKind::Arm64,
+        "ppc" => FilterKind::PowerPc,
+        "sparc" => FilterKind::Sparc,
+        "ia64" => FilterKind::Ia64,
+        "riscv" => FilterKind::RiscV,
+        "delta" => FilterKind::Delta,
+        _ => {
+            return Err(format!(
+                "-m{switch}: unknown filter (known: BCJ2, BCJ, ARM, ARMT, ARM64, PPC, SPARC, IA64, RISCV, Delta, off)"
+            ))
+        }
+    };
+    Ok(opts.with_filter(FilterConfig::new(kind)))
 }
 
 /// The options the switches ask for.
@@ -160,6 +189,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
                     .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
                 opts = with_level(opts, level, method);
             }
+            "f" => opts = with_filter_named(opts, switch, value)?,
             "he" => opts = opts.with_encrypt_header(on(value)?),
             "mt" => opts = opts.with_threads(threads(switch, value)?),
             "hc" => opts = opts.with_compress_header(on(value)?),
@@ -167,7 +197,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
             "0" | "m" => {}
             _ => {
                 return Err(format!(
-                    "-m{switch}: unknown switch (known: x, 0, he, hc, mt)"
+                    "-m{switch}: unknown switch (known: x, 0, f, he, hc, mt)"
                 ))
             }
         }
@@ -429,6 +459,23 @@ mod tests {
         let o = options(&args(dir, &[dir], &["-m0=LZMA"])).unwrap();
         assert_eq!(o.method, Method::Lzma);
         assert!(options(&args(dir, &[dir], &["-m0=PPMd"])).is_err());
+    }
+
+    #[test]
+    fn filter_switches_as_7zip_names_them() {
+        let dir = Path::new("out.7z");
+        let o = options(&args(dir, &[dir], &["-mf=BCJ2"])).unwrap();
+        assert!(o.bcj2 && o.filter.is_none());
+        let o = options(&args(dir, &[dir], &["-mf=ARM64"])).unwrap();
+        assert_eq!(o.filter.map(|f| f.kind), Some(FilterKind::Arm64));
+        let o = options(&args(dir, &[dir], &["-mf=off"])).unwrap();
+        assert!(!o.auto_bcj && !o.bcj2 && o.filter.is_none());
+        assert!(options(&args(dir, &[dir], &["-mf=zap"])).is_err());
+        // 7-Zip's automatic filters: BCJ2 for x86 executables from -mx8.
+        assert!(options(&args(dir, &[dir], &[])).unwrap().auto_bcj);
+        assert!(!options(&args(dir, &[dir], &["-mx7"])).unwrap().auto_bcj2);
+        assert!(options(&args(dir, &[dir], &["-mx8"])).unwrap().auto_bcj2);
+        assert!(options(&args(dir, &[dir], &["-mx9"])).unwrap().auto_bcj2);
     }
 
     #[test]
