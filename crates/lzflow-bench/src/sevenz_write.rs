@@ -29,6 +29,7 @@ pub const JOBS: &[(&str, child::Job)] = &[
     ("7zw-lzflow-writer", lzflow_writer_only),
     ("7zw-sevenz-rust2", sevenz_rust2_write),
     ("7zw-lzflow-blocks", lzflow_blocks),
+    ("7zw-lzflow-bcj2", lzflow_bcj2),
 ];
 
 /// Preset of every contestant (7-Zip's default).
@@ -98,6 +99,28 @@ fn lzflow_archive(args: &[String], writer_only: bool) -> io::Result<u64> {
     let mut w = lzflow_7z::Writer::with_options(File::create(out)?, lzflow_options(args))?;
     for (p, name) in &items {
         w.add_path(p, name)?;
+    }
+    let f = w.finish()?;
+    Ok(f.metadata()?.len())
+}
+
+/// `<input dir> <archive> <bcj2|bcj>`: every top-level file of the input
+/// directory into one solid archive at level 5 on one thread, behind BCJ2
+/// (7-Zip's `-mf=BCJ2`) or the automatic x86 BCJ.
+fn lzflow_bcj2(args: &[String]) -> io::Result<u64> {
+    let (input, out, filter) = (
+        Path::new(arg(args, 0, "input dir")?),
+        arg(args, 1, "archive")?,
+        arg(args, 2, "bcj2|bcj")?,
+    );
+    let opts = lzflow_7z::WriterOptions::default()
+        .with_level(LEVEL)
+        .with_solid(lzflow_7z::Solid::All)
+        .with_auto_bcj(true)
+        .with_bcj2(filter == "bcj2");
+    let mut w = lzflow_7z::Writer::with_options(File::create(out)?, opts)?;
+    for p in sorted_children(input)? {
+        w.add_path(&p, &name_of(&p))?;
     }
     let f = w.finish()?;
     Ok(f.metadata()?.len())
@@ -481,6 +504,118 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
     if only.is_none_or(|o| BLOCKS.contains(o)) {
         compare_blocks(rounds)?;
     }
+    if only.is_none_or(|o| BCJ2.contains(o)) {
+        compare_bcj2(rounds)?;
+    }
+    Ok(())
+}
+
+const BCJ2: &str = "x86 ELF, BCJ2";
+
+/// Most bytes of executables the BCJ2 table takes.
+const ELF_BYTES: u64 = 24 << 20;
+
+/// Copies x86-64 ELF files from the system's `/usr/bin` and
+/// `/usr/lib/x86_64-linux-gnu` (sorted by name, 16 KiB to 4 MiB each) into
+/// `dir` until [`ELF_BYTES`]: the same files on every run of a machine.
+fn copy_elf_files(dir: &Path) -> io::Result<u64> {
+    let mut total = 0;
+    for from in ["/usr/bin", "/usr/lib/x86_64-linux-gnu"] {
+        let Ok(children) = sorted_children(Path::new(from)) else {
+            continue;
+        };
+        for p in children {
+            let Ok(md) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if !md.is_file() || !(16 << 10..=4 << 20).contains(&md.len()) {
+                continue;
+            }
+            let mut head = [0u8; 20];
+            let is_x86_elf = File::open(&p)
+                .and_then(|mut f| io::Read::read_exact(&mut f, &mut head))
+                .is_ok()
+                && head.starts_with(b"\x7fELF")
+                && u16::from_le_bytes([head[18], head[19]]) == 62;
+            if !is_x86_elf || total + md.len() > ELF_BYTES {
+                continue;
+            }
+            std::fs::copy(&p, dir.join(name_of(&p)))?;
+            total += md.len();
+        }
+    }
+    Ok(total)
+}
+
+/// Issue 26's BCJ2 target: a solid archive of x86 executables behind
+/// BCJ2, lzflow against `7zz a -mf=BCJ2 -mx5 -mmt=1` (size ≤ +0.5 %, time
+/// ≤ 1.1×); the automatic BCJ of both for reference.
+fn compare_bcj2(rounds: usize) -> io::Result<()> {
+    let root = temp_dir("7zw-bcj2")?;
+    let input = root.join("in");
+    std::fs::create_dir_all(&input)?;
+    let bytes = copy_elf_files(&input)?;
+    if bytes == 0 {
+        println!("{BCJ2:<21} no x86-64 ELF files found on this system: not measured");
+        return Ok(());
+    }
+    let outs: Vec<PathBuf> = (0..4).map(|i| root.join(format!("{i}.7z"))).collect();
+    let out = |i: usize| outs[i].to_string_lossy().into_owned();
+    let dir = input.to_string_lossy().into_owned();
+    let zz = |i: usize, filter: &str| {
+        let mut args = vec!["a", "-mx5", "-mmt=1", "-bsp0"];
+        if !filter.is_empty() {
+            args.push(filter);
+        }
+        let o = out(i);
+        args.extend([o.as_str(), "*"]);
+        Entrant::Cmd(
+            dir.clone(),
+            "7zz".into(),
+            args.iter().map(|s| s.to_string()).collect(),
+        )
+    };
+    let ours = |i: usize, filter: &str| {
+        Entrant::Job(
+            "7zw-lzflow-bcj2",
+            vec![dir.clone(), out(i), filter.to_string()],
+        )
+    };
+    let entrants = [
+        zz(0, "-mf=BCJ2"),
+        ours(1, "bcj2"),
+        zz(2, ""),
+        ours(3, "bcj"),
+    ];
+    let results = interleave(
+        &entrants,
+        rounds,
+        |i| remove_old(&outs[i]),
+        |i, _| test_archive(&outs[i], false),
+    )?;
+    let sizes: Vec<u64> = outs
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    println!("{BCJ2}: {bytes} bytes of executables");
+    let names = [
+        "7zz -mf=BCJ2",
+        "lzflow BCJ2",
+        "7zz (auto BCJ)",
+        "lzflow (auto BCJ)",
+    ];
+    print_rows(BCJ2, &names, &results, &sizes);
+    if let (Ok(zz), Ok(ours)) = (&results[0], &results[1]) {
+        let time = summarise(ours).time.as_secs_f64() / summarise(zz).time.as_secs_f64();
+        let size = sizes[1] as f64 / sizes[0] as f64;
+        let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
+        println!(
+            "  target: lzflow BCJ2 / 7zz -mf=BCJ2: size {size:.4}x (≤ 1.005x): {}, time {time:.3}x (≤ 1.10x): {}",
+            verdict(size <= 1.005),
+            verdict(time <= 1.10)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
     Ok(())
 }
 
