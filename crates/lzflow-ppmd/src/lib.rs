@@ -1,0 +1,43 @@
+//! PPMd variant H (PPMd7) with 7z's range coder, the 7z method 030401, for
+//! lzflow: a resumable sans-I/O decoder and encoder, bit-exact with 7-Zip.
+//!
+//! PPMd predicts each byte from the bytes before it (the context, up to
+//! `order` bytes) with a model of variable-order contexts kept in a fixed
+//! amount of memory; when that memory is full the model starts over. The
+//! model's memory size and order are the stream's properties
+//! ([`Ppmd7Props`], 5 bytes in a 7z header). Decoder and encoder must use
+//! the same model memory to stay in step: a decoder allocates what the
+//! stream says, so [`Ppmd7Decoder::new`] checks [`memory_usage`] against a
+//! limit first.
+//!
+//! # Ends and sizes
+//! 7-Zip writes no end marker: the 7z header has the size, and the decoder
+//! stops there and checks that the range decoder ends at code 0, as 7-Zip
+//! does. [`Ppmd7Encoder::with_end_marker`] writes one for streams of
+//! unknown size, which [`Ppmd7Decoder`] then decodes with no size given.
+//!
+//! Near the end of a stream the decoder needs either a symbol's worth of
+//! bytes (`2 * (order + 2)`) or input marked last: see [`Ppmd7Decoder`].
+//!
+//! # Organization
+//! * `model`: the model in one byte arena laid out as 7-Zip lays it out,
+//!   its unit allocator and the updates (successors, rescaling, restart).
+//! * `symbol`: coding one symbol, decoder and encoder side, with the
+//!   binary contexts and the secondary escape estimation.
+//! * `range`: 7z's range coder (the one LZMA uses).
+//! * [`Ppmd7Decoder`], [`Ppmd7Encoder`]: the resumable coders.
+//! * [`Ppmd7Props`]: the 7z properties; [`PpmdError`]: the errors.
+#![forbid(unsafe_code)]
+
+mod decoder;
+mod encoder;
+mod error;
+mod model;
+mod props;
+mod range;
+mod symbol;
+
+pub use decoder::Ppmd7Decoder;
+pub use encoder::Ppmd7Encoder;
+pub use error::PpmdError;
+pub use props::{memory_usage, Ppmd7Props, MAX_MEM_SIZE, MAX_ORDER, MIN_MEM_SIZE, MIN_ORDER};
