@@ -71,8 +71,8 @@ fn coded(m: Method, data: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let (id_bytes, props_len) = match m {
         Method::Lzma2 => (method::LZMA2, 1),
         Method::Lzma => (method::LZMA, 5),
-        Method::Copy | Method::Deflate | Method::BZip2 => {
-            unreachable!("a method without properties")
+        Method::Copy | Method::Deflate | Method::BZip2 | Method::Ppmd { .. } => {
+            unreachable!("not a method these tests use")
         }
     };
     // The coder record: flags (ID length | has properties), ID, size,

@@ -578,3 +578,40 @@ fn deflate_solid_and_bzip2_per_file_with_aes_and_bcj() {
         assert_eq!(m, ["BZip2"]);
     }
 }
+
+#[test]
+fn ppmd_solid_per_file_smallest_model_and_aes() {
+    check("ppmd-solid", &tree(), fast().with_method(Method::ppmd(5)));
+    check(
+        "ppmd-o2-smallest",
+        &tree(),
+        fast().with_method(Method::Ppmd {
+            order: 2,
+            mem_size: 1 << 11,
+        }),
+    );
+    check(
+        "ppmd-o64-files-aes",
+        &tree(),
+        fast()
+            .with_method(Method::Ppmd {
+                order: 64,
+                mem_size: 1 << 16,
+            })
+            .with_solid(Solid::None)
+            .with_password("secret".to_string()),
+    );
+    check(
+        "ppmd-bcj-threads",
+        &tree(),
+        fast()
+            .with_method(Method::ppmd(3))
+            .with_filter(FilterConfig::new(FilterKind::X86))
+            .with_solid(Solid::Files(2))
+            .with_threads(2),
+    );
+    if have_7zz() {
+        let m = methods("ppmd-method", &tree(), fast().with_method(Method::ppmd(5)));
+        assert_eq!(m, ["PPMD:o6:mem24"]);
+    }
+}

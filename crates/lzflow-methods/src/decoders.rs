@@ -83,6 +83,21 @@ pub fn new_decoder(
         Properties::Filter(cfg) => {
             Box::new(FilterStream::new(try_new_filter(cfg, Direction::Decode)?))
         }
+        #[cfg(feature = "ppmd")]
+        Properties::Ppmd { order, mem_size } => {
+            // The container checked the chain's memory (PPMd's model
+            // included) before building it.
+            let props = lzflow_ppmd::Ppmd7Props::new(*order, *mem_size)?;
+            Box::new(ErrInto::new(lzflow_ppmd::Ppmd7Decoder::with_props(
+                props,
+                out_size,
+                u64::MAX,
+            )?))
+        }
+        #[cfg(not(feature = "ppmd"))]
+        Properties::Ppmd { .. } => {
+            return Err(MethodError::disabled(Method::Ppmd).expect("ppmd is off"))
+        }
         Properties::Plain(Method::Copy) => Box::new(CopyDecoder),
         #[cfg(feature = "deflate")]
         Properties::Plain(Method::Deflate) => Box::new(DeflateDecoder::new()),

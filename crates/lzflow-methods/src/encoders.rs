@@ -67,8 +67,52 @@ pub fn new_encoder_sized(
             };
             Box::new(ErrInto::new(enc))
         }
+        #[cfg(feature = "ppmd")]
+        Method::Ppmd => {
+            let (order, mem_size) = ppmd_level(level, size_hint);
+            Box::new(ErrInto::new(lzflow_ppmd::Ppmd7Encoder::new(
+                order, mem_size,
+            )?))
+        }
         other => return Err(no_encoder(other)),
     })
+}
+
+/// A PPMd var. H encoder (7z's PPMd, no end marker) of `order` (2–64) and
+/// `mem_size` bytes of model memory (at least 2 KiB): for a caller that
+/// chooses them itself rather than by level. Its properties are
+/// [`Properties::Ppmd`] with the same values.
+#[cfg(feature = "ppmd")]
+pub fn new_ppmd_encoder(order: u8, mem_size: u32) -> Result<BoxedEncoder, MethodError> {
+    Ok(Box::new(ErrInto::new(lzflow_ppmd::Ppmd7Encoder::new(
+        order, mem_size,
+    )?)))
+}
+
+/// PPMd's order and model memory for `level`, as 7-Zip chooses them: 2^(19 +
+/// level) bytes (192 MiB at 9), orders 3, 4, 4, 5, 5, 6, 8, 16, 24, 32;
+/// the memory shrunk to the first power of two of at least 16 times the
+/// input when the input is known to be smaller (a model that large is
+/// never filled).
+pub fn ppmd_level(level: u32, size_hint: Option<u64>) -> (u8, u32) {
+    const ORDERS: [u8; 10] = [3, 4, 4, 5, 5, 6, 8, 16, 24, 32];
+    let level = level.min(MAX_LEVEL);
+    let mut mem: u32 = if level >= 9 {
+        192 << 20
+    } else {
+        1 << (19 + level)
+    };
+    if let Some(size) = size_hint {
+        if u64::from(mem / 16) > size {
+            if let Some(m) = (16..=31)
+                .map(|i| 1u32 << i)
+                .find(|m| size <= u64::from(m / 16))
+            {
+                mem = mem.min(m);
+            }
+        }
+    }
+    (ORDERS[level as usize], mem)
 }
 
 /// The properties a container stores for the stream of
@@ -88,6 +132,11 @@ pub fn encoder_properties(
                 props: opts.props(),
                 dict_size: opts.dict_size,
             })
+        }
+        #[cfg(feature = "ppmd")]
+        Method::Ppmd => {
+            let (order, mem_size) = ppmd_level(level, size_hint);
+            Ok(Properties::Ppmd { order, mem_size })
         }
         Method::Copy => Ok(Properties::Plain(method)),
         #[cfg(feature = "deflate")]
@@ -111,6 +160,8 @@ pub fn encoder_memory(method: Method, level: u32, size_hint: Option<u64>) -> u64
         Method::Lzma => {
             lzma_options(level, size_hint).map_or(0, |opts| LzmaEncoder::memory_usage(&opts))
         }
+        #[cfg(feature = "ppmd")]
+        Method::Ppmd => lzflow_ppmd::memory_usage(ppmd_level(level, size_hint).1),
         _ => 0,
     }
 }

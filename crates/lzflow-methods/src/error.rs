@@ -51,6 +51,9 @@ pub enum MethodError {
     Lzma(LzmaError),
     /// A BCJ or Delta filter.
     Filter(FilterError),
+    /// PPMd data or properties.
+    #[cfg(feature = "ppmd")]
+    Ppmd(lzflow_ppmd::PpmdError),
     /// A coder chain would use more memory than allowed.
     Limit(LimitExceeded),
 }
@@ -72,6 +75,8 @@ impl fmt::Display for MethodError {
             MethodError::Truncated { method } => write!(f, "{method} data ends early"),
             MethodError::Lzma(_) => f.write_str("LZMA data or properties are invalid"),
             MethodError::Filter(_) => f.write_str("a filter rejected its data or properties"),
+            #[cfg(feature = "ppmd")]
+            MethodError::Ppmd(_) => f.write_str("PPMd data or properties are invalid"),
             MethodError::Limit(_) => f.write_str("the coder chain exceeds a limit"),
         }
     }
@@ -82,6 +87,8 @@ impl std::error::Error for MethodError {
         match self {
             MethodError::Lzma(e) => Some(e),
             MethodError::Filter(e) => Some(e),
+            #[cfg(feature = "ppmd")]
+            MethodError::Ppmd(e) => Some(e),
             MethodError::Limit(e) => Some(e),
             _ => None,
         }
@@ -96,6 +103,8 @@ impl CoderError for MethodError {
             MethodError::Truncated { .. } => Culprit::Truncated,
             MethodError::Lzma(e) => e.culprit(),
             MethodError::Filter(e) => e.culprit(),
+            #[cfg(feature = "ppmd")]
+            MethodError::Ppmd(e) => e.culprit(),
             MethodError::Limit(_) => Culprit::Limit,
         }
     }
@@ -111,6 +120,7 @@ impl MethodError {
             Method::Deflate64 => ("deflate64", cfg!(feature = "deflate64")),
             Method::BZip2 => ("bzip2", cfg!(feature = "bzip2")),
             Method::Zstd => ("zstd", cfg!(feature = "zstd")),
+            Method::Ppmd => ("ppmd", cfg!(feature = "ppmd")),
             _ => return None,
         };
         (!on).then(|| MethodError::Disabled {
@@ -129,6 +139,13 @@ impl From<LzmaError> for MethodError {
 impl From<FilterError> for MethodError {
     fn from(e: FilterError) -> Self {
         MethodError::Filter(e)
+    }
+}
+
+#[cfg(feature = "ppmd")]
+impl From<lzflow_ppmd::PpmdError> for MethodError {
+    fn from(e: lzflow_ppmd::PpmdError) -> Self {
+        MethodError::Ppmd(e)
     }
 }
 

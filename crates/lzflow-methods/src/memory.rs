@@ -38,6 +38,10 @@ pub(crate) fn zstd_frame_memory(window: u64) -> u64 {
 /// byte for the inverse BWT, plus its tables (bzip2's own manual: 3600k).
 const BZIP2_STATE: u64 = 3700 << 10;
 
+/// PPMd's coder beside its model memory: lzflow-ppmd's tables and
+/// buffers (its `memory_usage` counts 32 KiB), rounded up.
+const PPMD_STATE: u64 = 32 << 10;
+
 /// The window a decoder needs for a `dict`-byte dictionary when it will
 /// produce at most `out_size` bytes: a window larger than everything the
 /// coder produces is never read, so it is not allocated either.
@@ -65,6 +69,8 @@ impl Properties {
                 Lzma2Decoder::memory_usage(window_size(*dict_size, out_size))
             }
             Properties::Filter(_) => FILTER_BUF as u64,
+            // The model's memory and the coder's tables.
+            Properties::Ppmd { mem_size, .. } => u64::from(*mem_size) + PPMD_STATE,
             Properties::Plain(Method::Deflate) => DEFLATE_STATE,
             Properties::Plain(Method::Deflate64) => DEFLATE64_STATE,
             Properties::Plain(Method::BZip2) => BZIP2_STATE,

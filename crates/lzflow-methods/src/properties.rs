@@ -23,6 +23,13 @@ pub enum Properties {
     },
     /// A BCJ filter or Delta.
     Filter(FilterConfig),
+    /// PPMd var. H (7z's PPMd): the model's order and memory size.
+    Ppmd {
+        /// The model's order, 2–64.
+        order: u8,
+        /// The model's memory in bytes.
+        mem_size: u32,
+    },
     /// A method whose properties the registry does not interpret (none,
     /// or the container's own, such as 7z AES's salt and IV).
     Plain(Method),
@@ -47,6 +54,19 @@ impl Properties {
                 }
             }
             Method::Lzma2 => Self::lzma2(bytes)?,
+            Method::Ppmd => {
+                // 7-Zip's 5 bytes: the order, then the memory size.
+                let &[order, m0, m1, m2, m3, ..] = bytes else {
+                    return Err(MethodError::Properties {
+                        method: "PPMd",
+                        reason: "they are shorter than 5 bytes",
+                    });
+                };
+                Properties::Ppmd {
+                    order,
+                    mem_size: u32::from_le_bytes([m0, m1, m2, m3]),
+                }
+            }
             Method::Filter(kind) => Properties::Filter(FilterConfig::from_7z_props(kind, bytes)?),
             other => Properties::Plain(other),
         })
@@ -84,6 +104,7 @@ impl Properties {
             Properties::Lzma { .. } => Method::Lzma,
             Properties::Lzma2 { .. } => Method::Lzma2,
             Properties::Filter(cfg) => Method::Filter(cfg.kind),
+            Properties::Ppmd { .. } => Method::Ppmd,
             Properties::Plain(m) => *m,
         }
     }
@@ -98,6 +119,11 @@ impl Properties {
             }
             Properties::Lzma2 { dict_size } => vec![lzflow_lzma::lzma2_props_byte(*dict_size)],
             Properties::Filter(cfg) => cfg.sevenz_props(),
+            Properties::Ppmd { order, mem_size } => {
+                let mut p = vec![*order];
+                p.extend_from_slice(&mem_size.to_le_bytes());
+                p
+            }
             Properties::Plain(_) => Vec::new(),
         }
     }

@@ -1,4 +1,5 @@
-//! The optional codecs (features `deflate`, `deflate64`, `bzip2`, `zstd`):
+//! The optional codecs (features `deflate`, `deflate64`, `bzip2`, `zstd`,
+//! `ppmd`):
 //! built in, each decodes or encodes; left out, its method is still in the
 //! table and every use of it is the typed `MethodError::Disabled` naming
 //! the method and the feature. CI runs this file with the default features
@@ -101,6 +102,33 @@ fn optional_methods_are_known_and_built_or_disabled() {
             assert_disabled(props, o.name, feature);
             assert_eq!(encoder_memory(o.method, 6, None), 0, "{feature}");
         }
+    }
+}
+
+#[test]
+fn ppmd_is_built_or_disabled() {
+    let props = Properties::Ppmd {
+        order: 6,
+        mem_size: 16 << 20,
+    };
+    assert_eq!(
+        Properties::from_7z(Method::Ppmd, &props.to_7z()).unwrap(),
+        props
+    );
+    assert!(props.decoder_memory(None) > 16 << 20);
+    let decoder = new_decoder(&props, Some(10), &DecoderOptions::default());
+    let encoder = new_encoder(Method::Ppmd, 5);
+    if cfg!(feature = "ppmd") {
+        assert!(decoder.is_ok());
+        assert!(encoder.is_ok());
+        assert_eq!(encoder_properties(Method::Ppmd, 5, None).unwrap(), props);
+        assert!(encoder_memory(Method::Ppmd, 5, None) > 16 << 20);
+    } else {
+        assert_disabled(decoder.err().unwrap(), "PPMd", "ppmd");
+        assert_disabled(encoder.err().unwrap(), "PPMd", "ppmd");
+        let err = encoder_properties(Method::Ppmd, 5, None).unwrap_err();
+        assert_disabled(err, "PPMd", "ppmd");
+        assert_eq!(encoder_memory(Method::Ppmd, 5, None), 0);
     }
 }
 

@@ -8,7 +8,7 @@
 use lzflow_core::{Encode, InBuf, Lease, OutBuf, Pool, Progress};
 use lzflow_filters::FilterEncoder;
 use lzflow_lzma::{Lzma2Encoder, LzmaEncoder, LzmaOptions, MtLzma2Encoder};
-use lzflow_methods::{new_encoder, BoxedEncoder, Method as Registry};
+use lzflow_methods::{new_encoder, new_ppmd_encoder, BoxedEncoder, Method as Registry};
 
 use crate::secret_buf::SecretBuf;
 use crate::write::aes_encoder::AesEncoder;
@@ -43,6 +43,8 @@ pub(crate) enum Lz {
     /// Deflate or BZip2: the method registry's encoder, made again for
     /// each folder.
     Registry(BoxedEncoder, Registry, u32),
+    /// PPMd: the registry's encoder of this order and memory size.
+    Ppmd(BoxedEncoder, u8, u32),
 }
 
 impl Lz {
@@ -63,6 +65,9 @@ impl Lz {
             (Method::Copy, _) => Lz::Copy,
             (Method::Deflate, _) => registry(Registry::Deflate)?,
             (Method::BZip2, _) => registry(Registry::BZip2)?,
+            (Method::Ppmd { order, mem_size }, _) => {
+                Lz::Ppmd(new_ppmd_encoder(order, mem_size)?, order, mem_size)
+            }
             (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
             (Method::Lzma, Some(n)) => {
                 Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
@@ -84,6 +89,11 @@ impl Lz {
             Lz::Registry(e, m, level) => {
                 // A fresh stream; the one made before served as well.
                 if let Ok(fresh) = new_encoder(*m, *level) {
+                    *e = fresh;
+                }
+            }
+            Lz::Ppmd(e, order, mem_size) => {
+                if let Ok(fresh) = new_ppmd_encoder(*order, *mem_size) {
                     *e = fresh;
                 }
             }
@@ -112,7 +122,7 @@ impl Encode for Lz {
             Lz::Lzma(e) => Ok(e.encode(input, output)?),
             Lz::Lzma2(e) => Ok(e.encode(input, output)?),
             Lz::MtLzma2(e) => Ok(e.encode(input, output)?),
-            Lz::Registry(e, ..) => Ok(e.encode(input, output)?),
+            Lz::Registry(e, ..) | Lz::Ppmd(e, ..) => Ok(e.encode(input, output)?),
         }
     }
 
@@ -122,7 +132,7 @@ impl Encode for Lz {
             Lz::Lzma(e) => Ok(e.flush(output)?),
             Lz::Lzma2(e) => Ok(e.flush(output)?),
             Lz::MtLzma2(e) => Ok(e.flush(output)?),
-            Lz::Registry(e, ..) => Ok(e.flush(output)?),
+            Lz::Registry(e, ..) | Lz::Ppmd(e, ..) => Ok(e.flush(output)?),
         }
     }
 
@@ -132,7 +142,7 @@ impl Encode for Lz {
             Lz::Lzma(e) => Ok(e.finish(output)?),
             Lz::Lzma2(e) => Ok(e.finish(output)?),
             Lz::MtLzma2(e) => Ok(e.finish(output)?),
-            Lz::Registry(e, ..) => Ok(e.finish(output)?),
+            Lz::Registry(e, ..) | Lz::Ppmd(e, ..) => Ok(e.finish(output)?),
         }
     }
 }

@@ -232,6 +232,9 @@ fn lz_coder(method: Method, opts: &LzmaOptions) -> Coder {
         // Neither has properties in 7z (7-Zip writes none).
         Method::Deflate => coder(Registry::Deflate, Vec::new()),
         Method::BZip2 => coder(Registry::BZip2, Vec::new()),
+        Method::Ppmd { order, mem_size } => {
+            coder(Registry::Ppmd, Properties::Ppmd { order, mem_size }.to_7z())
+        }
     }
 }
 

@@ -413,7 +413,8 @@ impl<W: Write + Seek> Writer<W> {
     /// same options.
     fn start_engine(&mut self, size: Option<u64>) -> Result<(), SevenZError> {
         let fit = match (self.opts.method, size) {
-            (Method::Copy | Method::Deflate | Method::BZip2, _) | (_, None) => None,
+            (Method::Copy | Method::Deflate | Method::BZip2 | Method::Ppmd { .. }, _)
+            | (_, None) => None,
             (_, Some(n)) => Some(n),
         };
         let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));

@@ -21,6 +21,24 @@ pub enum Method {
     Deflate,
     /// BZip2 (7-Zip's `-m0=BZip2`), blocks of `max(level, 1)` × 100 kB.
     BZip2,
+    /// PPMd var. H (7-Zip's `-m0=PPMd`, good on text): a model of `order`
+    /// (2–64) in `mem_size` bytes (at least 2 KiB) that every reader
+    /// allocates too. [`Method::ppmd`] gives 7-Zip's choice per level.
+    Ppmd {
+        /// The model's order: how many bytes of context it predicts from.
+        order: u8,
+        /// The model's memory in bytes.
+        mem_size: u32,
+    },
+}
+
+impl Method {
+    /// PPMd with 7-Zip's order and memory for `level` (0–9): at the
+    /// default 5, order 6 and 16 MiB.
+    pub fn ppmd(level: u32) -> Self {
+        let (order, mem_size) = lzflow_methods::ppmd_level(level, None);
+        Method::Ppmd { order, mem_size }
+    }
 }
 
 /// How entries are grouped into folders (solid blocks).

@@ -41,8 +41,8 @@ pub struct Args {
     pub kind: Option<String>,
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
     /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary; in zip,
-    /// Deflate's level), `-m0=LZMA2|LZMA|Deflate|BZip2|Copy` (7z's
-    /// method), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
+    /// Deflate's level), `-m0=LZMA2|LZMA|Deflate|BZip2|PPMd|Copy` (7z's
+    /// method; PPMd also as `PPMd:o=ORDER:mem=SIZE`), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
     /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
     /// (N threads: within the LZMA2 stream of one solid block, or N solid
     /// blocks at once when --solid is not `on`; `on` = one per CPU;
@@ -114,23 +114,90 @@ fn with_level(opts: WriterOptions, level: u32, method: Option<Method>) -> Writer
     }
 }
 
-/// The 7z method `-m0=NAME` names.
-fn method_named(switch: &str, name: &str) -> Result<Method, String> {
-    match name.to_ascii_lowercase().as_str() {
-        "lzma2" => Ok(Method::Lzma2),
-        "lzma" => Ok(Method::Lzma),
-        "deflate" => Ok(Method::Deflate),
-        "bzip2" => Ok(Method::BZip2),
-        "copy" => Ok(Method::Copy),
-        _ => Err(format!(
-            "-m{switch}: unknown 7z method (known: LZMA2, LZMA, Deflate, BZip2, Copy)"
-        )),
+/// The 7z method `-m0=NAME` names. PPMd takes 7-Zip's parameters after
+/// its name, `PPMd:o=ORDER:mem=SIZE` (SIZE in bytes with an optional
+/// suffix, or a power of two: `mem=24` is 16 MiB); what they leave out
+/// comes from the level, as 7-Zip's does ([`ppmd_for_level`]).
+fn method_named(switch: &str, spec: &str) -> Result<Method, String> {
+    let mut parts = spec.split(':');
+    let name = parts.next().unwrap_or_default().to_ascii_lowercase();
+    let method = match name.as_str() {
+        "lzma2" => Method::Lzma2,
+        "lzma" => Method::Lzma,
+        "deflate" => Method::Deflate,
+        "bzip2" => Method::BZip2,
+        "copy" => Method::Copy,
+        "ppmd" => Method::Ppmd {
+            order: 0,
+            mem_size: 0,
+        },
+        _ => {
+            return Err(format!(
+                "-m{switch}: unknown 7z method (known: LZMA2, LZMA, Deflate, BZip2, PPMd, Copy)"
+            ))
+        }
+    };
+    let Method::Ppmd {
+        mut order,
+        mut mem_size,
+    } = method
+    else {
+        return match parts.next() {
+            Some(p) => Err(format!("-m{switch}: {name} takes no parameter `{p}`")),
+            None => Ok(method),
+        };
+    };
+    for p in parts {
+        let bad = || format!("-m{switch}: PPMd parameter `{p}` (expected o=2..64 or mem=SIZE)");
+        match p.split_once('=') {
+            Some(("o", v)) => {
+                order = v
+                    .parse()
+                    .ok()
+                    .filter(|o| (2..=64).contains(o))
+                    .ok_or_else(bad)?
+            }
+            Some(("mem", v)) => {
+                let bytes = match v.parse::<u32>() {
+                    Ok(power) if power < 32 => 1u64 << power,
+                    _ => crate::size::parse_bytes(v).map_err(|_| bad())?,
+                };
+                mem_size = u32::try_from(bytes)
+                    .ok()
+                    .filter(|m| *m >= 1 << 11 && *m <= u32::MAX - 36)
+                    .ok_or_else(bad)?;
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(Method::Ppmd { order, mem_size })
+}
+
+/// PPMd's order and memory: those `-m0=PPMd:…` gave (0 when not), the
+/// rest as 7-Zip chooses them for `level`.
+fn ppmd_for_level(method: Method, level: u32) -> Method {
+    match (method, Method::ppmd(level)) {
+        (
+            Method::Ppmd { order, mem_size },
+            Method::Ppmd {
+                order: o,
+                mem_size: m,
+            },
+        ) => Method::Ppmd {
+            order: if order == 0 { o } else { order },
+            mem_size: if mem_size == 0 { m } else { mem_size },
+        },
+        _ => method,
     }
 }
 
 /// `-mf=NAME`: the filter in front of every entry's compression, as
 /// 7-Zip names them; `off` turns automatic filters off, `on` back on.
-fn with_filter_named(opts: WriterOptions, switch: &str, name: &str) -> Result<WriterOptions, String> {
+fn with_filter_named(
+    opts: WriterOptions,
+    switch: &str,
+    name: &str,
+) -> Result<WriterOptions, String> {
     let kind = match name.to_ascii_lowercase().as_str() {
         "bcj2" => return Ok(opts.with_bcj2(true)),
         "off" | "-" => return Ok(opts.with_auto_bcj(false)),
@@ -202,6 +269,8 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
             }
         }
     }
+    let level = opts.level;
+    opts.method = ppmd_for_level(opts.method, level);
     if args.encrypt_headers {
         opts = opts.with_encrypt_header(true);
     }
@@ -458,7 +527,48 @@ mod tests {
         assert_eq!((o.method, o.level), (Method::BZip2, 3));
         let o = options(&args(dir, &[dir], &["-m0=LZMA"])).unwrap();
         assert_eq!(o.method, Method::Lzma);
-        assert!(options(&args(dir, &[dir], &["-m0=PPMd"])).is_err());
+        // PPMd: 7-Zip's order and memory for the level, or as given.
+        let o = options(&args(dir, &[dir], &["-m0=PPMd"])).unwrap();
+        assert_eq!(
+            o.method,
+            Method::Ppmd {
+                order: 6,
+                mem_size: 16 << 20
+            }
+        );
+        let o = options(&args(dir, &[dir], &["-mx9", "-m0=ppmd:o=4"])).unwrap();
+        assert_eq!(
+            o.method,
+            Method::Ppmd {
+                order: 4,
+                mem_size: 192 << 20
+            }
+        );
+        let o = options(&args(dir, &[dir], &["-m0=PPMd:mem=24:o=32", "-mx1"])).unwrap();
+        assert_eq!(
+            o.method,
+            Method::Ppmd {
+                order: 32,
+                mem_size: 1 << 24
+            }
+        );
+        let o = options(&args(dir, &[dir], &["-m0=PPMd:mem=1m"])).unwrap();
+        assert_eq!(
+            o.method,
+            Method::Ppmd {
+                order: 6,
+                mem_size: 1 << 20
+            }
+        );
+        for bad in [
+            "-m0=PPMd:o=1",
+            "-m0=PPMd:o=65",
+            "-m0=PPMd:mem=1k",
+            "-m0=PPMd:x=1",
+            "-m0=LZMA:o=4",
+        ] {
+            assert!(options(&args(dir, &[dir], &[bad])).is_err(), "{bad}");
+        }
     }
 
     #[test]
