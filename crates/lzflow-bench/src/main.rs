@@ -9,6 +9,7 @@ mod deflate64;
 mod encode;
 mod latency;
 mod measure;
+mod ppmd;
 mod seek;
 mod sevenz;
 mod sevenz_write;
@@ -515,7 +516,7 @@ fn fresh_rss(i: usize, w: &Workload) -> io::Result<u64> {
 }
 
 const USAGE: &str =
-    "usage: lzflow-bench compare [decode|encode|7z|7z-mt|7z-write|zip|zip-write|deflate64|seek|latency] [--rounds N] [--only NAME] [--quick]";
+    "usage: lzflow-bench compare [decode|encode|7z|7z-mt|7z-write|zip|zip-write|deflate64|ppmd|seek|latency] [--rounds N] [--only NAME] [--quick]";
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -533,7 +534,7 @@ fn main() -> io::Result<()> {
             "--only" => only = it.next().cloned(),
             "--quick" => workloads::set_quick(true),
             "decode" | "encode" | "7z" | "7z-mt" | "7z-write" | "zip" | "zip-write"
-            | "deflate64" | "seek" | "latency" => mode = a.clone(),
+            | "deflate64" | "ppmd" | "seek" | "latency" => mode = a.clone(),
             other => {
                 eprintln!("{USAGE}");
                 return Err(io::Error::new(
@@ -554,6 +555,7 @@ fn main() -> io::Result<()> {
         "zip" => zip::compare_zip(rounds),
         "zip-write" => zip_write::compare_zip_write(rounds, only.as_deref()),
         "deflate64" => deflate64::compare_deflate64(rounds),
+        "ppmd" => ppmd::compare_ppmd(rounds),
         "seek" => seek::compare_seek(rounds),
         "latency" => latency::compare_latency(rounds),
         _ => sevenz_write::compare_7z_write(rounds, only.as_deref()),
