@@ -89,3 +89,4 @@ pub use model::{MATCH_LEN_MAX, MATCH_LEN_MIN};
 pub use mt_lzma2_decoder::MtLzma2Decoder;
 pub use mt_lzma2_encoder::MtLzma2Encoder;
 pub use props::{lzma2_dict_size, lzma2_props_byte, LzmaProps};
+pub use range_encoder::RangeEncoder;

@@ -8,9 +8,11 @@ use crate::range_coder::{BIT_MODEL_TOTAL_BITS, INIT_BYTES, MOVE_BITS, TOP};
 /// Capacity the output buffer starts with: an LZMA2 chunk's worth.
 const OUT_CAPACITY: usize = (64 << 10) + 64;
 
-/// Range encoder writing into a growable byte buffer.
+/// LZMA's range encoder (adaptive binary probabilities of 11 bits, moved by
+/// 1/32 per bit), writing into a growable byte buffer. Public for the other
+/// coders that code bits this way (7z's BCJ2 flag stream).
 #[derive(Debug)]
-pub(crate) struct RangeEncoder {
+pub struct RangeEncoder {
     low: u64,
     range: u32,
     cache: u8,
@@ -20,9 +22,15 @@ pub(crate) struct RangeEncoder {
     pub(crate) out: lzflow_core::Lease<u8>,
 }
 
+impl Default for RangeEncoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl RangeEncoder {
     /// An encoder at the start of a range-coded stream.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         RangeEncoder {
             low: 0,
             range: u32::MAX,
@@ -65,9 +73,10 @@ impl RangeEncoder {
         self.low = (self.low & 0x00FF_FFFF) << 8;
     }
 
-    /// Encodes `bit` with the adaptive probability `prob` (of a zero).
+    /// Encodes `bit` with the adaptive probability `prob` (of a zero;
+    /// start from 1024, one half).
     #[inline(always)]
-    pub(crate) fn bit(&mut self, prob: &mut u16, bit: u32) {
+    pub fn bit(&mut self, prob: &mut u16, bit: u32) {
         let bound = (self.range >> BIT_MODEL_TOTAL_BITS) * u32::from(*prob);
         if bit == 0 {
             self.range = bound;
@@ -121,8 +130,15 @@ impl RangeEncoder {
         }
     }
 
+    /// Moves the settled bytes to the end of `dst` (bytes a carry may still
+    /// change stay held back).
+    pub fn take_output(&mut self, dst: &mut Vec<u8>) {
+        dst.extend_from_slice(&self.out);
+        self.out.clear();
+    }
+
     /// Writes out everything held back, ending the range-coded stream.
-    pub(crate) fn flush(&mut self) {
+    pub fn flush(&mut self) {
         for _ in 0..INIT_BYTES {
             self.shift_low();
         }

@@ -26,15 +26,13 @@
 //! (flags, CALL, JUMP: 7-Zip's order).
 
 use lzflow_core::{Encode, InBuf, OutBuf, Progress};
-use lzflow_lzma::{LzmaEncoder, LzmaOptions, MatchFinder, Mode};
+use lzflow_lzma::{LzmaEncoder, LzmaOptions, MatchFinder, Mode, RangeEncoder};
 
 use crate::write::folder_encoder::Lz;
 use crate::SevenZError;
 
-const PROB_BITS: u32 = 11;
-const PROB_INIT: u16 = 1 << (PROB_BITS - 1);
-const MOVE_BITS: u32 = 5;
-const TOP: u32 = 1 << 24;
+/// A probability of one half (LZMA's 11-bit probabilities).
+const PROB_INIT: u16 = 1 << 10;
 
 /// Relative targets within this distance count as branches when the
 /// entry's size is not known.
@@ -59,68 +57,6 @@ pub(crate) fn side_options() -> LzmaOptions {
         nice_len: 128,
         mf: MatchFinder::Bt4,
         depth: 0,
-    }
-}
-
-/// LZMA's range encoder (7z style: the low 33 bits, a cached byte and a
-/// count of 0xFF bytes a carry may still ripple through).
-struct RangeEncoder {
-    low: u64,
-    range: u32,
-    cache: u8,
-    cache_size: u64,
-}
-
-impl RangeEncoder {
-    fn new() -> Self {
-        RangeEncoder {
-            low: 0,
-            range: 0xFFFF_FFFF,
-            cache: 0,
-            cache_size: 1,
-        }
-    }
-
-    fn encode(&mut self, prob: &mut u16, bit: bool, out: &mut Vec<u8>) {
-        let p = u32::from(*prob);
-        let bound = (self.range >> PROB_BITS) * p;
-        if bit {
-            self.low += u64::from(bound);
-            self.range -= bound;
-            *prob = (p - (p >> MOVE_BITS)) as u16;
-        } else {
-            self.range = bound;
-            *prob = (p + (((1 << PROB_BITS) - p) >> MOVE_BITS)) as u16;
-        }
-        while self.range < TOP {
-            self.range <<= 8;
-            self.shift_low(out);
-        }
-    }
-
-    fn shift_low(&mut self, out: &mut Vec<u8>) {
-        if self.low < 0xFF00_0000 || self.low >= 1 << 32 {
-            let carry = (self.low >> 32) as u8;
-            let mut byte = self.cache;
-            loop {
-                out.push(byte.wrapping_add(carry));
-                byte = 0xFF;
-                self.cache_size -= 1;
-                if self.cache_size == 0 {
-                    break;
-                }
-            }
-            self.cache = (self.low >> 24) as u8;
-        }
-        self.cache_size += 1;
-        self.low = (self.low & 0x00FF_FFFF) << 8;
-    }
-
-    /// Writes out the last bytes: every byte `low` still holds.
-    fn flush(&mut self, out: &mut Vec<u8>) {
-        for _ in 0..5 {
-            self.shift_low(out);
-        }
     }
 }
 
@@ -271,7 +207,8 @@ impl Bcj2Encoder {
             }
         }
         if !self.flushed {
-            self.rc.flush(&mut sides.rc);
+            self.rc.flush();
+            self.rc.take_output(&mut sides.rc);
             self.flushed = true;
         }
         Progress::StreamEnd
@@ -332,7 +269,8 @@ impl Bcj2Encoder {
                 None
             };
             let convert = rel.is_some_and(|r| self.should_convert(r));
-            self.rc.encode(&mut self.probs[idx], convert, &mut sides.rc);
+            self.rc.bit(&mut self.probs[idx], u32::from(convert));
+            self.rc.take_output(&mut sides.rc);
             match rel {
                 Some(r) if convert => {
                     let after = self.pos.wrapping_add(5) as u32;
