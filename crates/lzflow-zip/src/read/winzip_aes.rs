@@ -377,6 +377,14 @@ impl Decode for WinZipAesDecoder {
                     if self.data_left == 0 {
                         self.keystream = None;
                         self.state = State::Code;
+                        if n > 0 {
+                            // The last plaintext goes on before the
+                            // authentication code is checked, as it would
+                            // have had the code come in a later call: the
+                            // entry's first error is then the same however
+                            // the input is split.
+                            return Ok(Progress::OutputFull);
+                        }
                     } else if input.is_empty() {
                         // What was decrypted goes on first, even at the
                         // end of the input: in an entry of unknown length
@@ -533,6 +541,12 @@ pub(crate) mod tests {
         let mut input = InBuf::new(&with_tail);
         let mut buf = [0u8; 16];
         let mut o = OutBuf::new(&mut buf);
+        // The plaintext first, then the authentication code's verdict.
+        assert_eq!(
+            dec.decode(&mut input, &mut o).unwrap(),
+            Progress::OutputFull
+        );
+        assert_eq!(o.written(), b"abc");
         assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
         assert_eq!(o.written(), b"abc");
         assert_eq!(input.remaining(), b"PK\x07\x08");
