@@ -611,7 +611,31 @@ fn ppmd_solid_per_file_smallest_model_and_aes() {
             .with_threads(2),
     );
     if have_7zz() {
+        // The folder's model is fitted to its size, as 7-Zip fits it: the
+        // first power of two of at least 16 times the data.
+        let total: usize = tree().iter().map(|it| it.data().len()).sum();
+        let fitted = lzflow_methods::ppmd_fitted_memory(16 << 20, total as u64);
+        assert!(fitted < 16 << 20 && fitted.is_power_of_two(), "{fitted}");
         let m = methods("ppmd-method", &tree(), fast().with_method(Method::ppmd(5)));
-        assert_eq!(m, ["PPMD:o6:mem24"]);
+        assert_eq!(m, [format!("PPMD:o6:mem{}", fitted.trailing_zeros())]);
+        // A folder of unknown size keeps the level's model.
+        let bytes = {
+            let opts = fast().with_method(Method::ppmd(5));
+            let mut w = Writer::with_options(std::io::Cursor::new(Vec::new()), opts).unwrap();
+            w.begin_file("big.txt", EntryMeta::default()).unwrap();
+            for _ in 0..40 {
+                w.write_data(&code(64 << 10)).unwrap();
+            }
+            w.end_file().unwrap();
+            w.finish().unwrap().into_inner()
+        };
+        let dir = temp_dir("ppmd-unfitted");
+        let archive = dir.join("u.7z");
+        std::fs::write(&archive, &bytes).unwrap();
+        let (ok, text) = run_7zz(&["t", "-bd", archive.to_str().unwrap()]);
+        assert!(ok, "{text}");
+        let list = listing(&archive, None);
+        assert_eq!(list["big.txt"]["Method"], "PPMD:o6:mem24");
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

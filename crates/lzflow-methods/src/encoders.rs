@@ -97,22 +97,26 @@ pub fn new_ppmd_encoder(order: u8, mem_size: u32) -> Result<BoxedEncoder, Method
 pub fn ppmd_level(level: u32, size_hint: Option<u64>) -> (u8, u32) {
     const ORDERS: [u8; 10] = [3, 4, 4, 5, 5, 6, 8, 16, 24, 32];
     let level = level.min(MAX_LEVEL);
-    let mut mem: u32 = if level >= 9 {
+    let mem: u32 = if level >= 9 {
         192 << 20
     } else {
         1 << (19 + level)
     };
-    if let Some(size) = size_hint {
-        if u64::from(mem / 16) > size {
-            if let Some(m) = (16..=31)
-                .map(|i| 1u32 << i)
-                .find(|m| size <= u64::from(m / 16))
-            {
-                mem = mem.min(m);
-            }
-        }
-    }
+    let mem = size_hint.map_or(mem, |size| ppmd_fitted_memory(mem, size));
     (ORDERS[level as usize], mem)
+}
+
+/// PPMd's model memory `mem` for an input of `size` bytes, as 7-Zip fits
+/// it: at most the first power of two from 64 KiB that is 16 times the
+/// input (a larger model is never filled).
+pub fn ppmd_fitted_memory(mem: u32, size: u64) -> u32 {
+    if u64::from(mem / 16) <= size {
+        return mem;
+    }
+    (16..=31)
+        .map(|i| 1u32 << i)
+        .find(|m| size <= u64::from(m / 16))
+        .map_or(mem, |m| mem.min(m))
 }
 
 /// The properties a container stores for the stream of

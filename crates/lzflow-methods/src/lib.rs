@@ -62,8 +62,8 @@ pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_ID
 #[cfg(feature = "ppmd")]
 pub use encoders::new_ppmd_encoder;
 pub use encoders::{
-    encoder_memory, encoder_properties, new_encoder, new_encoder_sized, ppmd_level,
-    set_idle_compressors, BoxedEncoder, DEFAULT_IDLE_COMPRESSORS, MAX_LEVEL,
+    encoder_memory, encoder_properties, new_encoder, new_encoder_sized, ppmd_fitted_memory,
+    ppmd_level, set_idle_compressors, BoxedEncoder, DEFAULT_IDLE_COMPRESSORS, MAX_LEVEL,
 };
 pub use error::MethodError;
 pub use memory::{check_decoder_memory, window_size};

@@ -488,7 +488,8 @@ fn new_methods_are_in_the_registry_by_their_ids() {
         Method::from_7z_id(&[0x04, 0xF7, 0x11, 0x01]),
         Some(Method::Zstd)
     );
-    // PPMd still has no decoder, and says which method it is.
+    // PPMd without its properties (order and memory) cannot be decoded,
+    // and the error says which method it is.
     let opts = DecoderOptions::default();
     match new_decoder(&Properties::Plain(Method::Ppmd), None, &opts) {
         Err(MethodError::Unsupported { method }) => assert!(method.contains("PPMd"), "{method}"),

@@ -487,7 +487,6 @@ fn methods_without_an_encoder_are_refused() {
     for method in [
         Method::Zstd,
         Method::Xz,
-        Method::Ppmd,
         Method::Deflate64,
         Method::Lzma2,
         Method::Bcj2,

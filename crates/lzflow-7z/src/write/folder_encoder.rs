@@ -80,6 +80,23 @@ impl Lz {
         })
     }
 
+    /// Whether this engine, reset, codes `method`: any engine but PPMd's,
+    /// whose model size is made per folder (the LZ engines are matched by
+    /// their options).
+    pub(crate) fn serves(&self, method: Method) -> bool {
+        match (self, method) {
+            (
+                Lz::Ppmd(_, order, mem_size),
+                Method::Ppmd {
+                    order: o,
+                    mem_size: m,
+                },
+            ) => *order == o && *mem_size == m,
+            (Lz::Ppmd(..), _) | (_, Method::Ppmd { .. }) => false,
+            _ => true,
+        }
+    }
+
     pub(crate) fn reset(&mut self) {
         match self {
             Lz::Copy => {}

@@ -311,8 +311,11 @@ impl<W: Write + Seek> Writer<W> {
         if let Run::Here(enc) = &mut folder.run {
             if enc.stage.is_none() {
                 // Stored data has nothing to fit: it goes straight through.
-                // Only LZMA's dictionary is fitted to the size.
-                let fits = matches!(self.opts.method, Method::Lzma | Method::Lzma2);
+                // LZMA's dictionary and PPMd's model are fitted to the size.
+                let fits = matches!(
+                    self.opts.method,
+                    Method::Lzma | Method::Lzma2 | Method::Ppmd { .. }
+                );
                 if fits && enc.held.len() + data.len() <= HOLD_MAX {
                     enc.hold(data);
                     return Ok(());
@@ -418,7 +421,17 @@ impl<W: Write + Seek> Writer<W> {
             (_, Some(n)) => Some(n),
         };
         let opts = fit.map_or(self.lz_opts, |n| self.lz_opts.fitted_to(n));
-        let lz = match self.idle.iter().position(|(_, o)| *o == opts) {
+        // PPMd's model fitted to a folder of known size, as 7-Zip fits it:
+        // every reader allocates what the folder's properties declare.
+        let method = match (self.opts.method, size) {
+            (Method::Ppmd { order, mem_size }, Some(n)) => Method::Ppmd {
+                order,
+                mem_size: lzflow_methods::ppmd_fitted_memory(mem_size, n),
+            },
+            (m, _) => m,
+        };
+        let reusable = |lz: &Lz, o: &LzmaOptions| *o == opts && lz.serves(method);
+        let lz = match self.idle.iter().position(|(lz, o)| reusable(lz, o)) {
             Some(i) => self.idle.swap_remove(i).0,
             None => {
                 // Another size: drop an idle engine first, so its pooled
@@ -430,7 +443,7 @@ impl<W: Write + Seek> Writer<W> {
                 } else {
                     self.opts.threads
                 };
-                Lz::new(self.opts.method, self.opts.level, &opts, fit, threads)?
+                Lz::new(method, self.opts.level, &opts, fit, threads)?
             }
         };
         let folder = self
@@ -449,6 +462,7 @@ impl<W: Write + Seek> Writer<W> {
             FolderFilter::None => Stage::Plain(lz),
         });
         folder.meta.lz_opts = opts;
+        folder.meta.method = method;
         Ok(())
     }
 

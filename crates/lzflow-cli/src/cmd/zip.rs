@@ -7,7 +7,7 @@ use std::io::{self, Cursor, Read};
 use std::path::Path;
 use std::time::SystemTime;
 
-use lzflow::zip::{ZipArchive, ZipOptions, ZipStreamReader};
+use lzflow::zip::{CentralDirectoryReader, ZipArchive, ZipOptions, ZipStreamReader};
 
 use super::extract::{format_filetime, unix_mode_string};
 use crate::output::Input;
@@ -66,17 +66,39 @@ enum Source {
     Stream(Box<ZipStreamReader<Box<dyn Read>>>),
 }
 
+/// Standard input, read forward-only.
+fn stdin_stream(options: ZipOptions) -> io::Result<Box<ZipStreamReader<Box<dyn Read>>>> {
+    let input = Input::open("-")?;
+    Ok(Box::new(ZipStreamReader::with_options(
+        input.reader,
+        options,
+    )))
+}
+
 fn open(path: &str, options: ZipOptions) -> io::Result<Source> {
     if path == "-" {
-        let input = Input::open("-")?;
-        return Ok(Source::Stream(Box::new(ZipStreamReader::with_options(
-            input.reader,
-            options,
-        ))));
+        return Ok(Source::Stream(stdin_stream(options)?));
     }
     Ok(Source::File(ZipArchive::open_with(
         File::open(path)?,
         options,
+    )?))
+}
+
+/// What `list` reads: a file's central directory, streamed, or standard
+/// input forward-only.
+enum Listing {
+    File(CentralDirectoryReader<File>),
+    Stream(Box<ZipStreamReader<Box<dyn Read>>>),
+}
+
+fn open_listing(path: &str, options: ZipOptions) -> io::Result<Listing> {
+    if path == "-" {
+        return Ok(Listing::Stream(stdin_stream(options)?));
+    }
+    let file = File::open(path)?;
+    Ok(Listing::File(CentralDirectoryReader::open_with(
+        file, &options,
     )?))
 }
 
@@ -133,9 +155,11 @@ pub fn list(path: &str, options: ZipOptions, selection: &Selection) -> io::Resul
         }
         total += size;
     };
-    match open(path, options)? {
-        Source::File(archive) => {
-            for e in archive.directory().iter() {
+    match open_listing(path, options)? {
+        Listing::File(mut directory) => {
+            // Streamed: one window of the directory in memory, whatever
+            // the number of entries.
+            while let Some(e) = directory.next_entry()? {
                 if !selection.selects(&e.name()) {
                     continue;
                 }
@@ -156,7 +180,7 @@ pub fn list(path: &str, options: ZipOptions, selection: &Selection) -> io::Resul
                 count(is_dir, e.uncompressed_size());
             }
         }
-        Source::Stream(mut z) => {
+        Listing::Stream(mut z) => {
             while let Some(mut e) = z.next_entry()? {
                 if !selection.selects(&e.name()) {
                     continue;
