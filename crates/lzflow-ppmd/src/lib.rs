@@ -1,5 +1,6 @@
-//! PPMd variant H (PPMd7) with 7z's range coder, the 7z method 030401, for
-//! lzflow: a resumable sans-I/O decoder and encoder, bit-exact with 7-Zip.
+//! PPMd variant H (PPMd7) with 7z's range coder, the 7z method 030401, and
+//! PPMd variant I rev. 1 (PPMd8), the zip method 98, for lzflow: resumable
+//! sans-I/O decoders and encoders, bit-exact with 7-Zip.
 //!
 //! PPMd predicts each byte from the bytes before it (the context, up to
 //! `order` bytes) with a model of variable-order contexts kept in a fixed
@@ -19,6 +20,15 @@
 //! Near the end of a stream the decoder needs either a symbol's worth of
 //! bytes (`2 * (order + 2)`) or input marked last: see [`Ppmd7Decoder`].
 //!
+//! # PPMd var. I (zip)
+//! [`Ppmd8Decoder`] and [`Ppmd8Encoder`] code a zip entry's data as 7-Zip
+//! does: 2 property bytes ([`Ppmd8Props`]: order, memory in MiB and the
+//! [`RestoreMethod`] used when the model memory is full), the symbols with
+//! Subbotin's carryless range coder, and always the end marker. The decoder
+//! reads the properties from the stream and checks [`ppmd8_memory_usage`]
+//! against its limit before allocating; it wants the end marker (and the
+//! code at 0) also when the size is known, as 7-Zip does.
+//!
 //! # Organization
 //! * `model`: the model in one byte arena laid out as 7-Zip lays it out,
 //!   its unit allocator and the updates (successors, rescaling, restart).
@@ -26,13 +36,23 @@
 //!   binary contexts and the secondary escape estimation.
 //! * `range`: 7z's range coder (the one LZMA uses).
 //! * [`Ppmd7Decoder`], [`Ppmd7Encoder`]: the resumable coders.
-//! * [`Ppmd7Props`]: the 7z properties; [`PpmdError`]: the errors.
+//! * [`Ppmd7Props`]: the 7z properties; [`PpmdError`]: the errors (shared
+//!   by both variants).
+//! * `ppmd8`: var. I. Its `model` has its own arena records and allocator
+//!   (free blocks with 32-bit stamps, per-class counts, a different glue,
+//!   cut-off and text-area expansion) and shares only the size classes and
+//!   the SEE context type with var. H; `symbol` codes a symbol; `range` is
+//!   the carryless coder; `props` the zip header; and the resumable
+//!   [`Ppmd8Decoder`] and [`Ppmd8Encoder`] follow the var. H coders'
+//!   design (bounded bytes per symbol, held input, sticky errors). The
+//!   input reader of the range decoders is shared.
 #![forbid(unsafe_code)]
 
 mod decoder;
 mod encoder;
 mod error;
 mod model;
+mod ppmd8;
 mod props;
 mod range;
 mod symbol;
@@ -40,4 +60,8 @@ mod symbol;
 pub use decoder::Ppmd7Decoder;
 pub use encoder::Ppmd7Encoder;
 pub use error::PpmdError;
+pub use ppmd8::{
+    ppmd8_memory_usage, Ppmd8Decoder, Ppmd8Encoder, Ppmd8Props, RestoreMethod, PPMD8_MAX_MEM_MIB,
+    PPMD8_MAX_ORDER, PPMD8_MIN_MEM_MIB, PPMD8_MIN_ORDER,
+};
 pub use props::{memory_usage, Ppmd7Props, MAX_MEM_SIZE, MAX_ORDER, MIN_MEM_SIZE, MIN_ORDER};

@@ -29,18 +29,18 @@ const MAX_FREQ: u32 = 124;
 /// Bytes of one allocation unit.
 pub(crate) const UNIT_SIZE: u32 = 12;
 /// Number of block-size classes of the allocator.
-const NUM_INDEXES: usize = 38;
+pub(crate) const NUM_INDEXES: usize = 38;
 /// Fixed-point scale of the binary contexts' probabilities.
-const INT_BITS: u32 = 7;
-const PERIOD_BITS: u32 = 7;
-const BIN_SCALE: u32 = 1 << (INT_BITS + PERIOD_BITS);
+pub(crate) const INT_BITS: u32 = 7;
+pub(crate) const PERIOD_BITS: u32 = 7;
+pub(crate) const BIN_SCALE: u32 = 1 << (INT_BITS + PERIOD_BITS);
 /// Index of the dummy SEE context (used in contexts with all 256 symbols).
 pub(crate) const DUMMY_SEE: usize = 25 * 16;
 
 /// Escape estimate for a new symbol in a binary context, by probability.
-const EXP_ESCAPE: [u8; 16] = [25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2];
+pub(crate) const EXP_ESCAPE: [u8; 16] = [25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2];
 /// Initial escape probabilities of binary contexts.
-const INIT_BIN_ESC: [u16; 8] = [
+pub(crate) const INIT_BIN_ESC: [u16; 8] = [
     0x3CDD, 0x1F3F, 0x59BF, 0x48F3, 0x64A1, 0x5ABC, 0x6632, 0x6051,
 ];
 
@@ -107,19 +107,19 @@ const NS2INDX: [u8; 256] = {
 
 /// Bytes of `nu` units.
 #[inline]
-fn u2b(nu: u32) -> u32 {
+pub(crate) fn u2b(nu: u32) -> u32 {
     nu * UNIT_SIZE
 }
 
 /// Size class of a block of `nu` (1..=128) units.
 #[inline]
-fn u2i(nu: u32) -> usize {
+pub(crate) fn u2i(nu: u32) -> usize {
     UNITS2INDX[nu as usize - 1] as usize
 }
 
 /// Units of size class `indx`.
 #[inline]
-fn i2u(indx: usize) -> u32 {
+pub(crate) fn i2u(indx: usize) -> u32 {
     u32::from(INDX2UNITS[indx])
 }
 
@@ -142,6 +142,20 @@ pub(crate) struct See {
 }
 
 impl See {
+    /// A SEE context with the given starting state.
+    pub(crate) const fn new(summ: u16, shift: u8, count: u8) -> Self {
+        See { summ, shift, count }
+    }
+
+    /// The escape frequency it estimates, adapting towards it (never 0).
+    #[inline]
+    pub(crate) fn take_mean(&mut self) -> u32 {
+        let summ = u32::from(self.summ);
+        let r = summ >> self.shift;
+        self.summ = (summ - r) as u16;
+        r + u32::from(r == 0)
+    }
+
     /// After a symbol was found in a masked context: adapt more slowly.
     #[inline]
     pub(crate) fn update(&mut self) {
@@ -916,11 +930,7 @@ impl Model {
             + 2 * usize::from(self.summ_freq(mc) < 11 * ns)
             + 4 * usize::from(num_masked > non_masked)
             + self.hi_bits_flag as usize;
-        let see = &mut self.see[idx];
-        let summ = u32::from(see.summ);
-        let r = summ >> see.shift;
-        see.summ = (summ - r) as u16;
-        (idx, r + u32::from(r == 0))
+        (idx, self.see[idx].take_mean())
     }
 
     #[inline]

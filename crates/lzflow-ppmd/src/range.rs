@@ -28,7 +28,7 @@ impl<'a> Source<'a> {
     }
 
     #[inline]
-    fn next(&mut self) -> u32 {
+    pub(crate) fn next(&mut self) -> u32 {
         if let Some(&b) = self.held.get(self.held_pos) {
             self.held_pos += 1;
             u32::from(b)
