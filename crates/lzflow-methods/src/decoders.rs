@@ -119,6 +119,19 @@ pub fn new_decoder(
     })
 }
 
+/// A decoder of zip's PPMd (method 98: PPMd var. I rev. 1, its 2-byte
+/// properties at the start of the data) for an entry of `out_size` bytes
+/// (`None`: up to the end marker, which 7-Zip always writes). The model's
+/// memory is only known from the properties, so the decoder checks it
+/// against `memory_limit` itself before allocating.
+#[cfg(feature = "ppmd")]
+pub fn new_zip_ppmd_decoder(out_size: Option<u64>, memory_limit: u64) -> BoxedDecoder {
+    Box::new(ErrInto::new(lzflow_ppmd::Ppmd8Decoder::new(
+        out_size,
+        memory_limit,
+    )))
+}
+
 /// The Copy method: output is the input.
 struct CopyDecoder;
 

@@ -89,6 +89,32 @@ pub fn new_ppmd_encoder(order: u8, mem_size: u32) -> Result<BoxedEncoder, Method
     )?)))
 }
 
+/// An encoder of zip's PPMd (method 98: PPMd var. I rev. 1) at `level`
+/// (7-Zip's order, memory and restoration method for it, the memory fitted
+/// to `size_hint`): the 2-byte properties, the stream and its end marker,
+/// as 7-Zip writes them.
+#[cfg(feature = "ppmd")]
+pub fn new_zip_ppmd_encoder(
+    level: u32,
+    size_hint: Option<u64>,
+) -> Result<BoxedEncoder, MethodError> {
+    Ok(Box::new(ErrInto::new(lzflow_ppmd::Ppmd8Encoder::new(
+        zip_ppmd_props(level, size_hint),
+    )?)))
+}
+
+/// Bytes the encoder of [`new_zip_ppmd_encoder`] allocates at most.
+#[cfg(feature = "ppmd")]
+pub fn zip_ppmd_encoder_memory(level: u32, size_hint: Option<u64>) -> u64 {
+    lzflow_ppmd::ppmd8_memory_usage(&zip_ppmd_props(level, size_hint))
+}
+
+#[cfg(feature = "ppmd")]
+fn zip_ppmd_props(level: u32, size_hint: Option<u64>) -> lzflow_ppmd::Ppmd8Props {
+    let props = lzflow_ppmd::Ppmd8Props::for_level(level.min(MAX_LEVEL));
+    size_hint.map_or(props, |size| props.reduced_for_size(size))
+}
+
 /// PPMd's order and model memory for `level`, as 7-Zip chooses them: 2^(19 +
 /// level) bytes (192 MiB at 9), orders 3, 4, 4, 5, 5, 6, 8, 16, 24, 32;
 /// the memory shrunk to the first power of two of at least 16 times the

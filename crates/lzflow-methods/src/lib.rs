@@ -16,11 +16,12 @@
 //!   can chain: Copy, LZMA, LZMA2, the BCJ filters and Delta, Deflate
 //!   (zlib-rs through `flate2`; miniz_oxide with the `safe` feature),
 //!   Deflate64 (`deflate64`), BZip2 (`bzip2`) and PPMd var. H
-//!   (`lzflow-ppmd`).
+//!   (`lzflow-ppmd`); zip's PPMd var. I (`new_zip_ppmd_decoder`), whose
+//!   properties are inside its data.
 //! * `encoders.rs`: [`new_encoder`], the encoders a container writes with:
 //!   Copy, Deflate (same backends as the decoder), BZip2, LZMA with an
-//!   end marker and PPMd var. H (levels as 7-Zip's, [`ppmd_level`]); their
-//!   properties and memory use.
+//!   end marker and PPMd var. H (levels as 7-Zip's, [`ppmd_level`]), and
+//!   zip's PPMd var. I; their properties and memory use.
 //! * `zstd.rs`: the Zstandard decoder (`ruzstd`), fed whole frame headers
 //!   and blocks, checking each frame's window against the memory limit.
 //! * `error.rs`: [`MethodError`].
@@ -35,7 +36,7 @@
 //! | `deflate64` | Deflate64's decoder (`deflate64`) |
 //! | `bzip2` | BZip2's decoder and encoder (`bzip2`) |
 //! | `zstd` | Zstandard's decoder (`ruzstd`) |
-//! | `ppmd` | PPMd var. H (7z's PPMd) decoder and encoder (`lzflow-ppmd`, lzflow's own) |
+//! | `ppmd` | PPMd var. H (7z's PPMd) and var. I (zip's) decoders and encoders (`lzflow-ppmd`, lzflow's own) |
 //! | `safe` (off) | No `unsafe` where a safe twin exists: Deflate on `miniz_oxide` even with `zlib-rs`, lzflow-lzma's checked code |
 //!
 //! Without one of them the method is still in the table (IDs, name,
@@ -58,13 +59,15 @@ mod properties;
 #[cfg(feature = "zstd")]
 mod zstd;
 
-pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};
 #[cfg(feature = "ppmd")]
-pub use encoders::new_ppmd_encoder;
+pub use decoders::new_zip_ppmd_decoder;
+pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};
 pub use encoders::{
     encoder_memory, encoder_properties, new_encoder, new_encoder_sized, ppmd_fitted_memory,
     ppmd_level, set_idle_compressors, BoxedEncoder, DEFAULT_IDLE_COMPRESSORS, MAX_LEVEL,
 };
+#[cfg(feature = "ppmd")]
+pub use encoders::{new_ppmd_encoder, new_zip_ppmd_encoder, zip_ppmd_encoder_memory};
 pub use error::MethodError;
 pub use memory::{check_decoder_memory, window_size};
 pub use method::{describe_7z, listing_name_7z, Method};

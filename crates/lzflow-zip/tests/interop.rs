@@ -796,10 +796,8 @@ fn sevenzip_lzma() {
 }
 
 #[test]
-fn sevenzip_ppmd_is_unsupported() {
-    // PPMd (method 98) has no decoder in lzflow: every PPMd entry must say
-    // so by name.
-    sevenzip_method("sevenzip_ppmd_is_unsupported", "PPMd", 98, Some("PPMd"));
+fn sevenzip_ppmd() {
+    sevenzip_method("sevenzip_ppmd", "PPMd", 98, None);
 }
 
 #[test]

@@ -119,7 +119,8 @@ fn every_fixture_streams_as_its_manifest_says() {
     }
     eprintln!("{ok} entries streamed, {failed} bad archives refused, {unsupported} unsupported");
     assert!(ok > 2000, "{ok}");
-    assert_eq!((failed, unsupported), (7, 1));
+    // Every method of the corpus decodes (PPMd, the last, since stop 34).
+    assert_eq!((failed, unsupported), (7, 0));
 }
 
 #[test]

@@ -15,12 +15,13 @@ use lzflow_zip::{
 mod common;
 use common::{have, run, tool, Rng, TempDir};
 
-const METHODS: [WriteMethod; 5] = [
+const METHODS: [WriteMethod; 6] = [
     WriteMethod::Stored,
     WriteMethod::Deflate,
     WriteMethod::BZip2,
     WriteMethod::Lzma,
     WriteMethod::Xz,
+    WriteMethod::Ppmd,
 ];
 
 /// Entry sizes around what the writer holds in memory (64 KiB).
@@ -368,8 +369,8 @@ fn the_reference_tools_read_what_we_write() {
                     run(c.arg(&path), &format!("unzip -t {what}"));
                 }
                 // Python: no AES, no ZipCrypto needed; Deflate, BZip2, LZMA.
-                let python_knows =
-                    !matches!(method, WriteMethod::Xz) && matches!(encryption, Encryption::None);
+                let python_knows = !matches!(method, WriteMethod::Xz | WriteMethod::Ppmd)
+                    && matches!(encryption, Encryption::None);
                 if python_knows && have("python3", test) {
                     run(
                         tool("python3")
@@ -585,4 +586,7 @@ fn encoder_memory_follows_the_method_and_level() {
     assert!(memory(WriteMethod::Deflate, 6) < 1 << 20);
     assert!(memory(WriteMethod::Xz, 6) > 8 << 20);
     assert!(memory(WriteMethod::Lzma, 1) < memory(WriteMethod::Lzma, 9));
+    // PPMd: 7-Zip's 2^(level - 1) MiB model.
+    assert!(memory(WriteMethod::Ppmd, 5) > 16 << 20);
+    assert!(memory(WriteMethod::Ppmd, 1) < 2 << 20);
 }

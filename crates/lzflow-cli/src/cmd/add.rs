@@ -42,12 +42,13 @@ pub struct Args {
     /// 7-Zip style method switches: `-mx5` / `-mx=5` (level 0-9, as
     /// 7-Zip's: 0 stores, 5 is LZMA2 with a 32 MiB dictionary; in zip,
     /// Deflate's level), `-m0=LZMA2|LZMA|Deflate|BZip2|PPMd|Copy` (7z's
-    /// method; PPMd also as `PPMd:o=ORDER:mem=SIZE`), `-mm=Deflate|BZip2|LZMA|XZ|Copy` (zip's method),
-    /// `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
+    /// method; PPMd also as `PPMd:o=ORDER:mem=SIZE`),
+    /// `-mm=Deflate|BZip2|LZMA|XZ|PPMd|Copy` (zip's method), `-mf=FILTER`
+    /// (BCJ2, BCJ, ARM, ARMT, ARM64, PPC, SPARC, IA64, RISCV, Delta; off:
+    /// no automatic filter for executables), `-mhe=on` (encrypt headers), `-mhc=off` (plain header), `-mmt=N`
     /// (N threads: within the LZMA2 stream of one solid block, or N solid
     /// blocks at once when --solid is not `on`; `on` = one per CPU;
-    /// default 1), f=FILTER (BCJ2, BCJ, ARM, ARMT, ARM64, PPC, SPARC, IA64,
-    /// RISCV, Delta; off: no automatic filter for executables).
+    /// default 1).
     #[arg(short = 'm', value_name = "SWITCH")]
     pub method: Vec<String>,
     /// Compression level 0-9 (same as -mxN; 0 stores).

@@ -1,11 +1,13 @@
 //! Zip compression methods (APPNOTE 4.4.5) onto lzflow's decoders: the
 //! method registry's for Stored, Deflate, Deflate64, BZip2, Zstandard and
-//! LZMA (after its zip header, APPNOTE 5.8.8), lzflow-xz's for XZ. PPMd
-//! has no decoder and is refused by name.
+//! LZMA (after its zip header, APPNOTE 5.8.8) and PPMd (var. I rev. 1, its
+//! properties in the data), lzflow-xz's for XZ.
 
 use lzflow_core::{Decode, ErrInto, InBuf, Limits, OutBuf, Progress};
 use lzflow_lzma::{DecoderOptions, LzmaProps};
-use lzflow_methods::{check_decoder_memory, new_decoder, BoxedDecoder, Method, Properties};
+use lzflow_methods::{
+    check_decoder_memory, new_decoder, new_zip_ppmd_decoder, BoxedDecoder, Method, Properties,
+};
 use lzflow_xz::{XzDecoder, XzDecoderOptions};
 
 use crate::ZipError;
@@ -40,6 +42,12 @@ pub(crate) fn decoder(
             Ok(Box::new(ErrInto::new(new_decoder(&props, size, &opts)?)))
         }
         Method::Lzma => Ok(Box::new(ZipLzma::new(size, *limits, opts))),
+        // The model's size is in the data: the decoder checks the memory
+        // limit once it has read it.
+        Method::Ppmd => Ok(Box::new(ErrInto::new(new_zip_ppmd_decoder(
+            size,
+            limits.memory,
+        )))),
         Method::Xz => {
             // The XZ layer checks the memory limit through the registry
             // for each Block; one stream, as zip stores it.

@@ -25,6 +25,10 @@ pub enum WriteMethod {
     Lzma,
     /// XZ (95), levels 0-9 as xz's presets.
     Xz,
+    /// PPMd var. I rev. 1 (98), levels 1-9 as 7-Zip's `-mm=PPMd` (order
+    /// 3 + level, 2^(level − 1) MiB, cut-off restoration from level 7; the
+    /// model fitted to a known size), with the end marker.
+    Ppmd,
 }
 
 impl WriteMethod {
@@ -36,6 +40,7 @@ impl WriteMethod {
             WriteMethod::BZip2 => 12,
             WriteMethod::Lzma => 14,
             WriteMethod::Xz => 95,
+            WriteMethod::Ppmd => 98,
         }
     }
 
@@ -45,7 +50,7 @@ impl WriteMethod {
             WriteMethod::Stored => 10,
             WriteMethod::Deflate => 20,
             WriteMethod::BZip2 => 46,
-            WriteMethod::Lzma | WriteMethod::Xz => 63,
+            WriteMethod::Lzma | WriteMethod::Xz | WriteMethod::Ppmd => 63,
         }
     }
 }

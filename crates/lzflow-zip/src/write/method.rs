@@ -1,5 +1,5 @@
 //! Zip compression methods (APPNOTE 4.4.5) onto lzflow's encoders: the
-//! method registry's for Stored, Deflate, BZip2 and LZMA (after its zip
+//! method registry's for Stored, Deflate, BZip2, PPMd and LZMA (after its zip
 //! header, APPNOTE 5.8.8, and ending with the end marker that flag bit 1
 //! announces), lzflow-xz's for XZ.
 //!
@@ -11,8 +11,8 @@
 
 use lzflow_core::{Encode, ErrInto, InBuf, OutBuf, Progress};
 use lzflow_methods::{
-    encoder_memory as registry_memory, encoder_properties, new_encoder_sized, BoxedEncoder, Method,
-    MAX_LEVEL,
+    encoder_memory as registry_memory, encoder_properties, new_encoder_sized, new_zip_ppmd_encoder,
+    zip_ppmd_encoder_memory, BoxedEncoder, Method, MAX_LEVEL,
 };
 use lzflow_xz::{Check, XzEncoder, XzEncoderOptions};
 
@@ -50,6 +50,8 @@ pub(crate) fn encoder(method: u16, level: u32) -> Result<StageEncoder, ZipError>
 ///   with the end marker (the writer sets flag bit 1).
 /// * 95 XZ: one `.xz` stream of xz's preset `level` with CRC32 checks, as
 ///   7-Zip writes them (the entry's own CRC-32 covers the data already).
+/// * 98 PPMd: var. I rev. 1 with 7-Zip's properties for `level` and the
+///   end marker (the registry's zip PPMd encoder).
 ///
 /// Other methods (Zstandard included, see the module's note) are
 /// [`ZipError::UnsupportedMethod`].
@@ -73,6 +75,9 @@ pub(crate) fn encoder_sized(
         Method::Xz => Ok(StageEncoder::Other(Box::new(ErrInto::new(XzEncoder::new(
             xz_options(level, size_hint)?,
         )?)))),
+        Method::Ppmd => Ok(StageEncoder::Registry(ErrInto::new(new_zip_ppmd_encoder(
+            level, size_hint,
+        )?))),
         other => Err(unsupported(other.name())),
     }
 }
@@ -84,6 +89,7 @@ pub(crate) fn encoder_memory(method: u16, level: u32, size_hint: Option<u64>) ->
         Some(Method::Xz) => {
             xz_options(level, size_hint).map_or(0, |opts| XzEncoder::memory_usage(&opts))
         }
+        Some(Method::Ppmd) => zip_ppmd_encoder_memory(level, size_hint),
         Some(m) => registry_memory(m, level, size_hint),
         None => 0,
     }
@@ -280,7 +286,6 @@ mod tests {
         for (method, name) in [
             (93, "Zstandard"),
             (9, "Deflate64"),
-            (98, "PPMd"),
             (99, "AES"),
             (7, ""),
             (1, ""),
@@ -302,6 +307,9 @@ mod tests {
         assert!(xz6 > 64 << 20, "{xz6}");
         assert!(encoder_memory(95, 6, Some(1000)) < 4 << 20);
         assert!(encoder_memory(14, 6, Some(1000)) < 4 << 20);
+        // PPMd: 7-Zip's 2^(level - 1) MiB, fitted to a small entry.
+        assert!(encoder_memory(98, 6, None) > 32 << 20);
+        assert!(encoder_memory(98, 6, Some(1000)) < 2 << 20);
         assert!(encoder_memory(8, 6, None) < 1 << 20);
         assert_eq!(encoder_memory(0, 6, None), 0);
         assert!(encoder_memory(12, 9, None) > encoder_memory(12, 1, None));
