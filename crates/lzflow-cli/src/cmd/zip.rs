@@ -293,17 +293,21 @@ pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
                     .filter(|l| *l <= 9)
                     .ok_or_else(|| format!("-m{switch}: the level must be 0-9"))?;
             }
-            "m" => method = match value.to_ascii_lowercase().as_str() {
-                "deflate" => WriteMethod::Deflate,
-                "bzip2" => WriteMethod::BZip2,
-                "lzma" => WriteMethod::Lzma,
-                "xz" => WriteMethod::Xz,
-                "ppmd" => WriteMethod::Ppmd,
-                "copy" | "store" => WriteMethod::Stored,
-                _ => return Err(format!(
+            "m" => {
+                method = match value.to_ascii_lowercase().as_str() {
+                    "deflate" => WriteMethod::Deflate,
+                    "bzip2" => WriteMethod::BZip2,
+                    "lzma" => WriteMethod::Lzma,
+                    "xz" => WriteMethod::Xz,
+                    "ppmd" => WriteMethod::Ppmd,
+                    "copy" | "store" => WriteMethod::Stored,
+                    _ => {
+                        return Err(format!(
                     "-m{switch}: unknown zip method (known: Deflate, BZip2, LZMA, XZ, PPMd, Copy)"
-                )),
-            },
+                ))
+                    }
+                }
+            }
             "mt" => writer = writer.with_threads(super::add::threads(switch, value)?),
             _ => {
                 return Err(format!(
