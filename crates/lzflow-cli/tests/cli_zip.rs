@@ -298,10 +298,23 @@ fn lzflow_a_makes_zip_archives_it_and_unzip_read_back() {
             == std::fs::read(dir.join("default.zip")).unwrap(),
         "-mmt=2 wrote other bytes"
     );
+    // PPMd (98): written, and read back by lzflow.
+    let out = bin()
+        .current_dir(&dir)
+        .args(["a", "-mm=PPMd", "-mx7", "ppmd.zip", "src"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "-mm=PPMd: {out:?}");
+    let out = bin()
+        .current_dir(&dir)
+        .args(["t", "ppmd.zip"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "t ppmd.zip: {out:?}");
     // An unknown method is refused before anything is created.
     let out = bin()
         .current_dir(&dir)
-        .args(["a", "-mm=PPMd", "bad.zip", "src"])
+        .args(["a", "-mm=Brotli", "bad.zip", "src"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(7), "{out:?}");
