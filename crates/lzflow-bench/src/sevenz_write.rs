@@ -436,6 +436,30 @@ pub(crate) fn scenario_input(tag: &str, sc: &Scenario) -> io::Result<(PathBuf, P
     Ok((root, input))
 }
 
+/// One contestant's samples, or why it failed.
+type Samples = Result<Vec<ChildSample>, String>;
+
+/// Runs `entrants` interleaved, each writing the archive `outs[i]`, which
+/// `7zz t` then tests: the samples and the archives' sizes.
+fn run_archives(
+    entrants: &[Entrant],
+    outs: &[PathBuf],
+    rounds: usize,
+    password: bool,
+) -> io::Result<(Vec<Samples>, Vec<u64>)> {
+    let results = interleave(
+        entrants,
+        rounds,
+        |i| remove_old(&outs[i]),
+        |i, _| test_archive(&outs[i], password),
+    )?;
+    let sizes = outs
+        .iter()
+        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    Ok((results, sizes))
+}
+
 /// Prints the archive-writing table.
 pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
     print_header();
@@ -482,16 +506,7 @@ pub fn compare_7z_write(rounds: usize, only: Option<&str>) -> io::Result<()> {
             // The same, without the bench's listing of the input.
             Entrant::Job("7zw-lzflow-writer:warm", job_args(4)),
         ];
-        let results = interleave(
-            &entrants,
-            rounds,
-            |i| remove_old(&outs[i]),
-            |i, _| test_archive(&outs[i], sc.password),
-        )?;
-        let sizes: Vec<u64> = outs
-            .iter()
-            .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
-            .collect();
+        let (results, sizes) = run_archives(&entrants, &outs, rounds, sc.password)?;
         print_rows(sc.name, ROW_NAMES, &results, &sizes);
         print_header_line(
             sc.name,
@@ -587,16 +602,7 @@ fn compare_bcj2(rounds: usize) -> io::Result<()> {
         zz(2, ""),
         ours(3, "bcj"),
     ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |i| remove_old(&outs[i]),
-        |i, _| test_archive(&outs[i], false),
-    )?;
-    let sizes: Vec<u64> = outs
-        .iter()
-        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
-        .collect();
+    let (results, sizes) = run_archives(&entrants, &outs, rounds, false)?;
     println!("{BCJ2}: {bytes} bytes of executables");
     let names = [
         "7zz -mf=BCJ2",
@@ -660,16 +666,7 @@ fn compare_blocks(rounds: usize) -> io::Result<()> {
         ours(3, "2"),
         tokio2,
     ];
-    let results = interleave(
-        &entrants,
-        rounds,
-        |i| remove_old(&outs[i]),
-        |i, _| test_archive(&outs[i], false),
-    )?;
-    let sizes: Vec<u64> = outs
-        .iter()
-        .map(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
-        .collect();
+    let (results, sizes) = run_archives(&entrants, &outs, rounds, false)?;
     let names = [
         "7zz mmt=1",
         "7zz mmt=2",
