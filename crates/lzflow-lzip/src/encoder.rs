@@ -53,6 +53,7 @@ impl LzipOptions {
             nice_len: NICE[i],
             mf,
             depth: 0,
+            match_finder_thread: false,
         };
         Ok(LzipOptions {
             lzma,

@@ -72,6 +72,13 @@ pub struct LzmaOptions {
     /// automatically (4 + nice_len / 4 for hash chains, 16 + nice_len / 2
     /// for binary trees).
     pub depth: u32,
+    /// Run the binary-tree match finder on a thread of its own, so that one
+    /// stream encodes on two cores with the same output as on one (7-Zip's
+    /// `-mmt=2` for a single LZMA stream). Costs a second copy of the
+    /// window. Ignored for hash chains, whose finder is cheap. An encoder
+    /// call waits for the finder thread where it would otherwise search
+    /// itself, so the work per call stays as bounded as on one thread.
+    pub match_finder_thread: bool,
 }
 
 impl Default for LzmaOptions {
@@ -121,6 +128,7 @@ impl LzmaOptions {
             nice_len,
             mf,
             depth,
+            match_finder_thread: false,
         })
     }
 

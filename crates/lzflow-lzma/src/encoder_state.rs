@@ -105,7 +105,11 @@ impl LzmaCore {
     /// Bytes allocated at most, for the documentation of `memory_usage`.
     pub(crate) fn memory_usage(opts: &LzmaOptions, lzma2: bool) -> u64 {
         let window = Self::window_size(opts, lzma2);
-        let mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
+        let mut mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
+        if opts.match_finder_thread && opts.mf.is_binary_tree() {
+            // The encoder's own copy of the window, and results in flight.
+            mf += window as u64 + (1 << 20);
+        }
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {
             ((OPTS + 1) * 40) as u64 + 2 * 2 * (POS_STATES_MAX * LEN_SYMBOLS) as u64 * 4
@@ -127,7 +131,12 @@ impl LzmaCore {
         let normal = opts.mode == Mode::Normal;
         let window = Self::window_size(opts, lzma2);
         let initial = size_hint.map_or(window, |h| usize::try_from(h).unwrap_or(window));
-        let mf = Finder::new(
+        let finder = if opts.match_finder_thread {
+            Finder::threaded
+        } else {
+            Finder::new
+        };
+        let mf = finder(
             opts.mf,
             opts.dict_size,
             opts.nice_len,

@@ -21,7 +21,9 @@
 //!
 //! Encoding, from the bottom up:
 //! * `range_encoder`, `price` (bit prices), `length_encoder`,
-//!   `match_finder`;
+//!   `match_finder` (hash chains, binary trees, and in `thread.rs` the
+//!   binary tree split into a hash stage on the encoder's thread and a
+//!   tree stage on a thread of its own);
 //! * `search_table` — the optimal parser's table: the cheapest known way
 //!   to each position of a search;
 //! * `encoder_state` — `LzmaCore`, the encoder state shared by LZMA1,

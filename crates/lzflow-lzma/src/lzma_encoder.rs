@@ -184,6 +184,10 @@ impl LzmaCore {
     /// Codes symbols until the window runs low (unless finishing), the
     /// chunk is full, or the data is all coded.
     pub(crate) fn run(&mut self, limit: RunLimit) -> Stop {
+        if limit.finishing {
+            // The lookahead ends at the end of the data from here on.
+            self.mf.mark_final();
+        }
         loop {
             if self.queue.is_empty() {
                 let avail = self.mf.end() - self.pos;

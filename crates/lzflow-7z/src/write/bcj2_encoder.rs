@@ -57,6 +57,7 @@ pub(crate) fn side_options() -> LzmaOptions {
         nice_len: 128,
         mf: MatchFinder::Bt4,
         depth: 0,
+        match_finder_thread: false,
     }
 }
 

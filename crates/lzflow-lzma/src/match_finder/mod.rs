@@ -8,6 +8,7 @@
 
 mod binary_tree;
 mod hash_chain;
+mod thread;
 #[cfg(not(feature = "safe"))]
 #[allow(unsafe_code)]
 mod unchecked;
@@ -68,6 +69,9 @@ pub(crate) struct Finder {
     depth: u32,
     /// True once anything was indexed since the tables were last cleared.
     dirty: bool,
+    /// With a finder thread, the index lives there and this finder keeps
+    /// only the window (its tables are empty).
+    thread: Option<Box<thread::FinderThread>>,
 }
 
 /// Entries of the main hash table for a dictionary: about half the
@@ -164,6 +168,68 @@ impl Finder {
         max_buf: usize,
         initial_buf: usize,
     ) -> Result<Self, LzmaError> {
+        Self::build(
+            kind,
+            dict_size,
+            nice_len,
+            depth,
+            max_buf,
+            initial_buf,
+            true,
+            true,
+        )
+    }
+
+    /// [`new`](Self::new), with the index on a thread of its own when
+    /// `kind` is a binary tree (see `thread.rs`): the same matches, found
+    /// while the encoder codes. Without a thread to be had, a plain finder.
+    pub(crate) fn threaded(
+        kind: Kind,
+        dict_size: u32,
+        nice_len: u32,
+        depth: u32,
+        max_buf: usize,
+        initial_buf: usize,
+    ) -> Result<Self, LzmaError> {
+        if !kind.is_binary_tree() {
+            return Self::new(kind, dict_size, nice_len, depth, max_buf, initial_buf);
+        }
+        let build = |hash, tree| {
+            Self::build(
+                kind,
+                dict_size,
+                nice_len,
+                depth,
+                max_buf,
+                initial_buf,
+                hash,
+                tree,
+            )
+        };
+        let mut hash_stage = build(true, false)?;
+        match thread::FinderThread::start(build(false, true)?) {
+            Some(t) => {
+                hash_stage.thread = Some(Box::new(t));
+                Ok(hash_stage)
+            }
+            None => Self::new(kind, dict_size, nice_len, depth, max_buf, initial_buf),
+        }
+    }
+
+    /// A finder with its hash tables, its links (chains or trees), or both
+    /// (the two halves of a threaded finder each have one).
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        kind: Kind,
+        dict_size: u32,
+        nice_len: u32,
+        depth: u32,
+        max_buf: usize,
+        initial_buf: usize,
+        hash_tables: bool,
+        links: bool,
+    ) -> Result<Self, LzmaError> {
+        let table = |n: usize| zeroed(if hash_tables { n } else { 0 });
         let cyclic_size = dict_size + 1;
         let small2 = if kind.hash_bytes() >= 3 {
             HASH2_SIZE
@@ -197,14 +263,15 @@ impl Finder {
             pos32: cyclic_size,
             cyclic_pos: 0,
             cyclic_size,
-            hash2: zeroed(small2)?,
-            hash3: zeroed(small3)?,
-            main: zeroed(main_size)?,
+            hash2: table(small2)?,
+            hash3: table(small3)?,
+            main: table(main_size)?,
             main_shift: 32 - main_size.trailing_zeros(),
-            son: zeroed(son_len)?,
+            son: zeroed(if links { son_len } else { 0 })?,
             nice_len,
             depth,
             dirty: false,
+            thread: None,
         })
     }
 
@@ -214,6 +281,9 @@ impl Finder {
         self.read_pos = 0;
         self.base = 0;
         self.cyclic_pos = 0;
+        if let Some(t) = &mut self.thread {
+            t.reset();
+        }
         if !self.dirty {
             // Nothing stored since the tables were last (virtually) cleared.
             return;
@@ -278,7 +348,19 @@ impl Finder {
             self.buf.reserve_exact(extra);
         }
         self.buf.extend_from_slice(&data[..n]);
+        if self.thread.is_some() {
+            self.hash_ahead(false);
+        }
         n
+    }
+
+    /// Says that the encoder now codes to the end of the data in the
+    /// window (it flushes or finishes), so that a finder thread finds the
+    /// last positions with the lookahead the encoder has.
+    pub(crate) fn mark_final(&mut self) {
+        if self.thread.is_some() {
+            self.hash_ahead(true);
+        }
     }
 
     /// The (two-byte, three-byte, main) hash slots of the position at
@@ -313,6 +395,13 @@ impl Finder {
     #[inline(always)]
     fn advance(&mut self) {
         self.read_pos += 1;
+        self.advance_counters();
+    }
+
+    /// [`advance`](Self::advance) without moving `read_pos` (a threaded
+    /// finder's hash stage runs ahead of it).
+    #[inline(always)]
+    fn advance_counters(&mut self) {
         self.cyclic_pos += 1;
         if self.cyclic_pos == self.cyclic_size {
             self.cyclic_pos = 0;
@@ -394,6 +483,11 @@ impl Finder {
     /// nearest distance found, lengths capped at nice_len and the
     /// lookahead), indexes the position and steps past it.
     pub(crate) fn find(&mut self, matches: &mut Vec<Match>) {
+        if let Some(t) = &mut self.thread {
+            t.next(matches);
+            self.read_pos += 1;
+            return;
+        }
         self.find_with::<CHECKED>(matches);
     }
 
@@ -440,6 +534,11 @@ impl Finder {
 
     /// Indexes `n` positions without reporting matches.
     pub(crate) fn skip(&mut self, n: usize) {
+        if let Some(t) = &mut self.thread {
+            t.skip(n);
+            self.read_pos += n;
+            return;
+        }
         self.skip_with::<CHECKED>(n);
     }
 
@@ -606,5 +705,41 @@ mod tests {
         assert_eq!(main_hash_size(Kind::Bt4, 64 << 20), 16 << 20);
         assert_eq!(main_hash_size(Kind::Hc3, 256 << 10), 128 << 10);
         assert_eq!(main_hash_size(Kind::Bt4, 4096), 64 << 10);
+    }
+
+    /// Data arrives in two pieces, the second after the finds came close
+    /// to the end of the first; finds and skips interleave.
+    #[test]
+    fn threaded_finder_reports_what_the_plain_one_does() {
+        let mut data = Vec::new();
+        let mut x = 12345u32;
+        for _ in 0..200_000 {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            data.push(b"abcab"[(x >> 16) as usize % 5]);
+        }
+        let mk = |t: bool| {
+            let f = if t { Finder::threaded } else { Finder::new };
+            f(Kind::Bt4, 1 << 16, 64, 48, 1 << 20, 1 << 20).unwrap()
+        };
+        let (mut a, mut b) = (mk(false), mk(true));
+        let half = data.len() / 2;
+        assert_eq!(a.fill(&data[..half], 0), half);
+        assert_eq!(b.fill(&data[..half], 0), half);
+        let (mut ma, mut mb) = (Vec::new(), Vec::new());
+        for cur in 0..data.len() {
+            if cur == half - 300 {
+                assert_eq!(a.fill(&data[half..], 0), data.len() - half);
+                assert_eq!(b.fill(&data[half..], 0), data.len() - half);
+                b.mark_final();
+            }
+            if cur % 5 == 3 {
+                a.skip(1);
+                b.skip(1);
+                continue;
+            }
+            a.find(&mut ma);
+            b.find(&mut mb);
+            assert_eq!(ma, mb, "at {cur}");
+        }
     }
 }

@@ -1,0 +1,459 @@
+//! The binary-tree match finder split over two threads, so that one stream
+//! encodes on two cores (as 7-Zip's `-mmt=2` does for one LZMA stream):
+//!
+//! * the **hash stage** runs on the encoder's thread, ahead of the
+//!   encoder: for each new position it reads and updates the hash tables,
+//!   records the two- and three-byte side matches and the tree's root;
+//! * the **tree stage** runs on a thread of its own: it walks and relinks
+//!   the binary tree from that root and sends every position's matches
+//!   back, which the encoder takes in order.
+//!
+//! Each side keeps its own copy of the window; the encoder's side also
+//! reads it for literals, reps and extending long matches.
+//!
+//! # Same bytes as one thread
+//! A binary tree comes out the same whether a position is found or skipped
+//! (skipping walks and relinks the tree exactly as finding does, it only
+//! records nothing), so finding every position changes no later result.
+//! What a find returns depends on the lookahead only below `nice_len`
+//! bytes (`len_limit` is the smaller of the two). The encoder finds with at
+//! least `KEEP_AFTER - OPTS` > `nice_len` bytes ahead, except when it
+//! finishes or flushes, where it looks up to the end of its data. So the
+//! hash stage takes a position once `nice_len` bytes follow it, or, when
+//! the encoder finishes or flushes ([`Finder::mark_final`]), with whatever
+//! follows it up to the end; the window bytes are sent before the
+//! positions that read them and never more, so the tree stage sees the
+//! same lookahead.
+//!
+//! Hash chains are not split: skipping a hash-chain position is one
+//! store, so finding every position would cost more than it saves.
+
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Mutex, PoisonError};
+
+use super::{Finder, Match, CHECKED};
+use crate::encoder_options::MatchFinder as Kind;
+
+/// Positions per batch of results (and of hash records) at most.
+const BATCH_POSITIONS: usize = 4096;
+/// Batches the tree stage may have sent ahead of the encoder.
+const BATCHES_AHEAD: usize = 8;
+/// Window bytes per message at most: far below the window's spare room,
+/// so the tree stage always has room for them.
+const DATA_PIECE: usize = 64 << 10;
+/// How many positions ahead the tree stage loads tree roots.
+const AHEAD: u32 = 4;
+/// Flag of a hash record whose position is too close to the end to hash
+/// (not indexed, no matches).
+const NOT_INDEXED: u32 = 1 << 31;
+
+/// What the encoder's side sends to the tree stage, in stream order.
+enum Command {
+    /// The next window bytes.
+    Data(Vec<u8>),
+    /// Hash records of the next positions: per position the tree's root,
+    /// then the best side-match length, with the number of side matches
+    /// `n` in bits 16.. (or [`NOT_INDEXED`]), then `n` pairs of length and
+    /// encoded distance.
+    Hashed(Vec<u32>),
+    /// A new, independent stream starts.
+    Reset,
+}
+
+/// Results for consecutive positions: per position its number of matches
+/// `n`, then `n` pairs of length and encoded distance; tagged with the
+/// stream generation they belong to.
+struct Batch {
+    generation: u64,
+    words: Vec<u32>,
+}
+
+/// The encoder's end: the hash stage's output on its way out, and the
+/// tree stage's results coming in.
+pub(crate) struct FinderThread {
+    commands: Sender<Command>,
+    results: Only<Batch>,
+    /// Emptied buffers going back to the tree stage.
+    spare_words: Sender<Vec<u32>>,
+    /// Emptied buffers coming back from the tree stage.
+    spare_in: Only<Vec<u32>>,
+    spare_bytes: Only<Vec<u8>>,
+    /// Absolute position up to which window bytes were queued.
+    sent_end: u64,
+    /// Absolute position of the next position to hash.
+    hashed: u64,
+    /// Hash records not sent yet, and how many positions they cover.
+    records: Vec<u32>,
+    record_positions: usize,
+    /// Side matches of the position being hashed.
+    side: Vec<Match>,
+    /// The batch being read and the read position in it.
+    batch: Vec<u32>,
+    at: usize,
+    generation: u64,
+}
+
+/// A receiver behind `&mut` only, so that the encoder holding it stays
+/// `Sync` (a bare `Receiver` is not); never locked.
+struct Only<T>(Mutex<Receiver<T>>);
+
+impl<T> Only<T> {
+    fn new(r: Receiver<T>) -> Self {
+        Only(Mutex::new(r))
+    }
+
+    fn get(&mut self) -> &mut Receiver<T> {
+        self.0.get_mut().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl std::fmt::Debug for FinderThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FinderThread").finish_non_exhaustive()
+    }
+}
+
+impl FinderThread {
+    /// Starts the tree stage on `tree` (a finder with only its tree and
+    /// window); None if no thread can be started (the caller then finds
+    /// by itself, with the same results).
+    pub(crate) fn start(tree: Finder) -> Option<Self> {
+        let (commands, command_rx) = mpsc::channel();
+        let (result_tx, results) = mpsc::sync_channel(BATCHES_AHEAD);
+        let (spare_words, spare_words_rx) = mpsc::channel();
+        let (spare_in_tx, spare_in) = mpsc::channel();
+        let (spare_bytes_tx, spare_bytes) = mpsc::channel();
+        let stage = TreeStage {
+            finder: tree,
+            matches: Vec::new(),
+            commands: command_rx,
+            results: result_tx,
+            spare_words: spare_words_rx,
+            spare_records: spare_in_tx,
+            spare_bytes: spare_bytes_tx,
+            generation: 0,
+        };
+        std::thread::Builder::new()
+            .name("lzflow-lzma-mf".into())
+            .spawn(move || stage.run())
+            .ok()?;
+        Some(FinderThread {
+            commands,
+            results: Only::new(results),
+            spare_words,
+            spare_in: Only::new(spare_in),
+            spare_bytes: Only::new(spare_bytes),
+            sent_end: 0,
+            hashed: 0,
+            records: Vec::new(),
+            record_positions: 0,
+            side: Vec::new(),
+            batch: Vec::new(),
+            at: 0,
+            generation: 0,
+        })
+    }
+
+    /// Sends the hash records gathered so far.
+    fn push_records(&mut self) {
+        if self.record_positions > 0 {
+            let next = self.spare_in.get().try_recv().unwrap_or_default();
+            let records = std::mem::replace(&mut self.records, next);
+            self.record_positions = 0;
+            // A send fails only if the thread is gone; `next` reports it.
+            let _ = self.commands.send(Command::Hashed(records));
+        }
+    }
+
+    /// Sends `bytes`, the window from `sent_end` on, in pieces.
+    fn push_data(&mut self, bytes: &[u8]) {
+        for piece in bytes.chunks(DATA_PIECE) {
+            let mut v = self.spare_bytes.get().try_recv().unwrap_or_default();
+            v.clear();
+            v.extend_from_slice(piece);
+            let _ = self.commands.send(Command::Data(v));
+        }
+        self.sent_end += bytes.len() as u64;
+    }
+
+    /// Starts a new stream: what is on its way is dropped.
+    pub(crate) fn reset(&mut self) {
+        let _ = self.commands.send(Command::Reset);
+        self.generation += 1;
+        self.sent_end = 0;
+        self.hashed = 0;
+        self.records.clear();
+        self.record_positions = 0;
+        self.recycle();
+    }
+
+    /// Hands the batch being read back to the thread.
+    fn recycle(&mut self) {
+        let mut words = std::mem::take(&mut self.batch);
+        self.at = 0;
+        if words.capacity() != 0 {
+            words.clear();
+            let _ = self.spare_words.send(words);
+        }
+    }
+
+    /// Waits until the current batch has a position left.
+    fn fill_batch(&mut self) {
+        while self.at == self.batch.len() {
+            self.recycle();
+            // The tree stage can only find what it has been sent.
+            self.push_records();
+            let batch = self
+                .results
+                .get()
+                .recv()
+                .expect("the match finder thread ended (a bug: it cannot fail)");
+            if batch.generation == self.generation {
+                self.batch = batch.words;
+            } else {
+                let mut words = batch.words;
+                words.clear();
+                let _ = self.spare_words.send(words);
+            }
+        }
+    }
+
+    /// The matches at the next position, into `matches`.
+    pub(crate) fn next(&mut self, matches: &mut Vec<Match>) {
+        matches.clear();
+        self.fill_batch();
+        let n = self.batch[self.at] as usize;
+        let pairs = &self.batch[self.at + 1..self.at + 1 + 2 * n];
+        matches.extend(pairs.chunks_exact(2).map(|p| Match {
+            len: p[0],
+            dist: p[1],
+        }));
+        self.at += 1 + 2 * n;
+    }
+
+    /// Passes over the matches of the next `n` positions.
+    pub(crate) fn skip(&mut self, n: usize) {
+        for _ in 0..n {
+            self.fill_batch();
+            self.at += 1 + 2 * self.batch[self.at] as usize;
+        }
+    }
+}
+
+impl Finder {
+    /// The hash stage of a threaded finder: hashes the positions that have
+    /// `nice_len` bytes after them (with `to_end`, all), queueing the
+    /// window bytes they read and their records for the tree stage.
+    pub(super) fn hash_ahead(&mut self, to_end: bool) {
+        match self.kind {
+            Kind::Bt2 => self.hash_ahead_as::<2>(to_end),
+            Kind::Bt3 => self.hash_ahead_as::<3>(to_end),
+            _ => self.hash_ahead_as::<4>(to_end),
+        }
+    }
+
+    fn hash_ahead_as<const HB: u32>(&mut self, to_end: bool) {
+        let mut t = self.thread.take().expect("a threaded finder");
+        let end = self.end();
+        let nice = u64::from(self.nice_len);
+        let stop = if to_end {
+            end
+        } else {
+            (end + 1).saturating_sub(nice)
+        };
+        let mut records = std::mem::take(&mut t.records);
+        while t.hashed < stop {
+            let cur = (t.hashed - self.base) as usize;
+            let avail = (end - t.hashed) as usize;
+            if avail < HB as usize {
+                // Too close to the end to hash; not indexed.
+                records.extend_from_slice(&[0, NOT_INDEXED]);
+            } else {
+                self.dirty = true;
+                let len_limit = avail.min(self.nice_len as usize);
+                let (h2, h3, h) = self.hashes::<HB>(cur);
+                t.side.clear();
+                let best = self.side_tables::<HB>(cur, (h2, h3), len_limit, &mut t.side);
+                let head = self.main[h];
+                self.main[h] = self.pos32;
+                records.extend_from_slice(&[head, best as u32 | (t.side.len() as u32) << 16]);
+                for m in &t.side {
+                    records.extend_from_slice(&[m.len, m.dist]);
+                }
+            }
+            self.advance_counters();
+            t.hashed += 1;
+            t.record_positions += 1;
+            if t.record_positions == BATCH_POSITIONS {
+                // The bytes these positions read go first.
+                let from = (t.sent_end - self.base) as usize;
+                t.push_data(&self.buf[from..]);
+                t.records = std::mem::take(&mut records);
+                t.push_records();
+                records = std::mem::take(&mut t.records);
+            }
+        }
+        // All of the window goes out (records are sent after the bytes
+        // they read). Never more: when finishing, the tree stage's
+        // lookahead must end where the encoder's does.
+        let from = (t.sent_end - self.base) as usize;
+        t.push_data(&self.buf[from..]);
+        t.records = records;
+        self.thread = Some(t);
+    }
+}
+
+/// The tree stage's side.
+struct TreeStage {
+    finder: Finder,
+    /// Matches of the position being walked.
+    matches: Vec<Match>,
+    commands: Receiver<Command>,
+    results: SyncSender<Batch>,
+    spare_words: Receiver<Vec<u32>>,
+    spare_records: Sender<Vec<u32>>,
+    spare_bytes: Sender<Vec<u8>>,
+    generation: u64,
+}
+
+impl TreeStage {
+    /// Walks trees and sends matches until the encoder hangs up.
+    fn run(mut self) {
+        let mut words = Vec::new();
+        let mut positions = 0usize;
+        loop {
+            let command = match self.commands.try_recv() {
+                Ok(c) => c,
+                Err(_) => {
+                    // Nothing more to do until the encoder says more: it may
+                    // be waiting for these.
+                    if positions > 0 && !self.send(&mut words, &mut positions) {
+                        return;
+                    }
+                    match self.commands.recv() {
+                        Ok(c) => c,
+                        Err(_) => return,
+                    }
+                }
+            };
+            match command {
+                Command::Data(v) => {
+                    // History before the dictionary can go: the tree stage
+                    // is never behind the encoder, which keeps at least
+                    // that much, so this window has room where the
+                    // encoder's had.
+                    let keep = self
+                        .finder
+                        .pos()
+                        .saturating_sub(u64::from(self.finder.cyclic_size));
+                    let mut off = 0;
+                    while off < v.len() {
+                        let n = self.finder.fill(&v[off..], keep);
+                        assert!(n > 0, "the tree stage's window is full");
+                        off += n;
+                    }
+                    let _ = self.spare_bytes.send(v);
+                }
+                Command::Hashed(mut records) => {
+                    let mut at = 0;
+                    // A record `AHEAD` positions on, whose tree root is
+                    // loaded early so that its cache miss overlaps the
+                    // walks before it.
+                    let (mut ahead, mut k) = (0, 0);
+                    while at < records.len() {
+                        while k <= AHEAD && ahead < records.len() {
+                            self.touch_root(records[ahead], records[ahead + 1], k);
+                            ahead += 2 + 2 * ((records[ahead + 1] >> 16) & 0x7FFF) as usize;
+                            k += 1;
+                        }
+                        k -= 1;
+                        at += self.tree_step(&records[at..], &mut words);
+                        positions += 1;
+                        if positions >= BATCH_POSITIONS && !self.send(&mut words, &mut positions) {
+                            return;
+                        }
+                    }
+                    records.clear();
+                    let _ = self.spare_records.send(records);
+                }
+                Command::Reset => {
+                    self.finder.reset();
+                    words.clear();
+                    positions = 0;
+                    self.generation += 1;
+                }
+            }
+        }
+    }
+
+    /// Loads the tree node at `head`, the root of the position `k` after
+    /// `read_pos`, and its window bytes (a prefetch: the values are not
+    /// used).
+    #[inline(always)]
+    fn touch_root(&self, head: u32, info: u32, k: u32) {
+        let f = &self.finder;
+        if info & NOT_INDEXED != 0 {
+            return;
+        }
+        let delta = f.pos32.wrapping_add(k).wrapping_sub(head);
+        let cyc = f.cyclic_size;
+        if delta >= cyc {
+            return;
+        }
+        let cpos = (f.cyclic_pos + k) % cyc;
+        let slot = if delta > cpos {
+            cpos + cyc - delta
+        } else {
+            cpos - delta
+        };
+        std::hint::black_box(f.son[slot as usize * 2]);
+        // And the bytes the walk compares first.
+        if let Some(i) = (f.read_pos + k as usize).checked_sub(delta as usize) {
+            std::hint::black_box(f.buf.get(i));
+        }
+    }
+
+    /// The tree stage of the position at `read_pos`, from its hash record
+    /// at the start of `record`: appends its matches to `words`; returns
+    /// the record's length.
+    fn tree_step(&mut self, record: &[u32], words: &mut Vec<u32>) -> usize {
+        let (f, matches) = (&mut self.finder, &mut self.matches);
+        let (head, info) = (record[0], record[1]);
+        if info & NOT_INDEXED != 0 {
+            words.push(0);
+            f.read_pos += 1;
+            f.advance_counters();
+            return 2;
+        }
+        f.dirty = true;
+        let best = (info & 0xFFFF) as usize;
+        let sides = (info >> 16) as usize;
+        let len_limit = f.avail().min(f.nice_len as usize);
+        let mark = words.len();
+        words.push(0);
+        matches.clear();
+        matches.extend(record[2..2 + 2 * sides].chunks_exact(2).map(|p| Match {
+            len: p[0],
+            dist: p[1],
+        }));
+        let cur = f.read_pos;
+        f.bt_search::<true, CHECKED>(cur, head, len_limit, best, matches);
+        f.advance();
+        words[mark] = matches.len() as u32;
+        for m in matches.iter() {
+            words.extend_from_slice(&[m.len, m.dist]);
+        }
+        2 + 2 * sides
+    }
+
+    /// Sends the batch in `words`; false if the encoder is gone.
+    fn send(&mut self, words: &mut Vec<u32>, positions: &mut usize) -> bool {
+        let next = self.spare_words.try_recv().unwrap_or_default();
+        let batch = Batch {
+            generation: self.generation,
+            words: std::mem::replace(words, next),
+        };
+        *positions = 0;
+        self.results.send(batch).is_ok()
+    }
+}
