@@ -57,6 +57,10 @@ pub struct EncodeOptions {
     /// Raw LZMA1: end the stream with an end marker (default `true`; the
     /// decoder then needs no size).
     pub end_marker: bool,
+    /// Run the match finder on a thread of its own: one stream on two
+    /// cores, the same bytes as on one (see
+    /// [`LzmaOptions::match_finder_thread`]).
+    pub match_finder_thread: bool,
 }
 
 impl Default for EncodeOptions {
@@ -70,6 +74,7 @@ impl Default for EncodeOptions {
             filters: Vec::new(),
             block_size: None,
             end_marker: true,
+            match_finder_thread: false,
         }
     }
 }
@@ -85,6 +90,7 @@ impl EncodeOptions {
         if let Some(dict) = self.dict_size {
             opts.dict_size = dict;
         }
+        opts.match_finder_thread |= self.match_finder_thread;
         Ok(opts)
     }
 }
@@ -126,6 +132,7 @@ impl EncoderFormat for lzflow_lzip::LzipEncoder {
         if let Some(dict) = opts.dict_size {
             lzip.lzma.dict_size = dict;
         }
+        lzip.lzma.match_finder_thread |= opts.match_finder_thread;
         if let Some(size) = opts.block_size {
             lzip = lzip.with_member_size(size);
         }
@@ -225,6 +232,15 @@ impl<T: BuildEncoder> EncoderBuilder<T> {
     /// XZ: uncompressed bytes per block.
     pub fn block_size(mut self, bytes: u64) -> Self {
         self.opts.block_size = Some(bytes);
+        self
+    }
+
+    /// Runs the match finder on a thread of its own, so that one stream
+    /// (one XZ Block, one lzip member) compresses on two cores with the
+    /// same output as on one. For the binary-tree finders (presets 4-9);
+    /// costs a second copy of the window.
+    pub fn match_finder_thread(mut self, enabled: bool) -> Self {
+        self.opts.match_finder_thread = enabled;
         self
     }
 

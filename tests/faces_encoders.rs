@@ -400,3 +400,64 @@ async fn one_shutdown_poll_does_bounded_work_on_an_always_ready_sink() {
     })
     .await
 }
+
+/// `match_finder_thread(true)` on the XZ, .lzma, lzip and tokio faces:
+/// the one-thread bytes, in any write split, with flushes.
+#[test]
+fn match_finder_thread_gives_the_one_thread_bytes() {
+    let payload = sample_data(1_500_000, 7);
+    let mut o = opts(6);
+    o.dict_size = Some(1 << 20);
+    let want_xz = one_shot::<lzflow_xz::XzEncoder>(&o, &payload);
+    let mut w = lzflow::write::XzEncoder::builder()
+        .options(o.clone())
+        .match_finder_thread(true)
+        .build(Vec::new());
+    write_in_pieces(&mut w, &payload, 70_001, 3).unwrap();
+    assert!(w.finish().unwrap() == want_xz, "xz");
+
+    let want_lzma = one_shot::<lzflow_lzma::AloneEncoder>(&o, &payload);
+    let mut w = lzflow::write::LzmaEncoder::builder()
+        .options(o.clone())
+        .match_finder_thread(true)
+        .build(Vec::new());
+    write_in_pieces(&mut w, &payload, 1000, 7).unwrap();
+    assert!(w.finish().unwrap() == want_lzma, ".lzma");
+
+    let want_lz = one_shot::<lzflow_lzip::LzipEncoder>(&o, &payload);
+    let mut w = lzflow::write::LzipEncoder::builder()
+        .options(o.clone())
+        .match_finder_thread(true)
+        .build(Vec::new());
+    w.write_all(&payload).unwrap();
+    assert!(w.finish().unwrap() == want_lz, "lzip");
+
+    // Flushes (each a sync flush in the XZ Block) at the same places.
+    let flushed = |thread: bool| {
+        let mut w = lzflow::write::XzEncoder::builder()
+            .options(o.clone())
+            .match_finder_thread(thread)
+            .build(Vec::new());
+        for piece in payload.chunks(300_007) {
+            w.write_all(piece).unwrap();
+            w.flush().unwrap();
+        }
+        w.finish().unwrap()
+    };
+    assert!(flushed(true) == flushed(false), "xz with flushes");
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let got = rt.block_on(async {
+        use tokio::io::AsyncWriteExt;
+        let mut w = lzflow::tokio::write::XzEncoder::builder()
+            .options(o.clone())
+            .match_finder_thread(true)
+            .build(Vec::new());
+        w.write_all(&payload).await.unwrap();
+        w.shutdown().await.unwrap();
+        w.into_inner()
+    });
+    assert!(got == want_xz, "tokio xz");
+}
