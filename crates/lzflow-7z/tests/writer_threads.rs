@@ -76,6 +76,21 @@ fn parallel_folders_write_the_single_threaded_archive() {
     }
 }
 
+/// One solid LZMA folder cannot be split: two threads run its match
+/// finder beside its encoder, and write the one-thread archive.
+#[test]
+fn one_lzma_folder_on_two_threads_is_the_single_threaded_archive() {
+    let items = tree();
+    let opts = WriterOptions::default()
+        .with_level(5)
+        .with_solid(Solid::All)
+        .with_method(Method::Lzma);
+    let one = write_archive(&items, opts.clone());
+    let two = write_archive(&items, opts.with_threads(2));
+    assert!(two == one, "another archive on two threads");
+    assert_eq!(read_archive(&two, None).unwrap(), expected(&items));
+}
+
 #[test]
 fn encrypted_parallel_folders_read_back() {
     let items = tree();

@@ -113,7 +113,8 @@ pub struct EncodeOptions {
 ///
 /// With `threads > 1` the blocks (both encoders default to `xz -T`'s size:
 /// three dictionaries, at least 1 MiB) are compressed on that many threads;
-/// the bytes are the same as a single-threaded run.
+/// `.lzma`, one stream, gets its match finder on a thread of its own. The
+/// bytes are the same as a single-threaded run.
 pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -> io::Result<W> {
     match opts.format {
         Format::Xz if opts.threads > 1 => {
@@ -141,8 +142,12 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             io::copy(input, &mut enc)?;
             enc.finish()
         }
+        // One stream, which cannot be cut into blocks: a second thread
+        // runs the match finder (presets 4-9; the same bytes).
         Format::Lzma => {
-            let mut builder = lzflow::write::LzmaEncoder::builder().preset(opts.preset);
+            let mut builder = lzflow::write::LzmaEncoder::builder()
+                .preset(opts.preset)
+                .match_finder_thread(opts.threads > 1);
             if opts.extreme {
                 builder = builder.extreme();
             }

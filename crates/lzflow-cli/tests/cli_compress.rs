@@ -186,6 +186,14 @@ fn threads_and_lzma_format() {
     if let Some(back) = xz_d(&lzma, &["--format=lzma"]) {
         assert!(back == data);
     }
+    // .lzma is one stream: -T2 puts its match finder on a thread of its
+    // own, with the same bytes.
+    let lzma6 = compress(&big, &["--format", "lzma", "-6", "-T1"]);
+    let lzma6_t2 = compress(&big, &["--format", "lzma", "-6", "-T2"]);
+    assert!(lzma6 == lzma6_t2, ".lzma -T2 output differs from -T1");
+    if let Some(back) = xz_d(&lzma6_t2, &["--format=lzma"]) {
+        assert!(back == big);
+    }
     let out = pipe(bin().args(["c", "-c", "--format", "lzma", "--x86"]), b"x");
     assert_eq!(out.status.code(), Some(1), ".lzma takes no filters");
 }

@@ -49,7 +49,8 @@ pub(crate) enum Lz {
 
 impl Lz {
     /// An engine for `opts`, fitted to `size` bytes of input when known;
-    /// LZMA2 of unknown size runs on `threads` threads when more than one.
+    /// with more than one thread, LZMA2 of unknown size runs on `threads`
+    /// threads and LZMA has its match finder on a second one.
     pub(crate) fn new(
         method: Method,
         level: u32,
@@ -68,9 +69,17 @@ impl Lz {
             (Method::Ppmd { order, mem_size }, _) => {
                 Lz::Ppmd(new_ppmd_encoder(order, mem_size)?, order, mem_size)
             }
-            (Method::Lzma, None) => Lz::Lzma(Box::new(LzmaEncoder::new(opts, false)?)),
-            (Method::Lzma, Some(n)) => {
-                Lz::Lzma(Box::new(LzmaEncoder::with_size_hint(opts, false, n)?))
+            // One LZMA stream cannot be split: a second thread runs its
+            // match finder (the same bytes), as 7-Zip's -mmt=2 does.
+            (Method::Lzma, size) => {
+                let opts = LzmaOptions {
+                    match_finder_thread: threads > 1,
+                    ..*opts
+                };
+                Lz::Lzma(Box::new(match size {
+                    None => LzmaEncoder::new(&opts, false)?,
+                    Some(n) => LzmaEncoder::with_size_hint(&opts, false, n)?,
+                }))
             }
             (Method::Lzma2, None) if threads > 1 => {
                 Lz::MtLzma2(Box::new(MtLzma2Encoder::new(opts, threads, 0)?))
