@@ -65,6 +65,27 @@ fn lzflow_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) -> 
     Ok(enc.finish()?.len())
 }
 
+/// One XZ stream (one Block) with the match finder on its own thread.
+fn lzflow_mf_thread_encode(
+    input: &Input,
+    p: Preset,
+    _threads: u32,
+    _block: Option<u64>,
+) -> io::Result<usize> {
+    let mut b = lzflow::write::XzEncoder::builder()
+        .preset(p.level)
+        .match_finder_thread(true);
+    if p.extreme {
+        b = b.extreme();
+    }
+    if input.x86 {
+        b = b.filter(FilterConfig::new(FilterKind::X86));
+    }
+    let mut enc = b.build(Vec::with_capacity(input.data.len() / 3));
+    enc.write_all(&input.data)?;
+    Ok(enc.finish()?.len())
+}
+
 fn liblzma_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) -> io::Result<usize> {
     let level = p.level
         | if p.extreme {
@@ -96,7 +117,8 @@ fn liblzma_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) ->
 type Encoder = fn(&Input, Preset, u32, Option<u64>) -> io::Result<usize>;
 
 /// Prints the encode table: presets 0, 6, 9, 9e on text and mixed-x86, then
-/// 1- vs 2-thread encoding of the text in 4 MiB blocks.
+/// 1- vs 2-thread encoding of the text in 4 MiB blocks, then one stream
+/// with the match finder on its own thread (`--only mf-thread`).
 pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
     eprintln!("building inputs…");
     let inputs = [
@@ -141,32 +163,60 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             extreme: true,
         },
     ];
-    let mut runs: Vec<(&Input, Preset, u32, Option<u64>)> = Vec::new();
+    // Each run: input, preset, block size, and its contestants (label,
+    // encoder, threads); the first is the baseline of the ratios.
+    type Run<'a> = (&'a Input, Preset, Option<u64>, Vec<(String, Encoder, u32)>);
+    let mut runs: Vec<Run> = Vec::new();
+    let pair = |block: Option<u64>, threads: u32| -> Vec<(String, Encoder, u32)> {
+        let who = |name: &str| match block {
+            Some(bs) if bs >= 1 << 20 => format!("{name} {threads}T/{}MiB", bs >> 20),
+            Some(bs) => format!("{name} {threads}T/{}KiB", bs >> 10),
+            None => name.to_string(),
+        };
+        vec![
+            (who("liblzma"), liblzma_encode as Encoder, threads),
+            (who("lzflow"), lzflow_encode as Encoder, threads),
+        ]
+    };
     for input in inputs
         .iter()
         .filter(|i| only.is_none_or(|o| i.name.contains(o)))
     {
         for p in presets {
-            runs.push((input, p, 1, None));
+            runs.push((input, p, None, pair(None, 1)));
         }
     }
+    let p6 = Preset {
+        level: 6,
+        extreme: false,
+    };
     if only.is_none_or(|o| "threads".contains(o)) {
-        let p = Preset {
-            level: 6,
-            extreme: false,
-        };
         let block = crate::workloads::scaled(4 << 20) as u64;
-        runs.push((&inputs[0], p, 1, Some(block)));
-        runs.push((&inputs[0], p, 2, Some(block)));
+        runs.push((&inputs[0], p6, Some(block), pair(Some(block), 1)));
+        runs.push((&inputs[0], p6, Some(block), pair(Some(block), 2)));
     }
-    let contestants: [(&str, Encoder); 2] =
-        [("liblzma", liblzma_encode), ("lzflow", lzflow_encode)];
-    for (input, p, threads, block) in runs {
+    if only.is_none_or(|o| "mf-thread".contains(o)) {
+        // One stream on two cores (the match finder on its own thread)
+        // against one thread, and against liblzma's two threads, which
+        // split the text into Blocks of 3 × the dictionary.
+        runs.push((
+            &inputs[0],
+            p6,
+            None,
+            vec![
+                ("lzflow 1T".into(), lzflow_encode as Encoder, 1),
+                ("lzflow mf-thread".into(), lzflow_mf_thread_encode, 1),
+                ("liblzma 1T".into(), liblzma_encode, 1),
+                ("liblzma 2T".into(), liblzma_encode, 2),
+            ],
+        ));
+    }
+    for (input, p, block, contestants) in runs {
         let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); contestants.len()];
         let mut sizes = vec![0usize; contestants.len()];
         let failed: Vec<Option<String>> = contestants
             .iter()
-            .map(|(_, f)| f(input, p, threads, block).err().map(|e| e.to_string()))
+            .map(|(_, f, threads)| f(input, p, *threads, block).err().map(|e| e.to_string()))
             .collect();
         for r in 0..rounds {
             for k in 0..contestants.len() {
@@ -174,7 +224,7 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 if failed[i].is_some() {
                     continue;
                 }
-                let (_, f) = contestants[i];
+                let (_, f, threads) = contestants[i];
                 samples[i].push(measure(GLOBAL, || {
                     sizes[i] = f(input, p, threads, block)?;
                     Ok(())
@@ -182,7 +232,7 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             }
         }
         if failed[0].is_some() {
-            return Err(io::Error::other("liblzma, the baseline, failed"));
+            return Err(io::Error::other("the baseline failed"));
         }
         let times: Vec<Duration> = samples
             .iter()
@@ -195,16 +245,11 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 }
             })
             .collect();
-        for (i, (name, _)) in contestants.iter().enumerate() {
+        for (i, (who, _, _)) in contestants.iter().enumerate() {
             let mut alloc: Vec<u64> = samples[i].iter().map(|s| s.alloc_bytes).collect();
             alloc.sort();
             let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
             count.sort();
-            let who = match block {
-                Some(bs) if bs >= 1 << 20 => format!("{name} {threads}T/{}MiB", bs >> 20),
-                Some(bs) => format!("{name} {threads}T/{}KiB", bs >> 10),
-                None => name.to_string(),
-            };
             if let Some(why) = &failed[i] {
                 println!("{:<10} {:<7} {:<16} {why}", input.name, p.name(), who);
                 continue;
