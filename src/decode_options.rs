@@ -28,10 +28,10 @@ pub struct DecodeOptions {
     /// Raw LZMA1: the decoded size when known; `None` means the stream ends
     /// with an end marker.
     pub uncompressed_size: Option<u64>,
-    /// Multi-threaded XZ: worker threads (0: one per CPU).
+    /// Multi-threaded XZ and raw LZMA2: worker threads (0: one per CPU).
     pub threads: usize,
-    /// Multi-threaded XZ: most bytes of blocks in flight (input plus
-    /// output); default 256 MiB.
+    /// Multi-threaded XZ and raw LZMA2: most bytes of blocks (segments) in
+    /// flight (input plus output); default 256 MiB.
     pub memory_budget: u64,
 }
 
@@ -100,6 +100,17 @@ impl DecoderFormat for lzflow_lzip::LzipDecoder {
 impl DecoderFormat for lzflow_lzma::Lzma2Decoder {
     fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
         Ok(lzflow_lzma::Lzma2Decoder::new(opts.dict_size, &opts.lzma)?)
+    }
+}
+
+impl DecoderFormat for lzflow_lzma::MtLzma2Decoder {
+    fn from_options(opts: &DecodeOptions) -> io::Result<Self> {
+        Ok(lzflow_lzma::MtLzma2Decoder::new(
+            opts.dict_size,
+            &opts.lzma,
+            opts.threads,
+            opts.memory_budget,
+        )?)
     }
 }
 
@@ -213,13 +224,13 @@ impl<T: BuildDecoder> DecoderBuilder<T> {
         self
     }
 
-    /// Multi-threaded XZ: worker threads (0, the default: one per CPU).
+    /// Multi-threaded XZ and raw LZMA2: worker threads (0, the default: one per CPU).
     pub fn threads(mut self, threads: usize) -> Self {
         self.opts.threads = threads;
         self
     }
 
-    /// Multi-threaded XZ: most bytes of blocks in flight.
+    /// Multi-threaded XZ and raw LZMA2: most bytes of blocks (segments) in flight.
     pub fn memory_budget(mut self, bytes: u64) -> Self {
         self.opts.memory_budget = bytes;
         self

@@ -36,7 +36,10 @@
 //!   [`RawLzmaEncoder`](write::RawLzmaEncoder). `new(inner)` /
 //!   `new(inner, level)` like xz2 and flate2.
 //!   [`MtXzDecoder`](read::MtXzDecoder) decodes multi-block `.xz` files on
-//!   worker threads, [`MtXzEncoder`](write::MtXzEncoder) encodes on them.
+//!   worker threads, [`MtXzEncoder`](write::MtXzEncoder) encodes on them,
+//!   [`MtLzma2Decoder`](read::MtLzma2Decoder) decodes raw LZMA2 between its
+//!   dictionary resets on them; `match_finder_thread(true)` on an
+//!   encoder's builder compresses one stream on two threads.
 //! * `tokio` (feature `tokio`) and `futures` (feature `futures-io`):
 //!   the same types under `bufread` (`AsyncRead` over an `AsyncBufRead`)
 //!   and `write` (`AsyncWrite`), named and constructed like
@@ -277,7 +280,7 @@ pub use detect::{decoder, detect, AnyDecoder, Format};
 pub use detect::{open_archive, AnyArchive};
 pub use driver::StickyError;
 pub use encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
-pub use mt::{BuildMtEncoder, MtEncodeOptions, MtEncoderBuilder};
+pub use mt::{BuildMtEncoder, MtDecoderFormat, MtEncodeOptions, MtEncoderBuilder};
 
 /// Extraction rules and options shared by every archive format.
 pub use lzflow_core::extract;

@@ -21,7 +21,7 @@ use lzflow_xz::{Check, MtXzEncoder, MtXzEncoderOptions, XzEncoderOptions};
 use crate::driver::Driver;
 use crate::encode_options::{EncodeOptions, EncoderFormat, Level};
 use crate::pump::{Budget, Sink, Source, QUEUE_SIZE};
-use crate::{DecodeOptions, DecoderFormat, FilterConfig, LzmaOptions};
+use crate::{DecoderFormat, FilterConfig, LzmaOptions};
 
 /// A source that is pending while the coder waits for a worker; the
 /// decoding read loop of [`pump`](crate::pump) then returns `Pending`
@@ -44,17 +44,34 @@ impl<S: Source> Source for Gated<'_, S> {
     }
 }
 
-/// A multi-threaded XZ decoder in non-blocking mode, built from face
-/// options; a construction error is reported by the first read.
-pub(crate) fn nonblocking_decoder(opts: &DecodeOptions) -> io::Result<lzflow_xz::MtXzDecoder> {
-    let mut dec = lzflow_xz::MtXzDecoder::from_options(opts)?;
-    dec.set_nonblocking(true);
-    Ok(dec)
+/// A decoder that waits for worker threads without blocking: the async
+/// multi-threaded faces (`MtXzDecoder`, `MtLzma2Decoder` of
+/// [`tokio::bufread`](crate::tokio::bufread) and `futures::bufread`) run it in
+/// non-blocking mode and poll its [`Readiness`].
+pub trait MtDecoderFormat: DecoderFormat {
+    /// Makes the coder return without progress where it would wait for a
+    /// worker.
+    fn set_nonblocking(&mut self, nonblocking: bool);
+    /// Pending while the coder waits for a worker.
+    fn readiness(&self) -> &Readiness;
 }
 
-/// The readiness of the coder behind `driver`, if it was built.
-pub(crate) fn decoder_readiness(driver: &Driver<lzflow_xz::MtXzDecoder>) -> Option<Readiness> {
-    driver.coder().map(|c| c.readiness().clone())
+impl MtDecoderFormat for lzflow_xz::MtXzDecoder {
+    fn set_nonblocking(&mut self, nonblocking: bool) {
+        lzflow_xz::MtXzDecoder::set_nonblocking(self, nonblocking);
+    }
+    fn readiness(&self) -> &Readiness {
+        lzflow_xz::MtXzDecoder::readiness(self)
+    }
+}
+
+impl MtDecoderFormat for lzflow_lzma::MtLzma2Decoder {
+    fn set_nonblocking(&mut self, nonblocking: bool) {
+        lzflow_lzma::MtLzma2Decoder::set_nonblocking(self, nonblocking);
+    }
+    fn readiness(&self) -> &Readiness {
+        lzflow_lzma::MtLzma2Decoder::readiness(self)
+    }
 }
 
 /// Options of the multi-threaded XZ encoding faces: the single-threaded

@@ -229,6 +229,14 @@ pub type LzipDecoder<R> = Decoder<R, lzflow_lzip::LzipDecoder>;
 /// Decodes a raw LZMA2 stream (no container); set its dictionary size
 /// with [`DecoderBuilder::dict_size`].
 pub type Lzma2Decoder<R> = Decoder<R, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA2 stream on worker threads: the pieces between
+/// dictionary resets (7-Zip's multi-threaded encoder and
+/// [`MtLzma2Encoder`](lzflow_lzma::MtLzma2Encoder) write them) decode in
+/// parallel, with the output and errors of [`Lzma2Decoder`]. Set the
+/// dictionary size with [`DecoderBuilder::dict_size`], the threads with
+/// [`DecoderBuilder::threads`]. A read may block while it waits for a
+/// worker, so use it from blocking code, not on an async executor thread.
+pub type MtLzma2Decoder<R> = Decoder<R, lzflow_lzma::MtLzma2Decoder>;
 /// Decodes a raw LZMA1 stream (no header); set its properties with the
 /// builder's [`props`](DecoderBuilder::props) and
 /// [`dict_size`](DecoderBuilder::dict_size).

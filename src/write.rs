@@ -369,6 +369,14 @@ pub type LzipDecoder<W> = Decoder<W, lzflow_lzip::LzipDecoder>;
 /// Decodes a raw LZMA2 stream written to it; set its dictionary size with
 /// [`DecoderBuilder::dict_size`].
 pub type Lzma2Decoder<W> = Decoder<W, lzflow_lzma::Lzma2Decoder>;
+/// Decodes a raw LZMA2 stream on worker threads: the pieces between
+/// dictionary resets (7-Zip's multi-threaded encoder and
+/// [`MtLzma2Encoder`](lzflow_lzma::MtLzma2Encoder) write them) decode in
+/// parallel, with the output and errors of [`Lzma2Decoder`]. Set the
+/// dictionary size with [`DecoderBuilder::dict_size`], the threads with
+/// [`DecoderBuilder::threads`]. A read may block while it waits for a
+/// worker, so use it from blocking code, not on an async executor thread.
+pub type MtLzma2Decoder<W> = Decoder<W, lzflow_lzma::MtLzma2Decoder>;
 /// Decodes a raw LZMA1 stream written to it.
 pub type RawLzmaDecoder<W> = Decoder<W, lzflow_lzma::LzmaDecoder>;
 

@@ -48,6 +48,7 @@ fn _codec_faces() {
         lzflow::tokio::bufread::XzDecoder<TR>,
         lzflow::tokio::bufread::XzEncoder<TR>,
         lzflow::tokio::bufread::MtXzDecoder<TR>,
+        lzflow::tokio::bufread::MtLzma2Decoder<TR>,
         lzflow::tokio::bufread::XzDecoder<lzflow::tokio::fs::ReadAheadFile>,
     );
 
@@ -83,6 +84,7 @@ fn _codec_faces() {
         lzflow::futures::bufread::XzDecoder<FR>,
         lzflow::futures::bufread::XzEncoder<FR>,
         lzflow::futures::bufread::MtXzDecoder<FR>,
+        lzflow::futures::bufread::MtLzma2Decoder<FR>,
     );
 
     type FW = FuturesFile;

@@ -413,3 +413,129 @@ async fn cancelled_writes_and_shutdowns_in_select_lose_nothing() {
     .await
     .unwrap();
 }
+
+/// `data` as raw LZMA2 with a dictionary reset every MiB, as 7-Zip's
+/// multi-threaded encoder writes it.
+fn lzma2_with_resets(data: &[u8]) -> Vec<u8> {
+    use lzflow_core::{Encode, InBuf, OutBuf, Progress};
+    let mut o = lzflow::LzmaOptions::preset(1).unwrap();
+    o.dict_size = 1 << 20;
+    let mut enc = lzflow_lzma::MtLzma2Encoder::new(&o, 2, 1 << 20).unwrap();
+    let mut raw = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut input = InBuf::new(data);
+    while !input.is_empty() {
+        let mut out = OutBuf::new(&mut buf);
+        enc.encode(&mut input, &mut out).unwrap();
+        raw.extend_from_slice(out.written());
+    }
+    loop {
+        let mut out = OutBuf::new(&mut buf);
+        let p = enc.finish(&mut out).unwrap();
+        raw.extend_from_slice(out.written());
+        if p == Progress::StreamEnd {
+            return raw;
+        }
+    }
+}
+
+/// Raw LZMA2 with dictionary resets through the std read, bufread and
+/// write faces on threads: the bytes and the error of the one-thread face.
+#[test]
+fn raw_lzma2_decodes_on_threads_through_the_std_faces() {
+    let data = text(6 << 20, 21);
+    let raw = lzma2_with_resets(&data);
+    let one = |raw: &[u8]| {
+        let mut back = Vec::new();
+        let r = lzflow::read::Lzma2Decoder::builder()
+            .dict_size(1 << 20)
+            .build(raw)
+            .read_to_end(&mut back);
+        (back, r.map_err(|e| e.to_string()))
+    };
+    let two = |raw: &[u8]| {
+        let mut back = Vec::new();
+        let r = lzflow::read::MtLzma2Decoder::builder()
+            .dict_size(1 << 20)
+            .threads(2)
+            .build(raw)
+            .read_to_end(&mut back);
+        (back, r.map_err(|e| e.to_string()))
+    };
+    let (back, r) = two(&raw);
+    assert!(back == data);
+    assert!(r.is_ok());
+    let mut back = Vec::new();
+    lzflow::bufread::MtLzma2Decoder::builder()
+        .dict_size(1 << 20)
+        .threads(2)
+        .build(io::BufReader::new(&raw[..]))
+        .read_to_end(&mut back)
+        .unwrap();
+    assert!(back == data);
+    let mut w = lzflow::write::MtLzma2Decoder::builder()
+        .dict_size(1 << 20)
+        .threads(3)
+        .build(Vec::new());
+    for piece in raw.chunks(50_001) {
+        w.write_all(piece).unwrap();
+    }
+    assert!(w.finish().unwrap() == data);
+    // Damage late in the stream: the same output and error as one thread.
+    let mut bad = raw.clone();
+    let at = bad.len() * 3 / 4;
+    bad[at] ^= 0x55;
+    let (a, ea) = one(&bad);
+    let (b, eb) = two(&bad);
+    assert!(ea.is_err());
+    assert_eq!(ea, eb);
+    assert!(a == b, "output before the error differs");
+}
+
+/// The same stream through the tokio and futures-io faces on threads, on a
+/// current-thread runtime that keeps running another task meanwhile.
+#[test]
+fn raw_lzma2_decodes_on_threads_through_the_async_faces() {
+    let data = text(6 << 20, 22);
+    let raw = lzma2_with_resets(&data);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let ticks = Arc::new(AtomicU64::new(0));
+    let back = rt.block_on(async {
+        let t = ticks.clone();
+        let ticker = tokio::spawn(async move {
+            loop {
+                t.fetch_add(1, Ordering::Relaxed);
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut back = Vec::new();
+        tokio::time::timeout(
+            TIMEOUT,
+            lzflow::tokio::bufread::MtLzma2Decoder::builder()
+                .dict_size(1 << 20)
+                .threads(2)
+                .build(&raw[..])
+                .read_to_end(&mut back),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        ticker.abort();
+        back
+    });
+    assert!(back == data);
+    assert!(ticks.load(Ordering::Relaxed) > 0, "the runtime was blocked");
+    let mut back = Vec::new();
+    futures::executor::block_on(futures::AsyncReadExt::read_to_end(
+        &mut lzflow::futures::bufread::MtLzma2Decoder::builder()
+            .dict_size(1 << 20)
+            .threads(2)
+            .build(&raw[..]),
+        &mut back,
+    ))
+    .unwrap();
+    assert!(back == data);
+}

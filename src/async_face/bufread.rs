@@ -14,7 +14,7 @@ use crate::driver::Driver;
 use crate::encode_options::{BuildEncoder, EncodeOptions, EncoderBuilder, EncoderFormat, Level};
 use crate::pump::{self, Budget, Source};
 
-pub use super::mt::MtXzDecoder;
+pub use super::mt::{MtDecoder, MtLzma2Decoder, MtXzDecoder};
 
 pin_project_lite::pin_project! {
     /// Decodes what an `AsyncBufRead` yields with any lzflow decoder `D`,
@@ -263,6 +263,13 @@ macro_rules! runtime_types {
         /// the task. Configure with
         /// `MtXzDecoder::builder().threads(2).memory_budget(n).build(r)`.
         pub type MtXzDecoder<R> = $crate::async_face::bufread::MtXzDecoder<R, $rt>;
+        /// Decodes a raw LZMA2 stream read from an `AsyncBufRead`, the
+        /// pieces between dictionary resets (7-Zip's multi-threaded
+        /// encoder writes them) in parallel on worker threads. Output and
+        /// errors are the single-threaded decoder's; it never blocks the
+        /// runtime. Configure with
+        /// `MtLzma2Decoder::builder().dict_size(d).threads(2).build(r)`.
+        pub type MtLzma2Decoder<R> = $crate::async_face::bufread::MtLzma2Decoder<R, $rt>;
     };
 }
 pub(crate) use runtime_types;

@@ -14,27 +14,42 @@ use lzflow_core::Readiness;
 use crate::decode_options::{BuildDecoder, DecodeOptions, DecoderBuilder};
 use crate::driver::Driver;
 use crate::encode_options::Level;
-use crate::mt::{self, BuildMtEncoder, Gated, MtEncodeOptions, MtEncoderBuilder, MtWriter};
+use crate::mt::{
+    BuildMtEncoder, Gated, MtDecoderFormat, MtEncodeOptions, MtEncoderBuilder, MtWriter,
+};
 use crate::pump::{self, Budget, Sink, Source};
 
 pin_project_lite::pin_project! {
-    /// Decodes a `.xz` stream read from an `AsyncBufRead`, blocks in
-    /// parallel on worker threads (those whose headers carry both sizes:
-    /// `xz -T`, [`MtXzEncoder`] and lzflow's encoders write them), for the
-    /// runtime `Rt`. Output and errors are the single-threaded decoder's.
-    /// Configure with
-    /// `MtXzDecoder::builder().threads(2).memory_budget(n).build(r)`.
+    /// Decodes what it reads from an `AsyncBufRead` with the
+    /// multi-threaded coder `C`, for the runtime `Rt`: [`MtXzDecoder`] and
+    /// [`MtLzma2Decoder`]. Output and errors are the single-threaded
+    /// decoder's. It never blocks the runtime: while a piece is being
+    /// decoded on a worker, polls return `Pending` and the worker wakes the
+    /// task.
     #[derive(Debug)]
-    pub struct MtXzDecoder<R, Rt> {
+    pub struct MtDecoder<R, Rt, C> {
         #[pin]
         inner: R,
-        driver: Driver<lzflow_xz::MtXzDecoder>,
+        driver: Driver<C>,
         readiness: Option<Readiness>,
         runtime: PhantomData<Rt>,
     }
 }
 
-impl<R, Rt> MtXzDecoder<R, Rt> {
+/// Decodes a `.xz` stream read from an `AsyncBufRead`, blocks in parallel
+/// on worker threads (those whose headers carry both sizes: `xz -T`,
+/// [`MtXzEncoder`] and lzflow's encoders write them), for the runtime
+/// `Rt`. Configure with
+/// `MtXzDecoder::builder().threads(2).memory_budget(n).build(r)`.
+pub type MtXzDecoder<R, Rt> = MtDecoder<R, Rt, lzflow_xz::MtXzDecoder>;
+
+/// Decodes a raw LZMA2 stream read from an `AsyncBufRead`, the pieces
+/// between dictionary resets (7-Zip's multi-threaded encoder writes them)
+/// in parallel on worker threads, for the runtime `Rt`. Configure with
+/// `MtLzma2Decoder::builder().dict_size(d).threads(2).build(r)`.
+pub type MtLzma2Decoder<R, Rt> = MtDecoder<R, Rt, lzflow_lzma::MtLzma2Decoder>;
+
+impl<R, Rt, C: MtDecoderFormat> MtDecoder<R, Rt, C> {
     /// Decodes `inner` with one worker per CPU and default options.
     pub fn new(inner: R) -> Self {
         Self::build_decoder(inner, DecodeOptions::default())
@@ -50,7 +65,9 @@ impl<R, Rt> MtXzDecoder<R, Rt> {
     pub fn with_mem_limit(inner: R, limit: u64) -> Self {
         Self::builder().memlimit(limit).build(inner)
     }
+}
 
+impl<R, Rt, C> MtDecoder<R, Rt, C> {
     /// The inner reader.
     pub fn get_ref(&self) -> &R {
         &self.inner
@@ -72,17 +89,20 @@ impl<R, Rt> MtXzDecoder<R, Rt> {
     }
 
     /// The sans-I/O coder (absent if its options were invalid).
-    pub fn coder(&self) -> Option<&lzflow_xz::MtXzDecoder> {
+    pub fn coder(&self) -> Option<&C> {
         self.driver.coder()
     }
 }
 
-impl<R, Rt> BuildDecoder for MtXzDecoder<R, Rt> {
+impl<R, Rt, C: MtDecoderFormat> BuildDecoder for MtDecoder<R, Rt, C> {
     type Inner = R;
     fn build_decoder(inner: R, opts: DecodeOptions) -> Self {
-        let driver = Driver::from_result(mt::nonblocking_decoder(&opts));
-        let readiness = mt::decoder_readiness(&driver);
-        MtXzDecoder {
+        let driver = Driver::from_result(C::from_options(&opts).map(|mut c| {
+            c.set_nonblocking(true);
+            c
+        }));
+        let readiness = driver.coder().map(|c| c.readiness().clone());
+        MtDecoder {
             inner,
             driver,
             readiness,
@@ -91,7 +111,11 @@ impl<R, Rt> BuildDecoder for MtXzDecoder<R, Rt> {
     }
 }
 
-impl<R, Rt> MtXzDecoder<R, Rt> {
+impl<R, Rt, C> MtDecoder<R, Rt, C>
+where
+    C: MtDecoderFormat,
+    C::Error: Into<io::Error>,
+{
     /// The runtime's `poll_read`: decodes into `out` from the inner reader
     /// as adapted by `source`, pending while the coder waits for a worker.
     pub(crate) fn poll_read_via<'a, S: Source>(

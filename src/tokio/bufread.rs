@@ -77,7 +77,12 @@ where
     }
 }
 
-impl<R: AsyncBufRead> AsyncRead for face::MtXzDecoder<R, Tokio> {
+impl<R, C> AsyncRead for face::MtDecoder<R, Tokio, C>
+where
+    R: AsyncBufRead,
+    C: crate::MtDecoderFormat,
+    C::Error: Into<io::Error>,
+{
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
