@@ -135,6 +135,10 @@ fn flushes_and_resets_give_the_same_bytes() {
         let mut sink = vec![0u8; 1 << 20];
         enc.encode(&mut input, &mut OutBuf::new(&mut sink)).unwrap();
         enc.reset();
+        // Too little to code anything yet: hashed, not yet walked.
+        let mut input = InBuf::new(&other[..1000]);
+        enc.encode(&mut input, &mut OutBuf::new(&mut sink)).unwrap();
+        enc.reset();
         let again = encode_with(&mut enc, &other, 9999, 1 << 16);
         let want = encode_with(&mut Lzma2Encoder::new(&o).unwrap(), &other, 9999, 1 << 16);
         assert!(again == want, "after resets, {o:?}");

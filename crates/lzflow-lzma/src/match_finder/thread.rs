@@ -178,6 +178,11 @@ impl FinderThread {
 
     /// Starts a new stream: what is on its way is dropped.
     pub(crate) fn reset(&mut self) {
+        // The tree stage walks every position hashed so far first (its
+        // results are dropped), so that both halves reset from the same
+        // state: a reset moves the position counters only if anything was
+        // indexed.
+        self.push_records();
         let _ = self.commands.send(Command::Reset);
         self.generation += 1;
         self.sent_end = 0;
