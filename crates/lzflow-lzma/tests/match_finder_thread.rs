@@ -189,3 +189,50 @@ fn an_encoder_dropped_mid_stream_returns() {
         drop(enc);
     }
 }
+
+/// Random runs of writes, flushes, finishes and resets, the same on a
+/// threaded and a one-thread encoder: the same bytes throughout.
+#[test]
+fn random_operation_sequences_give_the_same_bytes() {
+    let data = mixed(common::scaled(1_200_000, 400_000), 8);
+    for seed in 1..=common::scaled(12, 4) as u64 {
+        let mut r = Rng(seed * 7919);
+        let mut o = variants()[r.below(5)];
+        o.dict_size = [4096, 1 << 16, 1 << 20][r.below(3)];
+        let mut one = Lzma2Encoder::new(&o).unwrap();
+        let mut two = Lzma2Encoder::new(&threaded(o)).unwrap();
+        let (mut out1, mut out2) = (Vec::new(), Vec::new());
+        let mut buf = vec![0u8; 1 + r.below(70_000)];
+        let mut pos = 0;
+        for _ in 0..40 {
+            match r.below(10) {
+                0 => {
+                    common::flush_into(&mut one, &mut buf, &mut out1);
+                    common::flush_into(&mut two, &mut buf, &mut out2);
+                }
+                1 => {
+                    finish_into(&mut one, &mut buf, &mut out1);
+                    finish_into(&mut two, &mut buf, &mut out2);
+                    assert!(out1 == out2, "seed {seed}: a finished stream");
+                    one.reset();
+                    two.reset();
+                }
+                2 => {
+                    one.reset();
+                    two.reset();
+                    out1.clear();
+                    out2.clear();
+                }
+                _ => {
+                    let n = r.below(150_000).min(data.len() - pos);
+                    common::encode_into(&mut one, &data[pos..pos + n], &mut buf, &mut out1);
+                    common::encode_into(&mut two, &data[pos..pos + n], &mut buf, &mut out2);
+                    pos = (pos + n) % (data.len() - 1);
+                }
+            }
+        }
+        finish_into(&mut one, &mut buf, &mut out1);
+        finish_into(&mut two, &mut buf, &mut out2);
+        assert!(out1 == out2, "seed {seed}: the last stream");
+    }
+}
