@@ -92,23 +92,8 @@ fn with_flushes(enc: &mut Lzma2Encoder, data: &[u8], cuts: &[usize]) -> Vec<u8> 
     let mut buf = vec![0u8; 777];
     let mut fed = 0;
     for &cut in cuts {
-        let mut input = InBuf::new(&data[fed..cut]);
-        loop {
-            let mut ob = OutBuf::new(&mut buf);
-            let p = enc.encode(&mut input, &mut ob).unwrap();
-            out.extend_from_slice(ob.written());
-            if p == Progress::NeedInput {
-                break;
-            }
-        }
-        loop {
-            let mut ob = OutBuf::new(&mut buf);
-            let p = enc.flush(&mut ob).unwrap();
-            out.extend_from_slice(ob.written());
-            if p == Progress::NeedInput {
-                break;
-            }
-        }
+        common::encode_into(enc, &data[fed..cut], &mut buf, &mut out);
+        common::flush_into(enc, &mut buf, &mut out);
         fed = cut;
     }
     finish_into(enc, &mut buf, &mut out);
