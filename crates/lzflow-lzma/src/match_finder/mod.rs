@@ -125,6 +125,10 @@ fn zeroed(n: usize) -> Result<Lease<u32>, LzmaError> {
     })
 }
 
+/// Positions a threaded finder skips between checks that its hash stage
+/// is far enough ahead (well below its reach).
+const HASH_AHEAD_STEP: usize = 1 << 16;
+
 /// Whether the tree walk checks bounds: only with the `safe` feature (see
 /// `unchecked.rs`).
 const CHECKED: bool = cfg!(feature = "safe");
@@ -349,7 +353,7 @@ impl Finder {
         }
         self.buf.extend_from_slice(&data[..n]);
         if self.thread.is_some() {
-            self.hash_ahead(false);
+            self.hash_ahead();
         }
         n
     }
@@ -359,7 +363,7 @@ impl Finder {
     /// last positions with the lookahead the encoder has.
     pub(crate) fn mark_final(&mut self) {
         if self.thread.is_some() {
-            self.hash_ahead(true);
+            self.hash_final();
         }
     }
 
@@ -483,7 +487,9 @@ impl Finder {
     /// nearest distance found, lengths capped at nice_len and the
     /// lookahead), indexes the position and steps past it.
     pub(crate) fn find(&mut self, matches: &mut Vec<Match>) {
-        if let Some(t) = &mut self.thread {
+        if self.thread.is_some() {
+            self.top_up();
+            let t = self.thread.as_mut().expect("a threaded finder");
             t.next(matches);
             self.read_pos += 1;
             return;
@@ -534,9 +540,17 @@ impl Finder {
 
     /// Indexes `n` positions without reporting matches.
     pub(crate) fn skip(&mut self, n: usize) {
-        if let Some(t) = &mut self.thread {
-            t.skip(n);
-            self.read_pos += n;
+        if self.thread.is_some() {
+            // In steps, so that the hash stage stays ahead of long skips.
+            let mut left = n;
+            while left > 0 {
+                self.top_up();
+                let step = left.min(HASH_AHEAD_STEP);
+                let t = self.thread.as_mut().expect("a threaded finder");
+                t.skip(step);
+                self.read_pos += step;
+                left -= step;
+            }
             return;
         }
         self.skip_with::<CHECKED>(n);

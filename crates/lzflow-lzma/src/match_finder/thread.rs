@@ -38,6 +38,10 @@ use crate::encoder_options::MatchFinder as Kind;
 const BATCH_POSITIONS: usize = 4096;
 /// Batches the tree stage may have sent ahead of the encoder.
 const BATCHES_AHEAD: usize = 8;
+/// Positions the hash stage runs ahead of the encoder at most: bounds
+/// the hash records in flight (about 10 bytes a position) whatever the
+/// size of the encoder's input calls.
+const HASH_AHEAD: u64 = 1 << 20;
 /// Window bytes per message at most: far below the window's spare room,
 /// so the tree stage always has room for them.
 const DATA_PIECE: usize = 64 << 10;
@@ -82,6 +86,10 @@ pub(crate) struct FinderThread {
     sent_end: u64,
     /// Absolute position of the next position to hash.
     hashed: u64,
+    /// The end of the window when the encoder last began to code to it
+    /// (flush or finish): while it is still the end, positions are hashed
+    /// with the lookahead up to it.
+    final_at: Option<u64>,
     /// Hash records not sent yet, and how many positions they cover.
     records: Vec<u32>,
     record_positions: usize,
@@ -145,6 +153,7 @@ impl FinderThread {
             spare_bytes: Only::new(spare_bytes),
             sent_end: 0,
             hashed: 0,
+            final_at: None,
             records: Vec::new(),
             record_positions: 0,
             side: Vec::new(),
@@ -187,6 +196,7 @@ impl FinderThread {
         self.generation += 1;
         self.sent_end = 0;
         self.hashed = 0;
+        self.final_at = None;
         self.records.clear();
         self.record_positions = 0;
         self.recycle();
@@ -246,26 +256,55 @@ impl FinderThread {
 }
 
 impl Finder {
-    /// The hash stage of a threaded finder: hashes the positions that have
-    /// `nice_len` bytes after them (with `to_end`, all), queueing the
-    /// window bytes they read and their records for the tree stage.
-    pub(super) fn hash_ahead(&mut self, to_end: bool) {
-        match self.kind {
-            Kind::Bt2 => self.hash_ahead_as::<2>(to_end),
-            Kind::Bt3 => self.hash_ahead_as::<3>(to_end),
-            _ => self.hash_ahead_as::<4>(to_end),
+    /// Marks the end of the window as the end the encoder codes to now and
+    /// hashes towards it.
+    pub(super) fn hash_final(&mut self) {
+        let end = self.end();
+        if let Some(t) = &mut self.thread {
+            t.final_at = Some(end);
+        }
+        self.hash_ahead();
+    }
+
+    /// Hashes on if the hash stage is less than half its reach ahead of
+    /// the encoder and has positions it may hash.
+    #[inline]
+    pub(super) fn top_up(&mut self) {
+        let Some(t) = &self.thread else { return };
+        let pos = self.pos();
+        if t.hashed < self.hash_stop(t).min(pos + HASH_AHEAD / 2) {
+            self.hash_ahead();
         }
     }
 
-    fn hash_ahead_as<const HB: u32>(&mut self, to_end: bool) {
-        let mut t = self.thread.take().expect("a threaded finder");
+    /// Where hashing must stop for now: `nice_len` before the end, or at
+    /// the end after [`hash_final`](Self::hash_final); never more than
+    /// [`HASH_AHEAD`] past the encoder.
+    fn hash_stop(&self, t: &FinderThread) -> u64 {
         let end = self.end();
-        let nice = u64::from(self.nice_len);
-        let stop = if to_end {
+        let stop = if t.final_at == Some(end) {
             end
         } else {
-            (end + 1).saturating_sub(nice)
+            (end + 1).saturating_sub(u64::from(self.nice_len))
         };
+        stop.min(self.pos() + HASH_AHEAD)
+    }
+
+    /// The hash stage of a threaded finder: hashes the positions it may
+    /// (see [`hash_stop`](Self::hash_stop)), queueing the window bytes
+    /// they read and their records for the tree stage.
+    pub(super) fn hash_ahead(&mut self) {
+        match self.kind {
+            Kind::Bt2 => self.hash_ahead_as::<2>(),
+            Kind::Bt3 => self.hash_ahead_as::<3>(),
+            _ => self.hash_ahead_as::<4>(),
+        }
+    }
+
+    fn hash_ahead_as<const HB: u32>(&mut self) {
+        let mut t = self.thread.take().expect("a threaded finder");
+        let end = self.end();
+        let stop = self.hash_stop(&t);
         let mut records = std::mem::take(&mut t.records);
         while t.hashed < stop {
             let cur = (t.hashed - self.base) as usize;
