@@ -139,7 +139,10 @@
 //! the dictionary to small archives). The async multi-threaded faces
 //! never block the executor: where the coder would wait for a worker they
 //! return `Pending` and are woken when the worker is done (the std
-//! `MtXzDecoder` and `MtXzEncoder` block instead).
+//! `MtXzDecoder`, `MtLzma2Decoder` and `MtXzEncoder` block instead). An
+//! encoder with `match_finder_thread(true)` waits within a step for its
+//! finder thread's matches of the positions that step codes: the search
+//! it would otherwise do itself, so the step stays as short.
 //!
 //! *Per task*, the tokio faces (everything under `tokio`, and the tokio
 //! container faces, which run over `TokioSource`, `TokioSink` or
