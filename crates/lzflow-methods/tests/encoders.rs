@@ -449,21 +449,32 @@ fn encoder_memory_covers_what_encoders_allocate() {
         (Method::Lzma, 9, Some(5000)),
     ];
     for (method, level, size) in cases {
-        let mut out = Vec::with_capacity(2 << 20);
-        let mut scratch = vec![0u8; 1 << 16];
-        // From empty pools: what the encoder itself allocates, whatever
-        // the tests before this one left idle.
-        lzflow_core::Pool::<u8>::global().release_idle();
-        lzflow_core::Pool::<u16>::global().release_idle();
-        lzflow_core::Pool::<u32>::global().release_idle();
-        let region = Region::new(GLOBAL);
-        let mut enc = new_encoder_sized(method, level, size).unwrap();
-        lzflow_core::encode_input(&mut enc, &data, &mut out, &mut scratch).unwrap();
-        let s = region.change();
-        // stats_alloc counts a reallocation's growth in `bytes_allocated`
-        // (and its shrinking in `bytes_deallocated`) already.
-        let live = (s.bytes_allocated as i64 - s.bytes_deallocated as i64).max(0) as u64;
         let est = encoder_memory(method, level, size);
+        // The count is process-wide: the test harness may allocate beside
+        // a measurement (it spawns the next test's thread when one ends),
+        // so a count over the bound is taken again, up to three times.
+        let mut attempts = 0;
+        let (live, enc) = loop {
+            attempts += 1;
+            let mut out = Vec::with_capacity(2 << 20);
+            let mut scratch = vec![0u8; 1 << 16];
+            // From empty pools: what the encoder itself allocates, whatever
+            // the tests before this one left idle.
+            lzflow_core::Pool::<u8>::global().release_idle();
+            lzflow_core::Pool::<u16>::global().release_idle();
+            lzflow_core::Pool::<u32>::global().release_idle();
+            let region = Region::new(GLOBAL);
+            let mut enc = new_encoder_sized(method, level, size).unwrap();
+            lzflow_core::encode_input(&mut enc, &data, &mut out, &mut scratch).unwrap();
+            let s = region.change();
+            // stats_alloc counts a reallocation's growth in
+            // `bytes_allocated` (and its shrinking in `bytes_deallocated`)
+            // already.
+            let live = (s.bytes_allocated as i64 - s.bytes_deallocated as i64).max(0) as u64;
+            if live <= est + 1024 || attempts == 3 {
+                break (live, enc);
+            }
+        };
         // The boxes of the coders themselves are not counted.
         assert!(
             live <= est + 1024,
