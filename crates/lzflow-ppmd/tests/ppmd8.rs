@@ -11,60 +11,9 @@ use lzflow_ppmd::{
 
 const NO_LIMIT: u64 = u64::MAX;
 
-// ---- inputs ----------------------------------------------------------------
+mod common;
 
-fn xorshift(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
-fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut s = seed | 1;
-    (0..len).map(|_| xorshift(&mut s) as u8).collect()
-}
-
-/// The C headers of this machine, once.
-fn corpus() -> &'static [u8] {
-    static CORPUS: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    CORPUS.get_or_init(|| {
-        let mut paths: Vec<_> = std::fs::read_dir("/usr/include")
-            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-            .unwrap_or_default();
-        paths.retain(|p| p.extension().is_some_and(|e| e == "h"));
-        paths.sort();
-        let mut out = Vec::new();
-        for p in paths {
-            if let Ok(b) = std::fs::read(&p) {
-                out.extend_from_slice(&b);
-            }
-        }
-        out
-    })
-}
-
-/// Realistic text: the C headers from a seed-chosen place, then words
-/// chosen by the seed.
-fn text(seed: u64, len: usize) -> Vec<u8> {
-    let c = corpus();
-    let mut out = Vec::with_capacity(len);
-    if !c.is_empty() {
-        let start = (seed as usize).wrapping_mul(7919) % c.len();
-        out.extend_from_slice(&c[start..(start + len).min(c.len())]);
-    }
-    const WORDS: [&str; 16] = [
-        "the ", "model ", "context ", "symbol ", "escape ", "order ", "range ", "coder ",
-        "static ", "int ", "return ", "struct ", "(void)", ";\n", "{\n", "}\n",
-    ];
-    let mut s = seed | 1;
-    while out.len() < len {
-        let w = WORDS[(xorshift(&mut s) % 16) as usize];
-        out.extend_from_slice(w.as_bytes());
-    }
-    out.truncate(len);
-    out
-}
+use common::{random_bytes, text, xorshift};
 
 fn props(order: u8, mem_mib: u16, restore: RestoreMethod) -> Ppmd8Props {
     Ppmd8Props::new(order, mem_mib, restore).unwrap()
