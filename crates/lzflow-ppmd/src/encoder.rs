@@ -1,10 +1,12 @@
-//! The resumable encoder.
+//! The resumable encoders: one driver, [`SymbolEncoder`], for both
+//! variants, and var. H's [`Ppmd7Encoder`] over it.
 
 use lzflow_core::{Encode, InBuf, OutBuf, Progress, Sticky};
 
 use crate::model::Model;
 use crate::range::RangeEncoder;
-use crate::symbol;
+use crate::symbol::H;
+use crate::variant::Variant;
 use crate::{Ppmd7Props, PpmdError};
 
 /// Most input bytes coded per call, so that one call's work stays bounded.
@@ -13,78 +15,52 @@ const BATCH: usize = 64 << 10;
 /// keeps that buffer small.
 const CHUNK: usize = 4 << 10;
 
-/// A resumable encoder of PPMd var. H with 7z's range coder (7z method
-/// 030401), byte for byte what 7-Zip writes for the same order and memory
-/// size.
-///
-/// As 7-Zip, it writes no end marker unless asked
-/// ([`with_end_marker`](Self::with_end_marker)): 7z stores the size.
-///
-/// [`Encode::flush`] writes out what is pending but cannot make the data so
-/// far decodable on its own: the range coder's last bytes come only with
-/// [`Encode::finish`] (the format has no flush point).
-pub struct Ppmd7Encoder {
-    model: Box<Model>,
-    rc: RangeEncoder,
-    /// How much of `rc.out` is already in the caller's output.
+/// What both variants' encoders share: coding the input in bounded
+/// batches, draining the range coder's bytes, the end marker and the last
+/// bytes on finish, the sticky error.
+pub(crate) struct SymbolEncoder<V: Variant> {
+    model: Box<V::Model>,
+    rc: V::RangeEncoder,
+    /// How much of the range coder's pending bytes is already in the
+    /// caller's output.
     drained: usize,
-    props: Ppmd7Props,
     end_marker: bool,
     finished: bool,
     error: Sticky<PpmdError>,
 }
 
-impl std::fmt::Debug for Ppmd7Encoder {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Ppmd7Encoder")
-            .field("props", &self.props)
-            .field("end_marker", &self.end_marker)
-            .field("finished", &self.finished)
-            .finish_non_exhaustive()
-    }
-}
-
-impl Ppmd7Encoder {
-    /// An encoder with model `order` (2..=64) and `mem_size` bytes of model
-    /// memory (2 KiB ..= 4 GiB - 37), which it allocates; see
-    /// [`memory_usage`](crate::memory_usage).
-    pub fn new(order: u8, mem_size: u32) -> Result<Self, PpmdError> {
-        Self::with_props(Ppmd7Props::new(order, mem_size)?)
-    }
-
-    /// [`new`](Self::new) from properties.
-    pub fn with_props(props: Ppmd7Props) -> Result<Self, PpmdError> {
-        let props = Ppmd7Props::new(props.order, props.mem_size)?;
-        Ok(Ppmd7Encoder {
-            model: Model::new(u32::from(props.order), props.mem_size),
-            rc: RangeEncoder::new(),
+impl<V: Variant> SymbolEncoder<V> {
+    pub(crate) fn new(model: Box<V::Model>, rc: V::RangeEncoder, end_marker: bool) -> Self {
+        SymbolEncoder {
+            model,
+            rc,
             drained: 0,
-            props,
-            end_marker: false,
+            end_marker,
             finished: false,
             error: Sticky::default(),
-        })
+        }
     }
 
-    /// Whether [`Encode::finish`] writes the end marker (default: no).
-    pub fn with_end_marker(mut self, end_marker: bool) -> Self {
+    pub(crate) fn set_end_marker(&mut self, end_marker: bool) {
         self.end_marker = end_marker;
-        self
     }
 
-    /// The properties, as a 7z header stores them with
-    /// [`Ppmd7Props::to_bytes`].
-    pub fn props(&self) -> Ppmd7Props {
-        self.props
+    pub(crate) fn end_marker(&self) -> bool {
+        self.end_marker
+    }
+
+    pub(crate) fn is_finished(&self) -> bool {
+        self.finished
     }
 
     /// Moves pending bytes to `output`; true when none are left.
     fn drain(&mut self, output: &mut OutBuf<'_>) -> bool {
-        self.drained += output.push(&self.rc.out[self.drained..]);
-        if self.drained < self.rc.out.len() {
+        let pending = V::pending(&mut self.rc);
+        self.drained += output.push(&pending[self.drained..]);
+        if self.drained < pending.len() {
             return false;
         }
-        self.rc.out.clear();
+        pending.clear();
         self.drained = 0;
         true
     }
@@ -111,13 +87,13 @@ impl Ppmd7Encoder {
             let chunk = input.take(budget.min(CHUNK));
             budget -= chunk.len();
             for &b in chunk {
-                symbol::encode(&mut self.model, &mut self.rc, Some(b));
+                V::encode(&mut self.model, &mut self.rc, Some(b));
             }
         }
     }
 }
 
-impl Encode for Ppmd7Encoder {
+impl<V: Variant> Encode for SymbolEncoder<V> {
     type Error = PpmdError;
 
     fn encode(
@@ -143,9 +119,9 @@ impl Encode for Ppmd7Encoder {
         self.error.check()?;
         if !self.finished {
             if self.end_marker {
-                symbol::encode(&mut self.model, &mut self.rc, None);
+                V::encode(&mut self.model, &mut self.rc, None);
             }
-            self.rc.flush();
+            V::flush(&mut self.rc);
             self.finished = true;
         }
         Ok(if self.drain(output) {
@@ -153,5 +129,81 @@ impl Encode for Ppmd7Encoder {
         } else {
             Progress::OutputFull
         })
+    }
+}
+
+/// A resumable encoder of PPMd var. H with 7z's range coder (7z method
+/// 030401), byte for byte what 7-Zip writes for the same order and memory
+/// size.
+///
+/// As 7-Zip, it writes no end marker unless asked
+/// ([`with_end_marker`](Self::with_end_marker)): 7z stores the size.
+///
+/// [`Encode::flush`] writes out what is pending but cannot make the data so
+/// far decodable on its own: the range coder's last bytes come only with
+/// [`Encode::finish`] (the format has no flush point).
+pub struct Ppmd7Encoder {
+    coder: SymbolEncoder<H>,
+    props: Ppmd7Props,
+}
+
+impl std::fmt::Debug for Ppmd7Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ppmd7Encoder")
+            .field("props", &self.props)
+            .field("end_marker", &self.coder.end_marker())
+            .field("finished", &self.coder.is_finished())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ppmd7Encoder {
+    /// An encoder with model `order` (2..=64) and `mem_size` bytes of model
+    /// memory (2 KiB ..= 4 GiB - 37), which it allocates; see
+    /// [`memory_usage`](crate::memory_usage).
+    pub fn new(order: u8, mem_size: u32) -> Result<Self, PpmdError> {
+        Self::with_props(Ppmd7Props::new(order, mem_size)?)
+    }
+
+    /// [`new`](Self::new) from properties.
+    pub fn with_props(props: Ppmd7Props) -> Result<Self, PpmdError> {
+        let props = Ppmd7Props::new(props.order, props.mem_size)?;
+        let model = Model::new(u32::from(props.order), props.mem_size);
+        Ok(Ppmd7Encoder {
+            coder: SymbolEncoder::new(model, RangeEncoder::new(), false),
+            props,
+        })
+    }
+
+    /// Whether [`Encode::finish`] writes the end marker (default: no).
+    pub fn with_end_marker(mut self, end_marker: bool) -> Self {
+        self.coder.set_end_marker(end_marker);
+        self
+    }
+
+    /// The properties, as a 7z header stores them with
+    /// [`Ppmd7Props::to_bytes`].
+    pub fn props(&self) -> Ppmd7Props {
+        self.props
+    }
+}
+
+impl Encode for Ppmd7Encoder {
+    type Error = PpmdError;
+
+    fn encode(
+        &mut self,
+        input: &mut InBuf<'_>,
+        output: &mut OutBuf<'_>,
+    ) -> Result<Progress, PpmdError> {
+        self.coder.encode(input, output)
+    }
+
+    fn flush(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, PpmdError> {
+        self.coder.flush(output)
+    }
+
+    fn finish(&mut self, output: &mut OutBuf<'_>) -> Result<Progress, PpmdError> {
+        self.coder.finish(output)
     }
 }

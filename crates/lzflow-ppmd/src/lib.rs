@@ -30,24 +30,33 @@
 //! code at 0) also when the size is known, as 7-Zip does.
 //!
 //! # Organization
-//! * `model`: the model in one byte arena laid out as 7-Zip lays it out,
-//!   its unit allocator and the updates (successors, rescaling, restart).
-//! * `symbol`: coding one symbol, decoder and encoder side, with the
-//!   binary contexts and the secondary escape estimation.
-//! * `range`: 7z's range coder (the one LZMA uses).
-//! * [`Ppmd7Decoder`], [`Ppmd7Encoder`]: the resumable coders.
+//! * `arena`: the model's memory, one byte arena, with the records both
+//!   variants lay out alike (states, the shared context fields) and the
+//!   walks over a context's states, masked or not.
+//! * `variant`: what the resumable coders need of a variant (its model,
+//!   its range coder's halves, coding one symbol).
+//! * `decoder`, `encoder`: the resumable coders' one driver each
+//!   (`SymbolDecoder`: held input, bounded bytes per symbol, end checks,
+//!   sticky errors; `SymbolEncoder`: bounded batches, draining, finish),
+//!   and var. H's [`Ppmd7Decoder`] and [`Ppmd7Encoder`] over them.
+//! * `model`: the var. H model in its arena, its unit allocator and the
+//!   updates (successors, rescaling, restart).
+//! * `symbol`: coding one var. H symbol, decoder and encoder side, with
+//!   the binary contexts and the secondary escape estimation.
+//! * `range`: 7z's range coder (the one LZMA uses), and the range
+//!   decoders' input reader both variants share.
 //! * [`Ppmd7Props`]: the 7z properties; [`PpmdError`]: the errors (shared
 //!   by both variants).
-//! * `ppmd8`: var. I. Its `model` has its own arena records and allocator
-//!   (free blocks with 32-bit stamps, per-class counts, a different glue,
-//!   cut-off and text-area expansion) and shares only the size classes and
-//!   the SEE context type with var. H; `symbol` codes a symbol; `range` is
-//!   the carryless coder; `props` the zip header; and the resumable
-//!   [`Ppmd8Decoder`] and [`Ppmd8Encoder`] follow the var. H coders'
-//!   design (bounded bytes per symbol, held input, sticky errors). The
-//!   input reader of the range decoders is shared.
+//! * `ppmd8`: var. I. Its `model` has its own allocator (free blocks with
+//!   32-bit stamps, per-class counts, a different glue, cut-off and
+//!   text-area expansion) and its context's flags byte, and shares the
+//!   arena, the size classes and the SEE context type with var. H;
+//!   `symbol` codes a symbol; `range` is the carryless coder; `props` the
+//!   zip header; [`Ppmd8Decoder`] and [`Ppmd8Encoder`] read and write the
+//!   header around the shared drivers.
 #![forbid(unsafe_code)]
 
+mod arena;
 mod decoder;
 mod encoder;
 mod error;
@@ -56,6 +65,7 @@ mod ppmd8;
 mod props;
 mod range;
 mod symbol;
+mod variant;
 
 pub use decoder::Ppmd7Decoder;
 pub use encoder::Ppmd7Encoder;

@@ -1,7 +1,7 @@
-//! The PPMd var. H context model: its memory arena, the unit allocator, and
-//! the updates after each symbol (shared by the decoder and the encoder).
+//! The PPMd var. H context model: the unit allocator, and the updates
+//! after each symbol (shared by the decoder and the encoder).
 //!
-//! The model lives in one byte arena of exactly the stream's memory size,
+//! The model lives in one byte arena (`crate::arena`) of exactly the stream's memory size,
 //! addressed by `u32` offsets, with the records laid out byte for byte as
 //! 7-Zip lays them out (little-endian). That is not only about the size
 //! semantics: the allocator's defragmentation ("glue") reads the first two
@@ -23,6 +23,8 @@
 //! and contexts, `[lo_unit, hi_unit)` is free, `[hi_unit, size)` contexts;
 //! the last unit is the order-0 context. Offset 0 is never a record, so it
 //! serves as null.
+
+use crate::arena::Arena;
 
 /// Largest frequency a state keeps before its context is rescaled.
 const MAX_FREQ: u32 = 124;
@@ -178,7 +180,7 @@ impl See {
 
 /// One PPMd var. H model.
 pub(crate) struct Model {
-    mem: Vec<u8>,
+    pub(crate) arena: Arena,
     size: u32,
     pub(crate) min_context: u32,
     max_context: u32,
@@ -208,7 +210,7 @@ impl Model {
     pub(crate) fn new(max_order: u32, mem_size: u32) -> Box<Model> {
         let mut m = Box::new(Model {
             // Zeroed: the allocator takes it lazily from the OS.
-            mem: vec![0u8; mem_size as usize],
+            arena: Arena::new(mem_size as usize),
             size: mem_size,
             min_context: 0,
             max_context: 0,
@@ -234,135 +236,24 @@ impl Model {
         m
     }
 
-    // ---- raw access -------------------------------------------------------
+    // ---- records (the rest are the arena's) ---------------------------------
 
-    #[inline(always)]
-    pub(crate) fn byte(&self, at: u32) -> u32 {
-        u32::from(self.mem[at as usize])
-    }
-
-    #[inline(always)]
-    fn set_byte(&mut self, at: u32, v: u32) {
-        self.mem[at as usize] = v as u8;
-    }
-
-    #[inline(always)]
-    fn u16_at(&self, at: u32) -> u32 {
-        let a = at as usize;
-        u32::from(u16::from_le_bytes([self.mem[a], self.mem[a + 1]]))
-    }
-
-    #[inline(always)]
-    fn set_u16(&mut self, at: u32, v: u32) {
-        let a = at as usize;
-        self.mem[a..a + 2].copy_from_slice(&(v as u16).to_le_bytes());
-    }
-
-    #[inline(always)]
-    fn u32_at(&self, at: u32) -> u32 {
-        let a = at as usize;
-        let b: [u8; 4] = self.mem[a..a + 4].try_into().expect("4 bytes");
-        u32::from_le_bytes(b)
-    }
-
-    #[inline(always)]
-    fn set_u32(&mut self, at: u32, v: u32) {
-        let a = at as usize;
-        self.mem[a..a + 4].copy_from_slice(&v.to_le_bytes());
-    }
-
-    // ---- records ----------------------------------------------------------
-
-    /// A context record, read at once.
-    #[inline(always)]
-    pub(crate) fn context(&self, ctx: u32) -> [u8; 12] {
-        let a = ctx as usize;
-        self.mem[a..a + 12].try_into().expect("12 bytes")
-    }
-
+    /// Symbols of a context (1: a binary context).
     #[inline(always)]
     pub(crate) fn num_stats(&self, ctx: u32) -> u32 {
-        self.u16_at(ctx)
-    }
-    #[inline(always)]
-    pub(crate) fn summ_freq(&self, ctx: u32) -> u32 {
-        self.u16_at(ctx + 2)
-    }
-    #[inline(always)]
-    fn set_summ_freq(&mut self, ctx: u32, v: u32) {
-        self.set_u16(ctx + 2, v);
-    }
-    #[inline(always)]
-    pub(crate) fn stats(&self, ctx: u32) -> u32 {
-        self.u32_at(ctx + 4)
-    }
-    #[inline(always)]
-    pub(crate) fn suffix(&self, ctx: u32) -> u32 {
-        self.u32_at(ctx + 8)
-    }
-    /// The inline state of a one-symbol context.
-    #[inline(always)]
-    pub(crate) fn one_state(ctx: u32) -> u32 {
-        ctx + 2
-    }
-    #[inline(always)]
-    pub(crate) fn symbol(&self, s: u32) -> u32 {
-        self.byte(s)
-    }
-    #[inline(always)]
-    pub(crate) fn freq(&self, s: u32) -> u32 {
-        self.byte(s + 1)
-    }
-    #[inline(always)]
-    fn set_freq(&mut self, s: u32, v: u32) {
-        self.set_byte(s + 1, v);
-    }
-    #[inline(always)]
-    fn successor(&self, s: u32) -> u32 {
-        self.u32_at(s + 2)
-    }
-    #[inline(always)]
-    fn set_successor(&mut self, s: u32, v: u32) {
-        self.set_u32(s + 2, v);
-    }
-
-    fn read_state(&self, s: u32) -> [u8; 6] {
-        let a = s as usize;
-        self.mem[a..a + 6].try_into().expect("6 bytes")
-    }
-
-    fn write_state(&mut self, s: u32, st: [u8; 6]) {
-        let a = s as usize;
-        self.mem[a..a + 6].copy_from_slice(&st);
-    }
-
-    /// Swaps the state at `s` with the one before it.
-    fn swap_with_previous(&mut self, s: u32) {
-        let a = s as usize;
-        let pair: &mut [u8; 12] = (&mut self.mem[a - 6..a + 6]).try_into().expect("12 bytes");
-        let (lo, hi) = pair.split_at_mut(6);
-        lo.swap_with_slice(hi);
-    }
-
-    /// The state of `sym` among the `stats` of a context that has it.
-    fn find_state(&self, stats: u32, sym: u32) -> u32 {
-        let mut s = stats;
-        while self.symbol(s) != sym {
-            s += 6;
-        }
-        s
+        self.arena.u16_at(ctx)
     }
 
     // ---- the allocator ----------------------------------------------------
 
     fn insert_node(&mut self, node: u32, indx: usize) {
-        self.set_u32(node, self.free_list[indx]);
+        self.arena.set_u32(node, self.free_list[indx]);
         self.free_list[indx] = node;
     }
 
     fn remove_node(&mut self, indx: usize) -> u32 {
         let node = self.free_list[indx];
-        self.free_list[indx] = self.u32_at(node);
+        self.free_list[indx] = self.arena.u32_at(node);
         node
     }
 
@@ -385,7 +276,7 @@ impl Model {
         self.glue_count = 255;
         // A guard: the free gap after the used units is no free block.
         if self.lo_unit != self.hi_unit {
-            self.set_u16(self.lo_unit, 1);
+            self.arena.set_u16(self.lo_unit, 1);
         }
 
         // One list of all free blocks, each stamped free with its size.
@@ -396,10 +287,10 @@ impl Model {
             self.free_list[i] = 0;
             while next != 0 {
                 let node = next;
-                next = self.u32_at(node);
-                self.set_u16(node, 0);
-                self.set_u16(node + 2, nu);
-                self.set_u32(node + 4, n);
+                next = self.arena.u32_at(node);
+                self.arena.set_u16(node, 0);
+                self.arena.set_u16(node + 2, nu);
+                self.arena.set_u32(node + 4, n);
                 n = node;
             }
         }
@@ -410,24 +301,24 @@ impl Model {
         let mut prev: Option<u32> = None;
         while n != 0 {
             let node = n;
-            let mut nu = self.u16_at(node + 2);
-            n = self.u32_at(node + 4);
+            let mut nu = self.arena.u16_at(node + 2);
+            n = self.arena.u32_at(node + 4);
             if nu == 0 {
                 match prev {
                     None => head = n,
-                    Some(p) => self.set_u32(p + 4, n),
+                    Some(p) => self.arena.set_u32(p + 4, n),
                 }
                 continue;
             }
             prev = Some(node);
             loop {
                 let node2 = node + nu * UNIT_SIZE;
-                nu += self.u16_at(node2 + 2);
-                if self.u16_at(node2) != 0 || nu >= 0x10000 {
+                nu += self.arena.u16_at(node2 + 2);
+                if self.arena.u16_at(node2) != 0 || nu >= 0x10000 {
                     break;
                 }
-                self.set_u16(node + 2, nu);
-                self.set_u16(node2 + 2, 0);
+                self.arena.set_u16(node + 2, nu);
+                self.arena.set_u16(node2 + 2, 0);
             }
         }
 
@@ -435,8 +326,8 @@ impl Model {
         n = head;
         while n != 0 {
             let mut node = n;
-            let mut nu = self.u16_at(node + 2);
-            n = self.u32_at(node + 4);
+            let mut nu = self.arena.u16_at(node + 2);
+            n = self.arena.u32_at(node + 4);
             if nu == 0 {
                 continue;
             }
@@ -539,12 +430,13 @@ impl Model {
         self.min_context = mc;
         self.max_context = mc;
         self.found_state = stats;
-        self.set_u16(mc, 256);
-        self.set_summ_freq(mc, 256 + 1);
-        self.set_u32(mc + 4, stats);
-        self.set_u32(mc + 8, 0);
+        self.arena.set_u16(mc, 256);
+        self.arena.set_summ_freq(mc, 256 + 1);
+        self.arena.set_stats(mc, stats);
+        self.arena.set_suffix(mc, 0);
         for sym in 0..256u32 {
-            self.write_state(stats + sym * 6, [sym as u8, 1, 0, 0, 0, 0]);
+            self.arena
+                .write_state(stats + sym * 6, [sym as u8, 1, 0, 0, 0, 0]);
         }
 
         for (i, row) in self.bin_summ.iter_mut().enumerate() {
@@ -581,22 +473,22 @@ impl Model {
     /// ran out.
     fn create_successors(&mut self) -> u32 {
         let mut c = self.min_context;
-        let up_branch = self.successor(self.found_state);
-        let fs_symbol = self.symbol(self.found_state);
+        let up_branch = self.arena.successor(self.found_state);
+        let fs_symbol = self.arena.symbol(self.found_state);
         let mut ps = [0u32; 64];
         let mut num_ps = 0;
         if self.order_fall != 0 {
             ps[num_ps] = self.found_state;
             num_ps += 1;
         }
-        while self.suffix(c) != 0 {
-            c = self.suffix(c);
+        while self.arena.suffix(c) != 0 {
+            c = self.arena.suffix(c);
             let s = if self.num_stats(c) != 1 {
-                self.find_state(self.stats(c), fs_symbol)
+                self.arena.find_state(self.arena.stats(c), fs_symbol)
             } else {
-                Self::one_state(c)
+                Arena::one_state(c)
             };
-            let successor = self.successor(s);
+            let successor = self.arena.successor(s);
             if successor != up_branch {
                 c = successor;
                 if num_ps == 0 {
@@ -608,14 +500,15 @@ impl Model {
             num_ps += 1;
         }
 
-        let new_sym = self.byte(up_branch);
+        let new_sym = self.arena.byte(up_branch);
         let up_branch = up_branch + 1;
         let new_freq = if self.num_stats(c) == 1 {
-            self.freq(Self::one_state(c))
+            self.arena.freq(Arena::one_state(c))
         } else {
-            let s = self.find_state(self.stats(c), new_sym);
-            let cf = self.freq(s) - 1;
+            let s = self.arena.find_state(self.arena.stats(c), new_sym);
+            let cf = self.arena.freq(s) - 1;
             let s0 = self
+                .arena
                 .summ_freq(c)
                 .wrapping_sub(self.num_stats(c))
                 .wrapping_sub(cf);
@@ -632,14 +525,14 @@ impl Model {
             if c1 == 0 {
                 return 0;
             }
-            self.set_u16(c1, 1);
-            let st = Self::one_state(c1);
-            self.set_byte(st, new_sym);
-            self.set_freq(st, new_freq);
-            self.set_successor(st, up_branch);
-            self.set_u32(c1 + 8, c);
+            self.arena.set_u16(c1, 1);
+            let st = Arena::one_state(c1);
+            self.arena.set_byte(st, new_sym);
+            self.arena.set_freq(st, new_freq);
+            self.arena.set_successor(st, up_branch);
+            self.arena.set_suffix(c1, c);
             num_ps -= 1;
-            self.set_successor(ps[num_ps], c1);
+            self.arena.set_successor(ps[num_ps], c1);
             c = c1;
             if num_ps == 0 {
                 return c;
@@ -652,29 +545,29 @@ impl Model {
     /// move on to the next context.
     fn update_model(&mut self) {
         let fs = self.found_state;
-        let fs_symbol = self.symbol(fs);
-        let fs_freq = self.freq(fs);
+        let fs_symbol = self.arena.symbol(fs);
+        let fs_freq = self.arena.freq(fs);
 
-        if fs_freq < MAX_FREQ / 4 && self.suffix(self.min_context) != 0 {
+        if fs_freq < MAX_FREQ / 4 && self.arena.suffix(self.min_context) != 0 {
             // Count the symbol in the suffix context too.
-            let c = self.suffix(self.min_context);
+            let c = self.arena.suffix(self.min_context);
             if self.num_stats(c) == 1 {
-                let s = Self::one_state(c);
-                if self.freq(s) < 32 {
-                    self.set_freq(s, self.freq(s) + 1);
+                let s = Arena::one_state(c);
+                if self.arena.freq(s) < 32 {
+                    self.arena.set_freq(s, self.arena.freq(s) + 1);
                 }
             } else {
-                let mut s = self.stats(c);
-                if self.symbol(s) != fs_symbol {
-                    s = self.find_state(s + 6, fs_symbol);
-                    if self.freq(s) >= self.freq(s - 6) {
-                        self.swap_with_previous(s);
+                let mut s = self.arena.stats(c);
+                if self.arena.symbol(s) != fs_symbol {
+                    s = self.arena.find_state(s + 6, fs_symbol);
+                    if self.arena.freq(s) >= self.arena.freq(s - 6) {
+                        self.arena.swap_with_previous(s);
                         s -= 6;
                     }
                 }
-                if self.freq(s) < MAX_FREQ - 9 {
-                    self.set_freq(s, self.freq(s) + 2);
-                    self.set_summ_freq(c, self.summ_freq(c) + 2);
+                if self.arena.freq(s) < MAX_FREQ - 9 {
+                    self.arena.set_freq(s, self.arena.freq(s) + 2);
+                    self.arena.set_summ_freq(c, self.arena.summ_freq(c) + 2);
                 }
             }
         }
@@ -688,13 +581,13 @@ impl Model {
                 self.restart();
                 return;
             }
-            self.set_successor(self.found_state, c);
+            self.arena.set_successor(self.found_state, c);
             return;
         }
 
         // Record the symbol in the text; its position is the raw
         // successor of the contexts that get the symbol now.
-        self.set_byte(self.text, fs_symbol);
+        self.arena.set_byte(self.text, fs_symbol);
         self.text += 1;
         let mut max_successor = self.text;
         if self.text >= self.units_start {
@@ -702,7 +595,7 @@ impl Model {
             return;
         }
 
-        let mut min_successor = self.successor(self.found_state);
+        let mut min_successor = self.arena.successor(self.found_state);
         if min_successor != 0 {
             if min_successor <= max_successor {
                 // Raw: make the contexts real.
@@ -724,7 +617,7 @@ impl Model {
             }
         } else {
             // Only the order-0 context has null successors.
-            self.set_successor(self.found_state, max_successor);
+            self.arena.set_successor(self.found_state, max_successor);
             min_successor = self.min_context;
         }
 
@@ -736,10 +629,11 @@ impl Model {
             return;
         }
 
-        let fs_freq = self.freq(self.found_state);
+        let fs_freq = self.arena.freq(self.found_state);
         let ns = self.num_stats(mc);
         // The escape count of the context the symbol was found in.
         let s0 = self
+            .arena
             .summ_freq(mc)
             .wrapping_sub(ns)
             .wrapping_sub(fs_freq - 1);
@@ -758,14 +652,13 @@ impl Model {
                             self.restart();
                             return;
                         }
-                        let old = self.stats(c);
-                        let (from, len) = (old as usize, u2b(old_nu) as usize);
-                        self.mem.copy_within(from..from + len, ptr as usize);
+                        let old = self.arena.stats(c);
+                        self.arena.copy(ptr, old, u2b(old_nu));
                         self.insert_node(old, i);
-                        self.set_u32(c + 4, ptr);
+                        self.arena.set_stats(c, ptr);
                     }
                 }
-                sum = self.summ_freq(c);
+                sum = self.arena.summ_freq(c);
                 sum += u32::from(2 * ns1 < ns)
                     + 2 * (u32::from(4 * ns1 <= ns) & u32::from(sum <= 8 * ns1));
             } else {
@@ -775,7 +668,7 @@ impl Model {
                     self.restart();
                     return;
                 }
-                let mut st = self.read_state(Self::one_state(c));
+                let mut st = self.arena.read_state(Arena::one_state(c));
                 let mut freq = u32::from(st[1]);
                 freq = if freq < MAX_FREQ / 4 - 1 {
                     freq << 1
@@ -783,17 +676,17 @@ impl Model {
                     MAX_FREQ - 4
                 };
                 st[1] = freq as u8;
-                self.write_state(s, st);
-                self.set_u32(c + 4, s);
+                self.arena.write_state(s, st);
+                self.arena.set_stats(c, s);
                 sum = freq + self.init_esc + u32::from(ns > 3);
             }
 
-            let s = self.stats(c) + ns1 * 6;
+            let s = self.arena.stats(c) + ns1 * 6;
             let mut cf = 2 * (sum + 6) * fs_freq;
             let sf = s0.wrapping_add(sum);
-            self.set_byte(s, fs_symbol);
-            self.set_u16(c, ns1 + 1);
-            self.set_successor(s, max_successor);
+            self.arena.set_byte(s, fs_symbol);
+            self.arena.set_u16(c, ns1 + 1);
+            self.arena.set_successor(s, max_successor);
             if cf < 6 * sf {
                 cf = 1 + u32::from(cf > sf) + u32::from(cf >= 4 * sf);
                 sum += 3;
@@ -804,10 +697,10 @@ impl Model {
                     + u32::from(cf >= 15 * sf);
                 sum += cf;
             }
-            self.set_summ_freq(c, sum);
-            self.set_freq(s, cf);
+            self.arena.set_summ_freq(c, sum);
+            self.arena.set_freq(s, cf);
 
-            c = self.suffix(c);
+            c = self.arena.suffix(c);
             if c == mc {
                 break;
             }
@@ -819,65 +712,64 @@ impl Model {
     #[cold]
     fn rescale(&mut self) {
         let mc = self.min_context;
-        let stats = self.stats(mc);
+        let stats = self.arena.stats(mc);
         let fs = self.found_state;
 
         // The found state to the front.
         if fs != stats {
-            let tmp = self.read_state(fs);
-            self.mem
-                .copy_within(stats as usize..fs as usize, stats as usize + 6);
-            self.write_state(stats, tmp);
+            let tmp = self.arena.read_state(fs);
+            self.arena.copy(stats + 6, stats, fs - stats);
+            self.arena.write_state(stats, tmp);
         }
 
-        let mut sum_freq = self.freq(stats);
-        let mut esc_freq = self.summ_freq(mc).wrapping_sub(sum_freq);
+        let mut sum_freq = self.arena.freq(stats);
+        let mut esc_freq = self.arena.summ_freq(mc).wrapping_sub(sum_freq);
         // Symbols may only disappear from contexts of the highest order.
         let adder = u32::from(self.order_fall != 0);
         sum_freq = (sum_freq + 4 + adder) >> 1;
-        self.set_freq(stats, sum_freq);
+        self.arena.set_freq(stats, sum_freq);
 
         let num_stats = self.num_stats(mc);
         let mut s = stats;
         for _ in 1..num_stats {
             s += 6;
-            let mut freq = self.freq(s);
+            let mut freq = self.arena.freq(s);
             esc_freq = esc_freq.wrapping_sub(freq);
             freq = (freq + adder) >> 1;
             sum_freq += freq;
-            self.set_freq(s, freq);
-            if freq > self.freq(s - 6) {
+            self.arena.set_freq(s, freq);
+            if freq > self.arena.freq(s - 6) {
                 // Insertion: keep the vector sorted by frequency.
-                let tmp = self.read_state(s);
+                let tmp = self.arena.read_state(s);
                 let mut s1 = s;
                 loop {
-                    let prev = self.read_state(s1 - 6);
-                    self.write_state(s1, prev);
+                    let prev = self.arena.read_state(s1 - 6);
+                    self.arena.write_state(s1, prev);
                     s1 -= 6;
-                    if s1 == stats || freq <= self.freq(s1 - 6) {
+                    if s1 == stats || freq <= self.arena.freq(s1 - 6) {
                         break;
                     }
                 }
-                self.write_state(s1, tmp);
+                self.arena.write_state(s1, tmp);
             }
         }
 
-        if self.freq(s) == 0 {
+        if self.arena.freq(s) == 0 {
             let mut removed = 0;
             loop {
                 removed += 1;
                 s -= 6;
-                if self.freq(s) != 0 {
+                if self.arena.freq(s) != 0 {
                     break;
                 }
             }
             esc_freq = esc_freq.wrapping_add(removed);
             let ns_new = num_stats - removed;
-            self.set_u16(mc, ns_new);
+            self.arena.set_u16(mc, ns_new);
             let n0 = (num_stats + 1) >> 1;
             if ns_new == 1 {
                 // Down to one symbol: it moves inline into the context.
-                let mut freq = self.freq(stats);
+                let mut freq = self.arena.freq(stats);
                 loop {
                     esc_freq >>= 1;
                     freq = (freq + 1) >> 1;
@@ -885,10 +777,10 @@ impl Model {
                         break;
                     }
                 }
-                let mut st = self.read_state(stats);
+                let mut st = self.arena.read_state(stats);
                 st[1] = freq as u8;
-                let one = Self::one_state(mc);
-                self.write_state(one, st);
+                let one = Arena::one_state(mc);
+                self.arena.write_state(one, st);
                 self.found_state = one;
                 self.insert_node(stats, u2i(n0));
                 return;
@@ -899,10 +791,8 @@ impl Model {
                 if i0 != i1 {
                     if self.free_list[i1] != 0 {
                         let ptr = self.remove_node(i1);
-                        self.set_u32(mc + 4, ptr);
-                        let len = u2b(n1) as usize;
-                        self.mem
-                            .copy_within(stats as usize..stats as usize + len, ptr as usize);
+                        self.arena.set_stats(mc, ptr);
+                        self.arena.copy(ptr, stats, u2b(n1));
                         self.insert_node(stats, i0);
                     } else {
                         self.split_block(stats, i0, i1);
@@ -910,8 +800,9 @@ impl Model {
                 }
             }
         }
-        self.set_summ_freq(mc, sum_freq + esc_freq - (esc_freq >> 1));
-        self.found_state = self.stats(mc);
+        self.arena
+            .set_summ_freq(mc, sum_freq + esc_freq - (esc_freq >> 1));
+        self.found_state = self.arena.stats(mc);
     }
 
     /// The SEE context and escape frequency for a context entered after an
@@ -924,10 +815,10 @@ impl Model {
             return (DUMMY_SEE, 1);
         }
         let non_masked = ns - num_masked;
-        let suffix_ns = self.num_stats(self.suffix(mc));
+        let suffix_ns = self.num_stats(self.arena.suffix(mc));
         let idx = usize::from(NS2INDX[non_masked as usize - 1]) * 16
             + usize::from(non_masked < suffix_ns.wrapping_sub(ns))
-            + 2 * usize::from(self.summ_freq(mc) < 11 * ns)
+            + 2 * usize::from(self.arena.summ_freq(mc) < 11 * ns)
             + 4 * usize::from(num_masked > non_masked)
             + self.hi_bits_flag as usize;
         (idx, self.see[idx].take_mean())
@@ -942,11 +833,11 @@ impl Model {
     /// high-bits flag of the previous symbol, as the cell index uses it).
     #[inline(always)]
     pub(crate) fn bin_summ_cell(&mut self) -> (usize, usize) {
-        let c = self.context(self.min_context);
+        let c = self.arena.context(self.min_context);
         let (sym, freq) = (u32::from(c[2]), usize::from(c[3]));
         let suffix = u32::from_le_bytes([c[8], c[9], c[10], c[11]]);
         let suffix_ns = self.num_stats(suffix) as usize;
-        self.hi_bits_flag = hi_bits_flag3(self.symbol(self.found_state));
+        self.hi_bits_flag = hi_bits_flag3(self.arena.symbol(self.found_state));
         let col = self.prev_success
             + ((self.run_length >> 26) & 0x20) as u32
             + u32::from(NS2BSINDX[(suffix_ns - 1) & 0xFF])
@@ -979,117 +870,21 @@ impl Model {
     /// The high-bits flag of the previous symbol, before the masked contexts.
     #[inline]
     pub(crate) fn set_hi_bits_from_found(&mut self) {
-        self.hi_bits_flag = hi_bits_flag3(self.symbol(self.found_state));
+        self.hi_bits_flag = hi_bits_flag3(self.arena.symbol(self.found_state));
     }
 
     /// Masks every symbol of the current context.
     #[inline]
     pub(crate) fn mask_context(&mut self, ctx: u32) {
-        let stats = self.stats(ctx);
+        let stats = self.arena.stats(ctx);
         let n = self.num_stats(ctx);
-        let a = stats as usize;
-        for st in self.mem[a..a + 6 * n as usize].chunks_exact(6) {
-            self.mask[usize::from(st[0])] = 0;
-        }
-    }
-
-    /// The `n` states from `stats`, as bytes (one bounds check for a walk).
-    #[inline(always)]
-    fn states(&self, stats: u32, n: u32) -> &[u8] {
-        let a = stats as usize;
-        &self.mem[a..a + 6 * n as usize]
-    }
-
-    /// In the `n` states from `stats`: the first whose cumulative frequency
-    /// passes `count`, as (offset, frequencies before it, its frequency).
-    #[inline]
-    /// `Err` holds the total when `count` is beyond all.
-    pub(crate) fn find_by_count(
-        &self,
-        stats: u32,
-        n: u32,
-        count: u32,
-    ) -> Result<(u32, u32, u32), u32> {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            let f = u32::from(st[1]);
-            if count < lo + f {
-                return Ok((stats + 6 * i as u32, lo, f));
-            }
-            lo += f;
-        }
-        Err(lo)
-    }
-
-    /// In the `n` states from `stats`: the state of `symbol` (any value
-    /// above 255 matches none), as (offset, frequencies before it).
-    #[inline]
-    pub(crate) fn find_by_symbol(&self, stats: u32, n: u32, symbol: u32) -> (Option<u32>, u32) {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            if u32::from(st[0]) == symbol {
-                return (Some(stats + 6 * i as u32), lo);
-            }
-            lo += u32::from(st[1]);
-        }
-        (None, lo)
-    }
-
-    /// The frequencies of the unmasked states among `n` from `stats`.
-    #[inline]
-    pub(crate) fn masked_sum(&self, stats: u32, n: u32) -> u32 {
-        self.states(stats, n)
-            .chunks_exact(6)
-            .map(|st| u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]))
-            .sum()
-    }
-
-    /// [`find_by_count`](Self::find_by_count) over the unmasked states.
-    #[inline]
-    pub(crate) fn find_masked_by_count(
-        &self,
-        stats: u32,
-        n: u32,
-        count: u32,
-    ) -> Option<(u32, u32)> {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            let f = u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]);
-            if count < lo + f {
-                return Some((stats + 6 * i as u32, lo));
-            }
-            lo += f;
-        }
-        None
-    }
-
-    /// [`find_by_symbol`](Self::find_by_symbol) over the unmasked states,
-    /// also returning the total of the unmasked frequencies.
-    #[inline]
-    pub(crate) fn find_masked_by_symbol(
-        &self,
-        stats: u32,
-        n: u32,
-        symbol: u32,
-    ) -> (Option<(u32, u32)>, u32) {
-        let masked = |st: &[u8]| u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]);
-        let mut lo = 0;
-        let mut states = self.states(stats, n).chunks_exact(6).enumerate();
-        for (i, st) in &mut states {
-            if u32::from(st[0]) == symbol {
-                let found = (stats + 6 * i as u32, lo);
-                let total = lo + masked(st) + states.map(|(_, st)| masked(st)).sum::<u32>();
-                return (Some(found), total);
-            }
-            lo += masked(st);
-        }
-        (None, lo)
+        self.arena.mask_states(stats, n, &mut self.mask);
     }
 
     /// The rest of the model's move to the next context.
     #[inline]
     fn next_context(&mut self) {
-        let c = self.successor(self.found_state);
+        let c = self.arena.successor(self.found_state);
         if self.order_fall == 0 && c > self.text {
             self.min_context = c;
             self.max_context = c;
@@ -1102,13 +897,13 @@ impl Model {
     pub(crate) fn update1_0(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s);
-        let summ = self.summ_freq(mc);
+        let freq = self.arena.freq(s);
+        let summ = self.arena.summ_freq(mc);
         self.prev_success = u32::from(2 * freq > summ);
         self.run_length += self.prev_success as i32;
-        self.set_summ_freq(mc, summ + 4);
+        self.arena.set_summ_freq(mc, summ + 4);
         let freq = freq + 4;
-        self.set_freq(s, freq);
+        self.arena.set_freq(s, freq);
         if freq > MAX_FREQ {
             self.rescale();
         }
@@ -1119,11 +914,11 @@ impl Model {
     pub(crate) fn update1(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s) + 4;
-        self.set_summ_freq(mc, self.summ_freq(mc) + 4);
-        self.set_freq(s, freq);
-        if freq > self.freq(s - 6) {
-            self.swap_with_previous(s);
+        let freq = self.arena.freq(s) + 4;
+        self.arena.set_summ_freq(mc, self.arena.summ_freq(mc) + 4);
+        self.arena.set_freq(s, freq);
+        if freq > self.arena.freq(s - 6) {
+            self.arena.swap_with_previous(s);
             self.found_state = s - 6;
             if freq > MAX_FREQ {
                 self.rescale();
@@ -1136,10 +931,10 @@ impl Model {
     pub(crate) fn update2(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s) + 4;
+        let freq = self.arena.freq(s) + 4;
         self.run_length = self.init_rl;
-        self.set_summ_freq(mc, self.summ_freq(mc) + 4);
-        self.set_freq(s, freq);
+        self.arena.set_summ_freq(mc, self.arena.summ_freq(mc) + 4);
+        self.arena.set_freq(s, freq);
         if freq > MAX_FREQ {
             self.rescale();
         }
@@ -1148,12 +943,12 @@ impl Model {
 
     /// After the symbol of a binary context was coded.
     pub(crate) fn update_bin(&mut self) {
-        let s = Self::one_state(self.min_context);
-        let freq = self.freq(s);
+        let s = Arena::one_state(self.min_context);
+        let freq = self.arena.freq(s);
         self.found_state = s;
         self.prev_success = 1;
         self.run_length += 1;
-        self.set_freq(s, freq + u32::from(freq < 128));
+        self.arena.set_freq(s, freq + u32::from(freq < 128));
         self.next_context();
     }
 }

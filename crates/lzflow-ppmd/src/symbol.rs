@@ -6,17 +6,42 @@
 //! symbols already seen masked out, down to the order-0 context. An escape
 //! from the order-0 context is the end marker.
 
+use crate::arena::Arena;
+use crate::variant::{Decoded, Variant};
+
 use crate::model::{prob_after, Model};
 use crate::range::{RangeDecoder, RangeEncoder, Source};
 
-/// What one decode step yields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Decoded {
-    Byte(u8),
-    /// The end marker (an escape from the order-0 context).
-    End,
-    /// A count outside the context's total: the data is corrupt.
-    Error,
+/// PPMd var. H with 7z's range coder.
+pub(crate) enum H {}
+
+impl Variant for H {
+    type Model = Model;
+    type RangeDecoder = RangeDecoder;
+    type RangeEncoder = RangeEncoder;
+
+    #[inline]
+    fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>) -> Decoded {
+        decode(m, rc, src)
+    }
+
+    #[inline]
+    fn code(rc: &RangeDecoder) -> u32 {
+        rc.code
+    }
+
+    #[inline]
+    fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
+        encode(m, rc, symbol)
+    }
+
+    fn pending(rc: &mut RangeEncoder) -> &mut Vec<u8> {
+        &mut rc.out
+    }
+
+    fn flush(rc: &mut RangeEncoder) {
+        rc.flush()
+    }
 }
 
 /// Decodes one symbol and updates the model.
@@ -27,18 +52,18 @@ pub(crate) enum Decoded {
 /// end marker) and once after the symbol.
 pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>) -> Decoded {
     let mc = m.min_context;
-    let c = m.context(mc);
+    let c = m.arena.context(mc);
     let ns = u32::from(u16::from_le_bytes([c[0], c[1]]));
     if ns != 1 {
         let summ = u32::from(u16::from_le_bytes([c[2], c[3]]));
         let stats = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
         let count = rc.threshold(summ);
-        match m.find_by_count(stats, ns, count) {
+        match m.arena.find_by_count(stats, ns, count) {
             Ok((s, lo, f)) => {
                 rc.decode(lo, f);
                 rc.normalize(src);
                 m.found_state = s;
-                let sym = m.symbol(s) as u8;
+                let sym = m.arena.symbol(s) as u8;
                 if s == stats {
                     m.update1_0();
                 } else {
@@ -65,7 +90,7 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
             m.bin_hit(cell, pr);
             rc.range = bound;
             rc.normalize1(src);
-            let sym = m.symbol(Model::one_state(mc)) as u8;
+            let sym = m.arena.symbol(Arena::one_state(mc)) as u8;
             m.update_bin();
             return Decoded::Byte(sym);
         }
@@ -73,7 +98,7 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
         rc.code -= bound;
         rc.range -= bound;
         m.mask.fill(0xFF);
-        m.mask[m.symbol(Model::one_state(mc)) as usize] = 0;
+        m.mask[m.arena.symbol(Arena::one_state(mc)) as usize] = 0;
     }
 
     loop {
@@ -82,7 +107,7 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
         let num_masked = m.num_stats(mc);
         loop {
             m.order_fall += 1;
-            let suffix = m.suffix(mc);
+            let suffix = m.arena.suffix(mc);
             if suffix == 0 {
                 return Decoded::End;
             }
@@ -92,21 +117,22 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
             }
         }
         m.min_context = mc;
-        let stats = m.stats(mc);
+        let stats = m.arena.stats(mc);
         let ns = m.num_stats(mc);
-        let hi = m.masked_sum(stats, ns);
+        let hi = m.arena.masked_sum(stats, ns, &m.mask);
         let (see, esc) = m.make_esc_freq(num_masked);
         let total = hi + esc;
         let count = rc.threshold(total);
         if count < hi {
             let (s, lo) = m
-                .find_masked_by_count(stats, ns, count)
+                .arena
+                .find_masked_by_count(stats, ns, count, &m.mask)
                 .expect("count below the unmasked total");
-            rc.decode(lo, m.freq(s));
+            rc.decode(lo, m.arena.freq(s));
             rc.normalize(src);
             m.see_mut(see).update();
             m.found_state = s;
-            let sym = m.symbol(s) as u8;
+            let sym = m.arena.symbol(s) as u8;
             m.update2();
             return Decoded::Byte(sym);
         }
@@ -125,15 +151,15 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
     // Out of the byte range: the end marker matches no state.
     let symbol = symbol.map_or(u32::MAX, u32::from);
     let mc = m.min_context;
-    let c = m.context(mc);
+    let c = m.arena.context(mc);
     let ns = u32::from(u16::from_le_bytes([c[0], c[1]]));
     if ns != 1 {
         let summ = u32::from(u16::from_le_bytes([c[2], c[3]]));
         let stats = u32::from_le_bytes([c[4], c[5], c[6], c[7]]);
         rc.range /= summ;
-        match m.find_by_symbol(stats, ns, symbol) {
+        match m.arena.find_by_symbol(stats, ns, symbol) {
             (Some(s), lo) => {
-                rc.encode(lo, m.freq(s));
+                rc.encode(lo, m.arena.freq(s));
                 rc.normalize();
                 m.found_state = s;
                 if s == stats {
@@ -157,8 +183,8 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;
         let pr = prob_after(pr);
-        let one = Model::one_state(mc);
-        if m.symbol(one) == symbol {
+        let one = Arena::one_state(mc);
+        if m.arena.symbol(one) == symbol {
             m.bin_hit(cell, pr);
             rc.range = bound;
             rc.normalize1();
@@ -168,7 +194,7 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         m.bin_miss(cell, pr);
         rc.encode_above(bound);
         m.mask.fill(0xFF);
-        m.mask[m.symbol(one) as usize] = 0;
+        m.mask[m.arena.symbol(one) as usize] = 0;
     }
 
     loop {
@@ -177,7 +203,7 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let num_masked = m.num_stats(mc);
         loop {
             m.order_fall += 1;
-            let suffix = m.suffix(mc);
+            let suffix = m.arena.suffix(mc);
             if suffix == 0 {
                 // The end marker is coded.
                 return;
@@ -189,14 +215,16 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         }
         m.min_context = mc;
         let (see, esc) = m.make_esc_freq(num_masked);
-        let stats = m.stats(mc);
-        let (found, unmasked) = m.find_masked_by_symbol(stats, m.num_stats(mc), symbol);
+        let stats = m.arena.stats(mc);
+        let (found, unmasked) =
+            m.arena
+                .find_masked_by_symbol(stats, m.num_stats(mc), symbol, &m.mask);
         let total = unmasked + esc;
         rc.range /= total;
         if let Some((s, lo)) = found {
             m.see_mut(see).update();
             m.found_state = s;
-            rc.encode(lo, m.freq(s));
+            rc.encode(lo, m.arena.freq(s));
             rc.normalize();
             m.update2();
             return;

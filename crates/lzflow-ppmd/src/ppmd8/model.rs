@@ -23,6 +23,8 @@
 //! `align` (7-Zip aligns the arena's end to 4 bytes), and offset 0 serves
 //! as null.
 
+use crate::arena::Arena;
+
 use crate::model::{
     i2u, u2b, u2i, See, BIN_SCALE, EXP_ESCAPE, INIT_BIN_ESC, INT_BITS, NUM_INDEXES, PERIOD_BITS,
     UNIT_SIZE,
@@ -116,7 +118,7 @@ pub enum RestoreMethod {
 
 /// One PPMd var. I model.
 pub(crate) struct Model {
-    mem: Vec<u8>,
+    pub(crate) arena: Arena,
     size: u32,
     align: u32,
     pub(crate) min_context: u32,
@@ -148,7 +150,7 @@ impl Model {
     pub(crate) fn new(max_order: u32, mem_size: u32, restore: RestoreMethod) -> Box<Model> {
         let align = 4u32.wrapping_sub(mem_size) & 3;
         let mut m = Box::new(Model {
-            mem: vec![0u8; (align + mem_size) as usize],
+            arena: Arena::new((align + mem_size) as usize),
             size: mem_size,
             align,
             min_context: 0,
@@ -176,153 +178,44 @@ impl Model {
         m
     }
 
-    // ---- raw access -------------------------------------------------------
-
-    #[inline(always)]
-    pub(crate) fn byte(&self, at: u32) -> u32 {
-        u32::from(self.mem[at as usize])
-    }
-
-    #[inline(always)]
-    fn set_byte(&mut self, at: u32, v: u32) {
-        self.mem[at as usize] = v as u8;
-    }
-
-    #[inline(always)]
-    fn u16_at(&self, at: u32) -> u32 {
-        let a = at as usize;
-        u32::from(u16::from_le_bytes([self.mem[a], self.mem[a + 1]]))
-    }
-
-    #[inline(always)]
-    fn set_u16(&mut self, at: u32, v: u32) {
-        let a = at as usize;
-        self.mem[a..a + 2].copy_from_slice(&(v as u16).to_le_bytes());
-    }
-
-    #[inline(always)]
-    fn u32_at(&self, at: u32) -> u32 {
-        let a = at as usize;
-        let b: [u8; 4] = self.mem[a..a + 4].try_into().expect("4 bytes");
-        u32::from_le_bytes(b)
-    }
-
-    #[inline(always)]
-    fn set_u32(&mut self, at: u32, v: u32) {
-        let a = at as usize;
-        self.mem[a..a + 4].copy_from_slice(&v.to_le_bytes());
-    }
+    // ---- records (the rest are the arena's) ---------------------------------
 
     /// Copies `nu` units from `from` to `to`.
     fn copy_units(&mut self, to: u32, from: u32, nu: u32) {
-        let len = u2b(nu) as usize;
-        self.mem
-            .copy_within(from as usize..from as usize + len, to as usize);
+        self.arena.copy(to, from, u2b(nu));
     }
-
-    // ---- records ----------------------------------------------------------
 
     /// Symbols of a context minus one (0: a binary context).
     #[inline(always)]
     pub(crate) fn num_stats(&self, ctx: u32) -> u32 {
-        self.byte(ctx)
+        self.arena.byte(ctx)
     }
     #[inline(always)]
     fn set_num_stats(&mut self, ctx: u32, v: u32) {
-        self.set_byte(ctx, v);
+        self.arena.set_byte(ctx, v);
     }
     #[inline(always)]
     pub(crate) fn flags(&self, ctx: u32) -> u32 {
-        self.byte(ctx + 1)
+        self.arena.byte(ctx + 1)
     }
     #[inline(always)]
     fn set_flags(&mut self, ctx: u32, v: u32) {
-        self.set_byte(ctx + 1, v);
-    }
-    #[inline(always)]
-    pub(crate) fn summ_freq(&self, ctx: u32) -> u32 {
-        self.u16_at(ctx + 2)
-    }
-    #[inline(always)]
-    fn set_summ_freq(&mut self, ctx: u32, v: u32) {
-        self.set_u16(ctx + 2, v);
-    }
-    #[inline(always)]
-    pub(crate) fn stats(&self, ctx: u32) -> u32 {
-        self.u32_at(ctx + 4)
-    }
-    #[inline(always)]
-    fn set_stats(&mut self, ctx: u32, v: u32) {
-        self.set_u32(ctx + 4, v);
-    }
-    #[inline(always)]
-    pub(crate) fn suffix(&self, ctx: u32) -> u32 {
-        self.u32_at(ctx + 8)
-    }
-    /// The inline state of a one-symbol context.
-    #[inline(always)]
-    pub(crate) fn one_state(ctx: u32) -> u32 {
-        ctx + 2
-    }
-    #[inline(always)]
-    pub(crate) fn symbol(&self, s: u32) -> u32 {
-        self.byte(s)
-    }
-    #[inline(always)]
-    pub(crate) fn freq(&self, s: u32) -> u32 {
-        self.byte(s + 1)
-    }
-    #[inline(always)]
-    fn set_freq(&mut self, s: u32, v: u32) {
-        self.set_byte(s + 1, v);
-    }
-    #[inline(always)]
-    fn successor(&self, s: u32) -> u32 {
-        self.u32_at(s + 2)
-    }
-    #[inline(always)]
-    fn set_successor(&mut self, s: u32, v: u32) {
-        self.set_u32(s + 2, v);
-    }
-
-    fn read_state(&self, s: u32) -> [u8; 6] {
-        let a = s as usize;
-        self.mem[a..a + 6].try_into().expect("6 bytes")
-    }
-
-    fn write_state(&mut self, s: u32, st: [u8; 6]) {
-        let a = s as usize;
-        self.mem[a..a + 6].copy_from_slice(&st);
-    }
-
-    fn swap_states(&mut self, a: u32, b: u32) {
-        let (sa, sb) = (self.read_state(a), self.read_state(b));
-        self.write_state(a, sb);
-        self.write_state(b, sa);
-    }
-
-    /// The state of `sym` among the `stats` of a context that has it.
-    fn find_state(&self, stats: u32, sym: u32) -> u32 {
-        let mut s = stats;
-        while self.symbol(s) != sym {
-            s += 6;
-        }
-        s
+        self.arena.set_byte(ctx + 1, v);
     }
 
     // ---- the allocator ----------------------------------------------------
 
     fn insert_node(&mut self, node: u32, indx: usize) {
-        self.set_u32(node, EMPTY_NODE);
-        self.set_u32(node + 4, self.free_list[indx]);
-        self.set_u32(node + 8, i2u(indx));
+        self.arena.set_u32(node, EMPTY_NODE);
+        self.arena.set_u32(node + 4, self.free_list[indx]);
+        self.arena.set_u32(node + 8, i2u(indx));
         self.free_list[indx] = node;
         self.stamps[indx] = self.stamps[indx].wrapping_add(1);
     }
 
     fn remove_node(&mut self, indx: usize) -> u32 {
         let node = self.free_list[indx];
-        self.free_list[indx] = self.u32_at(node + 4);
+        self.free_list[indx] = self.arena.u32_at(node + 4);
         self.stamps[indx] = self.stamps[indx].wrapping_sub(1);
         node
     }
@@ -362,7 +255,7 @@ impl Model {
         self.stamps = [0; NUM_INDEXES];
         // A guard: the free gap after the used units is no free block.
         if self.lo_unit != self.hi_unit {
-            self.set_u32(self.lo_unit, 0);
+            self.arena.set_u32(self.lo_unit, 0);
         }
 
         // One list of all free blocks, each absorbing its free right
@@ -374,37 +267,37 @@ impl Model {
             self.free_list[i] = 0;
             while next != 0 {
                 let node = next;
-                let mut nu = self.u32_at(node + 8);
+                let mut nu = self.arena.u32_at(node + 8);
                 match prev {
                     None => head = next,
-                    Some(p) => self.set_u32(p + 4, next),
+                    Some(p) => self.arena.set_u32(p + 4, next),
                 }
-                next = self.u32_at(node + 4);
+                next = self.arena.u32_at(node + 4);
                 if nu != 0 {
                     prev = Some(node);
                     loop {
                         let node2 = node.wrapping_add(nu.wrapping_mul(UNIT_SIZE));
-                        if self.u32_at(node2) != EMPTY_NODE {
+                        if self.arena.u32_at(node2) != EMPTY_NODE {
                             break;
                         }
-                        nu = nu.wrapping_add(self.u32_at(node2 + 8));
-                        self.set_u32(node2 + 8, 0);
-                        self.set_u32(node + 8, nu);
+                        nu = nu.wrapping_add(self.arena.u32_at(node2 + 8));
+                        self.arena.set_u32(node2 + 8, 0);
+                        self.arena.set_u32(node + 8, nu);
                     }
                 }
             }
         }
         match prev {
             None => head = 0,
-            Some(p) => self.set_u32(p + 4, 0),
+            Some(p) => self.arena.set_u32(p + 4, 0),
         }
 
         // Back into the lists, cut into classes.
         let mut n = head;
         while n != 0 {
             let node = n;
-            let nu = self.u32_at(node + 8);
-            n = self.u32_at(node + 4);
+            let nu = self.arena.u32_at(node + 8);
+            n = self.arena.u32_at(node + 4);
             if nu == 0 {
                 continue;
             }
@@ -507,12 +400,12 @@ impl Model {
     fn expand_text_area(&mut self) {
         let mut count = [0u32; NUM_INDEXES];
         if self.lo_unit != self.hi_unit {
-            self.set_u32(self.lo_unit, 0);
+            self.arena.set_u32(self.lo_unit, 0);
         }
         let mut node = self.units_start;
-        while self.u32_at(node) == EMPTY_NODE {
-            let nu = self.u32_at(node + 8);
-            self.set_u32(node, 0);
+        while self.arena.u32_at(node) == EMPTY_NODE {
+            let nu = self.arena.u32_at(node + 8);
+            self.arena.set_u32(node, 0);
             if nu == 0 {
                 // Not a block head (cannot happen in a sound model).
                 break;
@@ -532,14 +425,14 @@ impl Model {
             let mut n = self.free_list[i];
             while n != 0 {
                 let node = n;
-                n = self.u32_at(node + 4);
-                if self.u32_at(node) != 0 {
+                n = self.arena.u32_at(node + 4);
+                if self.arena.u32_at(node) != 0 {
                     prev = Some(node);
                     continue;
                 }
                 match prev {
                     None => self.free_list[i] = n,
-                    Some(p) => self.set_u32(p + 4, n),
+                    Some(p) => self.arena.set_u32(p + 4, n),
                 }
                 cnt -= 1;
                 if cnt == 0 {
@@ -589,11 +482,12 @@ impl Model {
         self.found_state = stats;
         self.set_num_stats(mc, 255);
         self.set_flags(mc, 0);
-        self.set_summ_freq(mc, 256 + 1);
-        self.set_stats(mc, stats);
-        self.set_u32(mc + 8, 0);
+        self.arena.set_summ_freq(mc, 256 + 1);
+        self.arena.set_stats(mc, stats);
+        self.arena.set_suffix(mc, 0);
         for sym in 0..256u32 {
-            self.write_state(stats + sym * 6, [sym as u8, 1, 0, 0, 0, 0]);
+            self.arena
+                .write_state(stats + sym * 6, [sym as u8, 1, 0, 0, 0, 0]);
         }
 
         let mut i = 0usize;
@@ -625,27 +519,27 @@ impl Model {
     /// or only refits its vector (`scale` 0), recomputing its flags.
     fn refresh(&mut self, ctx: u32, old_nu: u32, scale: u32) {
         let mut i = self.num_stats(ctx);
-        let mut s = self.shrink_units(self.stats(ctx), old_nu, (i + 2) >> 1);
-        self.set_stats(ctx, s);
-        let scale = scale | u32::from(self.summ_freq(ctx) >= 1 << 15);
+        let mut s = self.shrink_units(self.arena.stats(ctx), old_nu, (i + 2) >> 1);
+        self.arena.set_stats(ctx, s);
+        let scale = scale | u32::from(self.arena.summ_freq(ctx) >= 1 << 15);
 
-        let mut flags = hi_bits_prepare(self.symbol(s));
-        let mut freq = self.freq(s);
-        let mut esc_freq = self.summ_freq(ctx).wrapping_sub(freq);
+        let mut flags = hi_bits_prepare(self.arena.symbol(s));
+        let mut freq = self.arena.freq(s);
+        let mut esc_freq = self.arena.summ_freq(ctx).wrapping_sub(freq);
         freq = (freq + scale) >> scale;
         let mut sum_freq = freq;
-        self.set_freq(s, freq);
+        self.arena.set_freq(s, freq);
         while i != 0 {
             s += 6;
-            let mut freq = self.freq(s);
+            let mut freq = self.arena.freq(s);
             esc_freq = esc_freq.wrapping_sub(freq);
             freq = (freq + scale) >> scale;
             sum_freq += freq;
-            self.set_freq(s, freq);
-            flags |= hi_bits_prepare(self.symbol(s));
+            self.arena.set_freq(s, freq);
+            flags |= hi_bits_prepare(self.arena.symbol(s));
             i -= 1;
         }
-        self.set_summ_freq(
+        self.arena.set_summ_freq(
             ctx,
             sum_freq.wrapping_add(esc_freq.wrapping_add(scale) >> scale),
         );
@@ -655,13 +549,13 @@ impl Model {
 
     /// Turns a context whose vector holds one state into a binary context.
     fn make_binary(&mut self, ctx: u32, stats: u32) {
-        let st = self.read_state(stats);
+        let st = self.arena.read_state(stats);
         let sym = u32::from(st[0]);
         let flags = (self.flags(ctx) & FLAG_PREV_HIGH) + hi_bits_flag3(sym);
         self.set_flags(ctx, flags);
         let freq = (u32::from(st[1]) + 11) >> 3;
-        self.write_state(
-            Self::one_state(ctx),
+        self.arena.write_state(
+            Arena::one_state(ctx),
             [st[0], freq as u8, st[2], st[3], st[4], st[5]],
         );
     }
@@ -673,15 +567,15 @@ impl Model {
     fn cut_off(&mut self, ctx: u32, order: u32) -> u32 {
         let ns = self.num_stats(ctx) as i32;
         if ns == 0 {
-            let s = Self::one_state(ctx);
-            let mut successor = self.successor(s);
+            let s = Arena::one_state(ctx);
+            let mut successor = self.arena.successor(s);
             if successor >= self.units_start {
                 successor = if order < self.max_order {
                     self.cut_off(successor, order + 1)
                 } else {
                     0
                 };
-                self.set_successor(s, successor);
+                self.arena.set_successor(s, successor);
                 if successor != 0 || order <= 9 {
                     return ctx;
                 }
@@ -692,10 +586,10 @@ impl Model {
 
         let nu = (ns as u32 + 2) >> 1;
         let indx = u2i(nu);
-        let mut stats = self.stats(ctx);
+        let mut stats = self.arena.stats(ctx);
         if stats.wrapping_sub(self.units_start) <= 1 << 14 && stats <= self.free_list[indx] {
             let ptr = self.remove_node(indx);
-            self.set_stats(ctx, ptr);
+            self.arena.set_stats(ctx, ptr);
             self.copy_units(ptr, stats, nu);
             if stats != self.units_start {
                 self.insert_node(stats, indx);
@@ -709,18 +603,18 @@ impl Model {
         let mut k = ns;
         while k >= 0 {
             let s = stats + 6 * k as u32;
-            let successor = self.successor(s);
+            let successor = self.arena.successor(s);
             if successor < self.units_start {
                 let s2 = stats + 6 * ns as u32;
                 ns -= 1;
                 if order != 0 {
                     if s != s2 {
-                        let st = self.read_state(s2);
-                        self.write_state(s, st);
+                        let st = self.arena.read_state(s2);
+                        self.arena.write_state(s, st);
                     }
                 } else {
-                    self.swap_states(s, s2);
-                    self.set_successor(s2, 0);
+                    self.arena.swap_states(s, s2);
+                    self.arena.set_successor(s2, 0);
                 }
             } else {
                 let v = if order < self.max_order {
@@ -728,7 +622,7 @@ impl Model {
                 } else {
                     0
                 };
-                self.set_successor(s, v);
+                self.arena.set_successor(s, v);
             }
             k -= 1;
         }
@@ -744,7 +638,7 @@ impl Model {
                 self.make_binary(ctx, stats);
                 self.free_units(stats, nu);
             } else {
-                let scale = u32::from(self.summ_freq(ctx) > 16 * ns as u32);
+                let scale = u32::from(self.arena.summ_freq(ctx) > 16 * ns as u32);
                 self.refresh(ctx, nu, scale);
             }
         }
@@ -761,34 +655,34 @@ impl Model {
             let ns = self.num_stats(c).wrapping_sub(1) & 0xFF;
             self.set_num_stats(c, ns);
             if ns == 0 {
-                let s = self.stats(c);
+                let s = self.arena.stats(c);
                 self.make_binary(c, s);
                 self.special_free_unit(s);
             } else {
                 self.refresh(c, (ns + 3) >> 1, 0);
             }
-            c = self.suffix(c);
+            c = self.arena.suffix(c);
         }
         while c != self.min_context {
             let ns = self.num_stats(c);
             if ns == 0 {
-                let s = Self::one_state(c);
-                self.set_freq(s, (self.freq(s) + 1) >> 1);
+                let s = Arena::one_state(c);
+                self.arena.set_freq(s, (self.arena.freq(s) + 1) >> 1);
             } else {
-                let summ = (self.summ_freq(c) + 4) & 0xFFFF;
-                self.set_summ_freq(c, summ);
+                let summ = (self.arena.summ_freq(c) + 4) & 0xFFFF;
+                self.arena.set_summ_freq(c, summ);
                 if summ > 128 + 4 * ns {
                     self.refresh(c, (ns + 2) >> 1, 1);
                 }
             }
-            c = self.suffix(c);
+            c = self.arena.suffix(c);
         }
 
         if self.restore == RestoreMethod::Restart || self.used_memory() < self.size >> 1 {
             self.restart();
         } else {
-            while self.suffix(self.max_context) != 0 {
-                self.max_context = self.suffix(self.max_context);
+            while self.arena.suffix(self.max_context) != 0 {
+                self.max_context = self.arena.suffix(self.max_context);
             }
             loop {
                 self.cut_off(self.max_context, 0);
@@ -811,8 +705,8 @@ impl Model {
     /// memory ran out.
     fn create_successors(&mut self, skip: bool, mut s1: Option<u32>, mut c: u32) -> u32 {
         let fs = self.found_state;
-        let up_branch = self.successor(fs);
-        let fs_symbol = self.symbol(fs);
+        let up_branch = self.arena.successor(fs);
+        let fs_symbol = self.arena.symbol(fs);
         // More room than the order needs: never a panic.
         let mut ps = [0u32; 2 * MAX_ORDER as usize + 2];
         let mut num_ps = 0;
@@ -820,25 +714,25 @@ impl Model {
             ps[num_ps] = fs;
             num_ps += 1;
         }
-        while self.suffix(c) != 0 {
-            c = self.suffix(c);
+        while self.arena.suffix(c) != 0 {
+            c = self.arena.suffix(c);
             let s = if let Some(s) = s1.take() {
                 s
             } else if self.num_stats(c) != 0 {
-                let s = self.find_state(self.stats(c), fs_symbol);
-                if self.freq(s) < MAX_FREQ - 9 {
-                    self.set_freq(s, self.freq(s) + 1);
-                    self.set_summ_freq(c, self.summ_freq(c) + 1);
+                let s = self.arena.find_state(self.arena.stats(c), fs_symbol);
+                if self.arena.freq(s) < MAX_FREQ - 9 {
+                    self.arena.set_freq(s, self.arena.freq(s) + 1);
+                    self.arena.set_summ_freq(c, self.arena.summ_freq(c) + 1);
                 }
                 s
             } else {
-                let s = Self::one_state(c);
-                let bump =
-                    u32::from(self.num_stats(self.suffix(c)) == 0) & u32::from(self.freq(s) < 24);
-                self.set_freq(s, self.freq(s) + bump);
+                let s = Arena::one_state(c);
+                let bump = u32::from(self.num_stats(self.arena.suffix(c)) == 0)
+                    & u32::from(self.arena.freq(s) < 24);
+                self.arena.set_freq(s, self.arena.freq(s) + bump);
                 s
             };
-            let successor = self.successor(s);
+            let successor = self.arena.successor(s);
             if successor != up_branch {
                 c = successor;
                 if num_ps == 0 {
@@ -856,15 +750,16 @@ impl Model {
             return c;
         }
 
-        let new_sym = self.byte(up_branch);
+        let new_sym = self.arena.byte(up_branch);
         let up_branch = up_branch + 1;
         let flags = hi_bits_flag4(fs_symbol) + hi_bits_flag3(new_sym);
         let new_freq = if self.num_stats(c) == 0 {
-            self.freq(Self::one_state(c))
+            self.arena.freq(Arena::one_state(c))
         } else {
-            let s = self.find_state(self.stats(c), new_sym);
-            let cf = self.freq(s).wrapping_sub(1);
+            let s = self.arena.find_state(self.arena.stats(c), new_sym);
+            let cf = self.arena.freq(s).wrapping_sub(1);
             let s0 = self
+                .arena
                 .summ_freq(c)
                 .wrapping_sub(self.num_stats(c))
                 .wrapping_sub(cf);
@@ -882,13 +777,13 @@ impl Model {
             }
             self.set_num_stats(c1, 0);
             self.set_flags(c1, flags);
-            let st = Self::one_state(c1);
-            self.set_byte(st, new_sym);
-            self.set_freq(st, new_freq);
-            self.set_successor(st, up_branch);
-            self.set_u32(c1 + 8, c);
+            let st = Arena::one_state(c1);
+            self.arena.set_byte(st, new_sym);
+            self.arena.set_freq(st, new_freq);
+            self.arena.set_successor(st, up_branch);
+            self.arena.set_suffix(c1, c);
             num_ps -= 1;
-            self.set_successor(ps[num_ps], c1);
+            self.arena.set_successor(ps[num_ps], c1);
             c = c1;
             if num_ps == 0 {
                 return c;
@@ -903,48 +798,49 @@ impl Model {
         let c1 = c;
         let up_branch = self.text;
         let fs = self.found_state;
-        let fs_symbol = self.symbol(fs);
-        self.set_successor(fs, up_branch);
+        let fs_symbol = self.arena.symbol(fs);
+        self.arena.set_successor(fs, up_branch);
         self.order_fall += 1;
         let s = loop {
             let s = if let Some(s) = s1.take() {
-                c = self.suffix(c);
+                c = self.arena.suffix(c);
                 s
             } else {
-                if self.suffix(c) == 0 {
+                if self.arena.suffix(c) == 0 {
                     return c;
                 }
-                c = self.suffix(c);
+                c = self.arena.suffix(c);
                 if self.num_stats(c) != 0 {
-                    let s = self.find_state(self.stats(c), fs_symbol);
-                    if self.freq(s) < MAX_FREQ - 9 {
-                        self.set_freq(s, self.freq(s) + 2);
-                        self.set_summ_freq(c, self.summ_freq(c) + 2);
+                    let s = self.arena.find_state(self.arena.stats(c), fs_symbol);
+                    if self.arena.freq(s) < MAX_FREQ - 9 {
+                        self.arena.set_freq(s, self.arena.freq(s) + 2);
+                        self.arena.set_summ_freq(c, self.arena.summ_freq(c) + 2);
                     }
                     s
                 } else {
-                    let s = Self::one_state(c);
-                    self.set_freq(s, self.freq(s) + u32::from(self.freq(s) < 32));
+                    let s = Arena::one_state(c);
+                    self.arena
+                        .set_freq(s, self.arena.freq(s) + u32::from(self.arena.freq(s) < 32));
                     s
                 }
             };
-            if self.successor(s) != 0 {
+            if self.arena.successor(s) != 0 {
                 break s;
             }
-            self.set_successor(s, up_branch);
+            self.arena.set_successor(s, up_branch);
             self.order_fall += 1;
         };
 
-        if self.successor(s) <= up_branch {
+        if self.arena.successor(s) <= up_branch {
             let s2 = self.found_state;
             self.found_state = s;
             let successor = self.create_successors(false, None, c);
-            self.set_successor(s, successor);
+            self.arena.set_successor(s, successor);
             self.found_state = s2;
         }
-        let successor = self.successor(s);
+        let successor = self.arena.successor(s);
         if self.order_fall == 1 && c1 == self.max_context {
-            self.set_successor(self.found_state, successor);
+            self.arena.set_successor(self.found_state, successor);
             self.text -= 1;
         }
         successor
@@ -954,32 +850,32 @@ impl Model {
     /// highest order.
     fn update_model(&mut self) {
         let fs = self.found_state;
-        let mut min_successor = self.successor(fs);
-        let fs_freq = self.freq(fs);
-        let fs_symbol = self.symbol(fs);
+        let mut min_successor = self.arena.successor(fs);
+        let fs_freq = self.arena.freq(fs);
+        let fs_symbol = self.arena.symbol(fs);
 
         let mut s1 = None;
-        if fs_freq < MAX_FREQ / 4 && self.suffix(self.min_context) != 0 {
+        if fs_freq < MAX_FREQ / 4 && self.arena.suffix(self.min_context) != 0 {
             // Count the symbol in the suffix context too.
-            let c = self.suffix(self.min_context);
+            let c = self.arena.suffix(self.min_context);
             if self.num_stats(c) == 0 {
-                let s = Self::one_state(c);
-                if self.freq(s) < 32 {
-                    self.set_freq(s, self.freq(s) + 1);
+                let s = Arena::one_state(c);
+                if self.arena.freq(s) < 32 {
+                    self.arena.set_freq(s, self.arena.freq(s) + 1);
                 }
                 s1 = Some(s);
             } else {
-                let mut s = self.stats(c);
-                if self.symbol(s) != fs_symbol {
-                    s = self.find_state(s + 6, fs_symbol);
-                    if self.freq(s) >= self.freq(s - 6) {
-                        self.swap_states(s, s - 6);
+                let mut s = self.arena.stats(c);
+                if self.arena.symbol(s) != fs_symbol {
+                    s = self.arena.find_state(s + 6, fs_symbol);
+                    if self.arena.freq(s) >= self.arena.freq(s - 6) {
+                        self.arena.swap_states(s, s - 6);
                         s -= 6;
                     }
                 }
-                if self.freq(s) < MAX_FREQ - 9 {
-                    self.set_freq(s, self.freq(s) + 2);
-                    self.set_summ_freq(c, self.summ_freq(c) + 2);
+                if self.arena.freq(s) < MAX_FREQ - 9 {
+                    self.arena.set_freq(s, self.arena.freq(s) + 2);
+                    self.arena.set_summ_freq(c, self.arena.summ_freq(c) + 2);
                 }
                 s1 = Some(s);
             }
@@ -989,17 +885,18 @@ impl Model {
         if self.order_fall == 0 && min_successor != 0 {
             let cs = self.create_successors(true, s1, self.min_context);
             if cs == 0 {
-                self.set_successor(self.found_state, 0);
+                self.arena.set_successor(self.found_state, 0);
                 self.restore_model(c);
                 return;
             }
-            self.set_successor(self.found_state, cs);
+            self.arena.set_successor(self.found_state, cs);
             self.min_context = cs;
             self.max_context = cs;
             return;
         }
 
-        self.set_byte(self.text, self.symbol(self.found_state));
+        self.arena
+            .set_byte(self.text, self.arena.symbol(self.found_state));
         self.text += 1;
         if self.text >= self.units_start {
             self.restore_model(c);
@@ -1034,7 +931,11 @@ impl Model {
         let flag = hi_bits_flag3(fs_symbol);
         let mc = self.min_context;
         let ns = self.num_stats(mc);
-        let s0 = self.summ_freq(mc).wrapping_sub(ns).wrapping_sub(fs_freq);
+        let s0 = self
+            .arena
+            .summ_freq(mc)
+            .wrapping_sub(ns)
+            .wrapping_sub(fs_freq);
 
         while c != mc {
             let ns1 = self.num_stats(c);
@@ -1050,13 +951,13 @@ impl Model {
                             self.restore_model(c);
                             return;
                         }
-                        let old = self.stats(c);
+                        let old = self.arena.stats(c);
                         self.copy_units(ptr, old, old_nu);
                         self.insert_node(old, i);
-                        self.set_stats(c, ptr);
+                        self.arena.set_stats(c, ptr);
                     }
                 }
-                sum = self.summ_freq(c) + u32::from(3 * ns1 + 1 < ns);
+                sum = self.arena.summ_freq(c) + u32::from(3 * ns1 + 1 < ns);
             } else {
                 // A one-symbol context becomes a two-symbol one.
                 let s = self.alloc_units(0);
@@ -1064,7 +965,7 @@ impl Model {
                     self.restore_model(c);
                     return;
                 }
-                let mut st = self.read_state(Self::one_state(c));
+                let mut st = self.arena.read_state(Arena::one_state(c));
                 let mut freq = u32::from(st[1]);
                 freq = if freq < MAX_FREQ / 4 - 1 {
                     freq << 1
@@ -1072,17 +973,17 @@ impl Model {
                     MAX_FREQ - 4
                 };
                 st[1] = freq as u8;
-                self.write_state(s, st);
-                self.set_stats(c, s);
+                self.arena.write_state(s, st);
+                self.arena.set_stats(c, s);
                 sum = freq + self.init_esc + u32::from(ns > 2);
             }
 
-            let s = self.stats(c) + (ns1 + 1) * 6;
+            let s = self.arena.stats(c) + (ns1 + 1) * 6;
             let mut cf = 2u32.wrapping_mul(sum + 6).wrapping_mul(fs_freq);
             let sf = s0.wrapping_add(sum);
-            self.set_byte(s, fs_symbol);
+            self.arena.set_byte(s, fs_symbol);
             self.set_num_stats(c, ns1 + 1);
-            self.set_successor(s, max_successor);
+            self.arena.set_successor(s, max_successor);
             self.set_flags(c, self.flags(c) | flag);
             if cf < sf.wrapping_mul(6) {
                 cf = 1 + u32::from(cf > sf) + u32::from(cf >= sf.wrapping_mul(4));
@@ -1094,9 +995,9 @@ impl Model {
                     + u32::from(cf > sf.wrapping_mul(15));
                 sum += cf;
             }
-            self.set_summ_freq(c, sum);
-            self.set_freq(s, cf);
-            c = self.suffix(c);
+            self.arena.set_summ_freq(c, sum);
+            self.arena.set_freq(s, cf);
+            c = self.arena.suffix(c);
         }
         self.min_context = min_successor;
         self.max_context = min_successor;
@@ -1107,53 +1008,52 @@ impl Model {
     #[cold]
     fn rescale(&mut self) {
         let mc = self.min_context;
-        let stats = self.stats(mc);
+        let stats = self.arena.stats(mc);
         let fs = self.found_state;
 
         // The found state to the front.
         if fs != stats {
-            let tmp = self.read_state(fs);
-            self.mem
-                .copy_within(stats as usize..fs as usize, stats as usize + 6);
-            self.write_state(stats, tmp);
+            let tmp = self.arena.read_state(fs);
+            self.arena.copy(stats + 6, stats, fs - stats);
+            self.arena.write_state(stats, tmp);
         }
 
-        let mut sum_freq = self.freq(stats);
-        let mut esc_freq = self.summ_freq(mc).wrapping_sub(sum_freq);
+        let mut sum_freq = self.arena.freq(stats);
+        let mut esc_freq = self.arena.summ_freq(mc).wrapping_sub(sum_freq);
         let adder = u32::from(self.order_fall != 0);
         sum_freq = (sum_freq + 4 + adder) >> 1;
-        self.set_freq(stats, sum_freq);
+        self.arena.set_freq(stats, sum_freq);
 
         let num_stats = self.num_stats(mc);
         let mut s = stats;
         for _ in 0..num_stats {
             s += 6;
-            let mut freq = self.freq(s);
+            let mut freq = self.arena.freq(s);
             esc_freq = esc_freq.wrapping_sub(freq);
             freq = (freq + adder) >> 1;
             sum_freq += freq;
-            self.set_freq(s, freq);
-            if freq > self.freq(s - 6) {
-                let tmp = self.read_state(s);
+            self.arena.set_freq(s, freq);
+            if freq > self.arena.freq(s - 6) {
+                let tmp = self.arena.read_state(s);
                 let mut s1 = s;
                 loop {
-                    let prev = self.read_state(s1 - 6);
-                    self.write_state(s1, prev);
+                    let prev = self.arena.read_state(s1 - 6);
+                    self.arena.write_state(s1, prev);
                     s1 -= 6;
-                    if s1 == stats || freq <= self.freq(s1 - 6) {
+                    if s1 == stats || freq <= self.arena.freq(s1 - 6) {
                         break;
                     }
                 }
-                self.write_state(s1, tmp);
+                self.arena.write_state(s1, tmp);
             }
         }
 
-        if self.freq(s) == 0 {
+        if self.arena.freq(s) == 0 {
             let mut removed = 0;
             loop {
                 removed += 1;
                 s -= 6;
-                if self.freq(s) != 0 {
+                if self.arena.freq(s) != 0 {
                     break;
                 }
             }
@@ -1163,14 +1063,15 @@ impl Model {
             let n0 = (num_stats + 2) >> 1;
             if ns_new == 0 {
                 // Down to one symbol: it moves inline into the context.
-                let freq = ((2 * self.freq(stats)).wrapping_add(esc_freq) - 1) / esc_freq.max(1);
+                let freq =
+                    ((2 * self.arena.freq(stats)).wrapping_add(esc_freq) - 1) / esc_freq.max(1);
                 let freq = freq.min(MAX_FREQ / 3);
-                let mut st = self.read_state(stats);
+                let mut st = self.arena.read_state(stats);
                 let flags = (self.flags(mc) & FLAG_PREV_HIGH) + hi_bits_flag3(u32::from(st[0]));
                 self.set_flags(mc, flags);
                 st[1] = freq as u8;
-                let one = Self::one_state(mc);
-                self.write_state(one, st);
+                let one = Arena::one_state(mc);
+                self.arena.write_state(one, st);
                 self.found_state = one;
                 self.insert_node(stats, u2i(n0));
                 return;
@@ -1178,12 +1079,13 @@ impl Model {
             let n1 = (ns_new + 2) >> 1;
             if n0 != n1 {
                 let ptr = self.shrink_units(stats, n0, n1);
-                self.set_stats(mc, ptr);
+                self.arena.set_stats(mc, ptr);
             }
         }
-        self.set_summ_freq(mc, sum_freq.wrapping_add(esc_freq - (esc_freq >> 1)));
+        self.arena
+            .set_summ_freq(mc, sum_freq.wrapping_add(esc_freq - (esc_freq >> 1)));
         self.set_flags(mc, self.flags(mc) | FLAG_RESCALED);
-        self.found_state = self.stats(mc);
+        self.found_state = self.arena.stats(mc);
     }
 
     /// The SEE context and escape frequency for a context entered after an
@@ -1196,8 +1098,8 @@ impl Model {
             return (DUMMY_SEE, 1);
         }
         let idx = usize::from(NS2INDX[ns as usize + 2]).saturating_sub(3) * SEE_COLS
-            + usize::from(self.summ_freq(mc) > 11 * (ns + 1))
-            + 2 * usize::from(2 * ns < self.num_stats(self.suffix(mc)) + num_masked)
+            + usize::from(self.arena.summ_freq(mc) > 11 * (ns + 1))
+            + 2 * usize::from(2 * ns < self.num_stats(self.arena.suffix(mc)) + num_masked)
             + self.flags(mc) as usize;
         (idx, self.see[idx].take_mean())
     }
@@ -1211,8 +1113,8 @@ impl Model {
     #[inline(always)]
     pub(crate) fn bin_summ_cell(&self) -> (usize, usize) {
         let mc = self.min_context;
-        let freq = self.freq(Self::one_state(mc)) as usize;
-        let suffix_ns = self.num_stats(self.suffix(mc)) as usize;
+        let freq = self.arena.freq(Arena::one_state(mc)) as usize;
+        let suffix_ns = self.num_stats(self.arena.suffix(mc)) as usize;
         let col = self.prev_success
             + ((self.run_length >> 26) & 0x20) as u32
             + u32::from(NS2BSINDX[suffix_ns & 0xFF])
@@ -1247,111 +1149,15 @@ impl Model {
     /// Masks every symbol of a context with `num_stats + 1` states.
     #[inline]
     pub(crate) fn mask_context(&mut self, ctx: u32) {
-        let stats = self.stats(ctx);
+        let stats = self.arena.stats(ctx);
         let n = self.num_stats(ctx) + 1;
-        let a = stats as usize;
-        for st in self.mem[a..a + 6 * n as usize].chunks_exact(6) {
-            self.mask[usize::from(st[0])] = 0;
-        }
-    }
-
-    /// The `n` states from `stats`, as bytes.
-    #[inline(always)]
-    fn states(&self, stats: u32, n: u32) -> &[u8] {
-        let a = stats as usize;
-        &self.mem[a..a + 6 * n as usize]
-    }
-
-    /// In the `n` states from `stats`: the first whose cumulative frequency
-    /// passes `count`, as (offset, frequencies before it, its frequency).
-    /// `Err` holds the total when `count` is beyond all.
-    #[inline]
-    pub(crate) fn find_by_count(
-        &self,
-        stats: u32,
-        n: u32,
-        count: u32,
-    ) -> Result<(u32, u32, u32), u32> {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            let f = u32::from(st[1]);
-            if count < lo + f {
-                return Ok((stats + 6 * i as u32, lo, f));
-            }
-            lo += f;
-        }
-        Err(lo)
-    }
-
-    /// In the `n` states from `stats`: the state of `symbol` (any value
-    /// above 255 matches none), as (offset, frequencies before it).
-    #[inline]
-    pub(crate) fn find_by_symbol(&self, stats: u32, n: u32, symbol: u32) -> (Option<u32>, u32) {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            if u32::from(st[0]) == symbol {
-                return (Some(stats + 6 * i as u32), lo);
-            }
-            lo += u32::from(st[1]);
-        }
-        (None, lo)
-    }
-
-    /// The frequencies of the unmasked states among `n` from `stats`.
-    #[inline]
-    pub(crate) fn masked_sum(&self, stats: u32, n: u32) -> u32 {
-        self.states(stats, n)
-            .chunks_exact(6)
-            .map(|st| u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]))
-            .sum()
-    }
-
-    /// [`find_by_count`](Self::find_by_count) over the unmasked states.
-    #[inline]
-    pub(crate) fn find_masked_by_count(
-        &self,
-        stats: u32,
-        n: u32,
-        count: u32,
-    ) -> Option<(u32, u32)> {
-        let mut lo = 0;
-        for (i, st) in self.states(stats, n).chunks_exact(6).enumerate() {
-            let f = u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]);
-            if count < lo + f {
-                return Some((stats + 6 * i as u32, lo));
-            }
-            lo += f;
-        }
-        None
-    }
-
-    /// [`find_by_symbol`](Self::find_by_symbol) over the unmasked states,
-    /// also returning the total of the unmasked frequencies.
-    #[inline]
-    pub(crate) fn find_masked_by_symbol(
-        &self,
-        stats: u32,
-        n: u32,
-        symbol: u32,
-    ) -> (Option<(u32, u32)>, u32) {
-        let masked = |st: &[u8]| u32::from(st[1]) & u32::from(self.mask[usize::from(st[0])]);
-        let mut lo = 0;
-        let mut states = self.states(stats, n).chunks_exact(6).enumerate();
-        for (i, st) in &mut states {
-            if u32::from(st[0]) == symbol {
-                let found = (stats + 6 * i as u32, lo);
-                let total = lo + masked(st) + states.map(|(_, st)| masked(st)).sum::<u32>();
-                return (Some(found), total);
-            }
-            lo += masked(st);
-        }
-        (None, lo)
+        self.arena.mask_states(stats, n, &mut self.mask);
     }
 
     /// The rest of the model's move to the next context.
     #[inline]
     fn next_context(&mut self) {
-        let c = self.successor(self.found_state);
+        let c = self.arena.successor(self.found_state);
         if self.order_fall == 0 && c >= self.units_start {
             self.min_context = c;
             self.max_context = c;
@@ -1364,13 +1170,13 @@ impl Model {
     pub(crate) fn update1_0(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s);
-        let summ = self.summ_freq(mc);
+        let freq = self.arena.freq(s);
+        let summ = self.arena.summ_freq(mc);
         self.prev_success = u32::from(2 * freq >= summ);
         self.run_length += self.prev_success as i32;
-        self.set_summ_freq(mc, summ + 4);
+        self.arena.set_summ_freq(mc, summ + 4);
         let freq = freq + 4;
-        self.set_freq(s, freq);
+        self.arena.set_freq(s, freq);
         if freq > MAX_FREQ {
             self.rescale();
         }
@@ -1381,11 +1187,11 @@ impl Model {
     pub(crate) fn update1(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s) + 4;
-        self.set_summ_freq(mc, self.summ_freq(mc) + 4);
-        self.set_freq(s, freq);
-        if freq > self.freq(s - 6) {
-            self.swap_states(s, s - 6);
+        let freq = self.arena.freq(s) + 4;
+        self.arena.set_summ_freq(mc, self.arena.summ_freq(mc) + 4);
+        self.arena.set_freq(s, freq);
+        if freq > self.arena.freq(s - 6) {
+            self.arena.swap_states(s, s - 6);
             self.found_state = s - 6;
             if freq > MAX_FREQ {
                 self.rescale();
@@ -1398,10 +1204,10 @@ impl Model {
     pub(crate) fn update2(&mut self) {
         let s = self.found_state;
         let mc = self.min_context;
-        let freq = self.freq(s) + 4;
+        let freq = self.arena.freq(s) + 4;
         self.run_length = self.init_rl;
-        self.set_summ_freq(mc, self.summ_freq(mc) + 4);
-        self.set_freq(s, freq);
+        self.arena.set_summ_freq(mc, self.arena.summ_freq(mc) + 4);
+        self.arena.set_freq(s, freq);
         if freq > MAX_FREQ {
             self.rescale();
         }
@@ -1410,12 +1216,12 @@ impl Model {
 
     /// After the symbol of a binary context was coded.
     pub(crate) fn update_bin(&mut self) {
-        let s = Self::one_state(self.min_context);
-        let freq = self.freq(s);
+        let s = Arena::one_state(self.min_context);
+        let freq = self.arena.freq(s);
         self.found_state = s;
         self.prev_success = 1;
         self.run_length += 1;
-        self.set_freq(s, freq + u32::from(freq < 196));
+        self.arena.set_freq(s, freq + u32::from(freq < 196));
         self.next_context();
     }
 }

@@ -2,19 +2,44 @@
 //! encoder's walk, mirror images of each other. An escape from the
 //! order-0 context is the end marker.
 
+use crate::arena::Arena;
+use crate::variant::{Decoded, Variant};
+
 use super::model::Model;
 use super::range::{RangeDecoder, RangeEncoder};
 use crate::model::{prob_after, BIN_SCALE};
 use crate::range::Source;
 
-/// What one decode step yields.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Decoded {
-    Byte(u8),
-    /// The end marker (an escape from the order-0 context).
-    End,
-    /// A count outside the context's total: the data is corrupt.
-    Error,
+/// PPMd var. I with the carryless range coder.
+pub(crate) enum I {}
+
+impl Variant for I {
+    type Model = Model;
+    type RangeDecoder = RangeDecoder;
+    type RangeEncoder = RangeEncoder;
+
+    #[inline]
+    fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>) -> Decoded {
+        decode(m, rc, src)
+    }
+
+    #[inline]
+    fn code(rc: &RangeDecoder) -> u32 {
+        rc.code
+    }
+
+    #[inline]
+    fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
+        encode(m, rc, symbol)
+    }
+
+    fn pending(rc: &mut RangeEncoder) -> &mut Vec<u8> {
+        &mut rc.out
+    }
+
+    fn flush(rc: &mut RangeEncoder) {
+        rc.flush()
+    }
 }
 
 /// Decodes one symbol and updates the model.
@@ -27,15 +52,15 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
     let mc = m.min_context;
     let ns = m.num_stats(mc);
     if ns != 0 {
-        let stats = m.stats(mc);
-        let summ = m.summ_freq(mc).min(rc.range);
+        let stats = m.arena.stats(mc);
+        let summ = m.arena.summ_freq(mc).min(rc.range);
         let count = rc.threshold(summ);
-        match m.find_by_count(stats, ns + 1, count) {
+        match m.arena.find_by_count(stats, ns + 1, count) {
             Ok((s, lo, f)) => {
                 rc.decode(lo, f);
                 rc.normalize(src);
                 m.found_state = s;
-                let sym = m.symbol(s) as u8;
+                let sym = m.arena.symbol(s) as u8;
                 if s == stats {
                     m.update1_0();
                 } else {
@@ -61,14 +86,14 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
             m.bin_hit(cell, pr);
             rc.decode_below(bound);
             rc.normalize(src);
-            let sym = m.symbol(Model::one_state(mc)) as u8;
+            let sym = m.arena.symbol(Arena::one_state(mc)) as u8;
             m.update_bin();
             return Decoded::Byte(sym);
         }
         m.bin_miss(cell, pr);
         rc.decode_above(bound, BIN_SCALE);
         m.mask.fill(0xFF);
-        m.mask[m.symbol(Model::one_state(mc)) as usize] = 0;
+        m.mask[m.arena.symbol(Arena::one_state(mc)) as usize] = 0;
     }
 
     loop {
@@ -77,7 +102,7 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
         let num_masked = m.num_stats(mc);
         loop {
             m.order_fall += 1;
-            let suffix = m.suffix(mc);
+            let suffix = m.arena.suffix(mc);
             if suffix == 0 {
                 return Decoded::End;
             }
@@ -87,22 +112,23 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
             }
         }
         m.min_context = mc;
-        let stats = m.stats(mc);
+        let stats = m.arena.stats(mc);
         let n = m.num_stats(mc) + 1;
-        let hi = m.masked_sum(stats, n);
+        let hi = m.arena.masked_sum(stats, n, &m.mask);
         let (see, esc) = m.make_esc_freq(num_masked);
         let freq_sum = hi + esc;
         let total = freq_sum.min(rc.range);
         let count = rc.threshold(total);
         if count < hi {
             let (s, lo) = m
-                .find_masked_by_count(stats, n, count)
+                .arena
+                .find_masked_by_count(stats, n, count, &m.mask)
                 .expect("count below the unmasked total");
-            rc.decode(lo, m.freq(s));
+            rc.decode(lo, m.arena.freq(s));
             rc.normalize(src);
             m.see_mut(see).update();
             m.found_state = s;
-            let sym = m.symbol(s) as u8;
+            let sym = m.arena.symbol(s) as u8;
             m.update2();
             return Decoded::Byte(sym);
         }
@@ -123,11 +149,11 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
     let mc = m.min_context;
     let ns = m.num_stats(mc);
     if ns != 0 {
-        let stats = m.stats(mc);
-        let summ = m.summ_freq(mc).min(rc.range);
-        match m.find_by_symbol(stats, ns + 1, symbol) {
+        let stats = m.arena.stats(mc);
+        let summ = m.arena.summ_freq(mc).min(rc.range);
+        match m.arena.find_by_symbol(stats, ns + 1, symbol) {
             (Some(s), lo) => {
-                rc.encode(lo, m.freq(s), summ);
+                rc.encode(lo, m.arena.freq(s), summ);
                 rc.normalize();
                 m.found_state = s;
                 if s == stats {
@@ -150,8 +176,8 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;
         let pr = prob_after(pr);
-        let one = Model::one_state(mc);
-        if m.symbol(one) == symbol {
+        let one = Arena::one_state(mc);
+        if m.arena.symbol(one) == symbol {
             m.bin_hit(cell, pr);
             rc.encode_below(bound);
             rc.normalize();
@@ -161,7 +187,7 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         m.bin_miss(cell, pr);
         rc.encode_above(bound, BIN_SCALE);
         m.mask.fill(0xFF);
-        m.mask[m.symbol(one) as usize] = 0;
+        m.mask[m.arena.symbol(one) as usize] = 0;
     }
 
     loop {
@@ -170,7 +196,7 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let num_masked = m.num_stats(mc);
         loop {
             m.order_fall += 1;
-            let suffix = m.suffix(mc);
+            let suffix = m.arena.suffix(mc);
             if suffix == 0 {
                 // The end marker is coded.
                 return;
@@ -182,14 +208,16 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         }
         m.min_context = mc;
         let (see, esc) = m.make_esc_freq(num_masked);
-        let stats = m.stats(mc);
-        let (found, unmasked) = m.find_masked_by_symbol(stats, m.num_stats(mc) + 1, symbol);
+        let stats = m.arena.stats(mc);
+        let (found, unmasked) =
+            m.arena
+                .find_masked_by_symbol(stats, m.num_stats(mc) + 1, symbol, &m.mask);
         let freq_sum = unmasked + esc;
         let total = freq_sum.min(rc.range);
         if let Some((s, lo)) = found {
             m.see_mut(see).update();
             m.found_state = s;
-            rc.encode(lo, m.freq(s), total);
+            rc.encode(lo, m.arena.freq(s), total);
             rc.normalize();
             m.update2();
             return;
