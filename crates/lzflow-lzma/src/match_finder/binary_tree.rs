@@ -4,7 +4,7 @@
 //! the current position becomes the root, and every node visited on the way
 //! is a candidate match, so lookups and insertion are one pass.
 
-use super::{common_len_of, Finder, Match};
+use super::{common_len_of, cyclic_slot, Finder, Match};
 
 impl Finder {
     /// Inserts the position at `cur` under the tree whose root is `head`;
@@ -66,11 +66,7 @@ impl Finder {
                 return;
             }
             depth -= 1;
-            let cand_cyc = if delta > cpos {
-                cpos + cyc - delta
-            } else {
-                cpos - delta
-            };
+            let cand_cyc = cyclic_slot(cpos, delta, cyc);
             let pair = cand_cyc as usize * 2;
             let there = &buf[cur - delta as usize..][..len_limit];
             let mut len = len_smaller.min(len_larger);

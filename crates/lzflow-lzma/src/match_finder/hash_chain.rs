@@ -1,7 +1,7 @@
 //! Hash-chain match finder: each position links to the previous position
 //! with the same hash; a lookup walks the chain newest first.
 
-use super::{common_len, Finder, Match};
+use super::{common_len, cyclic_slot, Finder, Match};
 
 impl Finder {
     /// Links the position at `cur` in front of `head` and walks the chain,
@@ -45,11 +45,7 @@ impl Finder {
                     }
                 }
             }
-            let cand_cyc = if delta > cpos {
-                cpos + cyc - delta
-            } else {
-                cpos - delta
-            };
+            let cand_cyc = cyclic_slot(cpos, delta, cyc);
             cand = self.son[cand_cyc as usize];
         }
     }

@@ -125,9 +125,16 @@ fn zeroed(n: usize) -> Result<Lease<u32>, LzmaError> {
     })
 }
 
-/// Positions a threaded finder skips between checks that its hash stage
-/// is far enough ahead (well below its reach).
-const HASH_AHEAD_STEP: usize = 1 << 16;
+/// The slot of the position `delta` behind the one in slot `cpos`, in a
+/// ring of `cyc` slots (`delta < cyc`).
+#[inline(always)]
+fn cyclic_slot(cpos: u32, delta: u32, cyc: u32) -> u32 {
+    if delta > cpos {
+        cpos + cyc - delta
+    } else {
+        cpos - delta
+    }
+}
 
 /// Whether the tree walk checks bounds: only with the `safe` feature (see
 /// `unchecked.rs`).
@@ -545,7 +552,7 @@ impl Finder {
             let mut left = n;
             while left > 0 {
                 self.top_up();
-                let step = left.min(HASH_AHEAD_STEP);
+                let step = left.min(thread::HASH_AHEAD_STEP);
                 let t = self.thread.as_mut().expect("a threaded finder");
                 t.skip(step);
                 self.read_pos += step;

@@ -31,7 +31,7 @@
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Mutex, PoisonError};
 
-use super::{Finder, Match, CHECKED};
+use super::{cyclic_slot, Finder, Match, CHECKED};
 use crate::encoder_options::MatchFinder as Kind;
 
 /// Positions per batch of results (and of hash records) at most.
@@ -42,6 +42,9 @@ const BATCHES_AHEAD: usize = 8;
 /// the hash records in flight (about 10 bytes a position) whatever the
 /// size of the encoder's input calls.
 const HASH_AHEAD: u64 = 1 << 20;
+/// Positions the encoder skips between checks that the hash stage is far
+/// enough ahead (well below its reach).
+pub(super) const HASH_AHEAD_STEP: usize = 1 << 16;
 /// Window bytes per message at most: far below the window's spare room,
 /// so the tree stage always has room for them.
 const DATA_PIECE: usize = 64 << 10;
@@ -448,11 +451,7 @@ impl TreeStage {
         if cpos >= cyc {
             cpos -= cyc;
         }
-        let slot = if delta > cpos {
-            cpos + cyc - delta
-        } else {
-            cpos - delta
-        };
+        let slot = cyclic_slot(cpos, delta, cyc);
         std::hint::black_box(f.son[slot as usize * 2]);
     }
 

@@ -24,7 +24,7 @@
 //!   dictionary bound (the window keeps a dictionary of history, so the
 //!   check never fires; it is there so that safety does not depend on it).
 
-use super::{Finder, Match};
+use super::{cyclic_slot, Finder, Match};
 
 impl Finder {
     /// [`bt_search_checked`](Finder::bt_search_checked) with raw pointers.
@@ -62,11 +62,7 @@ impl Finder {
                 return;
             }
             depth -= 1;
-            let cand_cyc = if delta > cpos {
-                cpos + cyc - delta
-            } else {
-                cpos - delta
-            };
+            let cand_cyc = cyclic_slot(cpos, delta, cyc);
             let pair = cand_cyc as usize * 2;
             // SAFETY: `delta <= cur` (checked above).
             let there = unsafe { here.sub(delta as usize) };
