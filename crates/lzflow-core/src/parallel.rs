@@ -13,8 +13,10 @@
 //! waiting, and [`Readiness`] says when to call again.
 
 use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 
 use crate::{InBuf, Lease, OutBuf, Pool, Progress, Readiness};
@@ -33,13 +35,28 @@ pub trait PieceWorker: Sized + Send + 'static {
     fn run(state: &mut Option<Self>, config: &Self::Config, input: Self::Input) -> Self::Output;
 }
 
-/// A working thread died (it panicked) before answering for its piece.
+/// A piece's work panicked: it has no output. The thread that ran it
+/// lives on with a fresh state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerDied;
 
 struct Job<W: PieceWorker> {
     input: W::Input,
     reply: Sender<W::Output>,
+}
+
+impl<W: PieceWorker> Job<W> {
+    /// Does the piece with `state` and sends its output. A panic drops the
+    /// reply, which the taker sees as [`WorkerDied`], and the state, which
+    /// the panic may have left half-updated.
+    fn run(self, state: &mut Option<W>, config: &W::Config) {
+        let Job { input, reply } = self;
+        match catch_unwind(AssertUnwindSafe(|| W::run(state, config, input))) {
+            // The taker may be gone (the pool was dropped): fine.
+            Ok(output) => drop(reply.send(output)),
+            Err(_) => *state = None,
+        }
+    }
 }
 
 /// Pieces dispatched but not started, shared by the workers and the
@@ -234,9 +251,7 @@ impl<W: PieceWorker> OrderedPool<W> {
             }
             let job = self.shared.as_ref().and_then(|s| s.lock().jobs.pop_front());
             if let Some(job) = job {
-                let _ = job
-                    .reply
-                    .send(W::run(&mut self.local, &self.config, job.input));
+                job.run(&mut self.local, &self.config);
                 continue;
             }
             let got = self.queue.front()?.recv().map_err(|_| WorkerDied);
@@ -244,13 +259,39 @@ impl<W: PieceWorker> OrderedPool<W> {
             return Some(got);
         }
     }
+
+    /// The oldest piece's output, waited for, for a poll-style caller:
+    /// blocking, as [`next`](Self::next) with `wait`; non-blocking,
+    /// `Pending` until a worker finishes, with `cx` woken then. `None`
+    /// when nothing is in flight.
+    pub fn poll_next(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<W::Output, WorkerDied>>> {
+        loop {
+            if let Some(got) = self.next(true) {
+                return Poll::Ready(Some(got));
+            }
+            if self.queue.is_empty() {
+                return Poll::Ready(None);
+            }
+            // Stalled: `next` recorded the wait.
+            if self.readiness.poll_ready(cx).is_pending() {
+                return Poll::Pending;
+            }
+        }
+    }
 }
 
 impl<W: PieceWorker> Drop for OrderedPool<W> {
     fn drop(&mut self) {
-        // Closing the queue makes the workers finish their piece and exit.
+        // Closed, the queue lets each worker finish its piece and exit;
+        // pieces not started are dropped.
         if let Some(shared) = &self.shared {
-            shared.lock().closed = true;
+            let mut q = shared.lock();
+            q.closed = true;
+            q.jobs.clear();
+            drop(q);
             shared.queued.notify_all();
         }
         for w in self.workers.drain(..) {
@@ -275,7 +316,8 @@ fn worker<W: PieceWorker>(shared: &Shared<W>, config: &W::Config, readiness: &Re
                 q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
             }
         };
-        let _ = job.reply.send(W::run(&mut state, config, job.input));
+        job.run(&mut state, config);
+        // Also after a panic: the taker must see the dropped reply.
         readiness.notify();
     }
 }
@@ -524,5 +566,121 @@ impl<P: PieceEncoder> ParallelEncoder<P> {
         } else {
             Progress::OutputFull
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Waker;
+
+    /// Squares its input after its gate (if any) opens; panics on 13.
+    /// Its state counts the pieces it did; the config counts all pieces.
+    struct Square(usize);
+
+    impl PieceWorker for Square {
+        type Config = Arc<AtomicUsize>;
+        type Input = (usize, Option<Receiver<()>>);
+        type Output = (usize, usize);
+
+        fn run(
+            state: &mut Option<Self>,
+            done: &Arc<AtomicUsize>,
+            input: Self::Input,
+        ) -> (usize, usize) {
+            let (n, gate) = input;
+            if let Some(gate) = gate {
+                let _ = gate.recv();
+            }
+            assert!(n != 13, "a piece that panics");
+            done.fetch_add(1, Ordering::SeqCst);
+            let seen = state.get_or_insert(Square(0));
+            seen.0 += 1;
+            (n * n, seen.0)
+        }
+    }
+
+    fn pool(threads: usize, nonblocking: bool) -> OrderedPool<Square> {
+        let mut p = OrderedPool::new(Arc::new(AtomicUsize::new(0)), threads);
+        p.set_nonblocking(nonblocking);
+        p
+    }
+
+    #[test]
+    fn blocking_outputs_come_in_order_whatever_the_threads() {
+        for threads in [1, 2, 4] {
+            let mut p = pool(threads, false);
+            // Not 13, which panics.
+            for i in 100..150 {
+                p.submit((i, None));
+            }
+            for i in 100..150 {
+                assert_eq!(p.next(true).unwrap().unwrap().0, i * i);
+            }
+            assert!(p.next(true).is_none());
+        }
+    }
+
+    #[test]
+    fn nonblocking_waits_without_working_and_survives_a_panic() {
+        let mut p = pool(1, true);
+        let mut cx = Context::from_waker(Waker::noop());
+        let (go, gate) = mpsc::channel();
+        p.submit((7, Some(gate)));
+        assert!(p.poll_next(&mut cx).is_pending());
+        assert!(p.next(false).is_none());
+        go.send(()).unwrap();
+        let first = loop {
+            if let Poll::Ready(r) = p.poll_next(&mut cx) {
+                break r;
+            }
+            std::thread::yield_now();
+        };
+        assert_eq!(first, Some(Ok((49, 1))));
+
+        // The panic is the piece's error; the thread goes on, with a fresh
+        // state.
+        p.submit((13, None));
+        p.submit((3, None));
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            if let Poll::Ready(r) = p.poll_next(&mut cx) {
+                got.push(r.unwrap());
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        assert_eq!(got, [Err(WorkerDied), Ok((9, 1))]);
+        assert_eq!(p.poll_next(&mut cx), Poll::Ready(None));
+    }
+
+    #[test]
+    fn blocking_caller_reports_a_panic_in_a_piece_it_does() {
+        let mut p = pool(1, false);
+        p.submit((13, None));
+        p.submit((2, None));
+        assert_eq!(p.next(true), Some(Err(WorkerDied)));
+        assert_eq!(p.next(true), Some(Ok((4, 1))));
+    }
+
+    #[test]
+    fn dropping_drops_the_pieces_not_started() {
+        let done = Arc::new(AtomicUsize::new(0));
+        let mut p = OrderedPool::<Square>::new(Arc::clone(&done), 1);
+        p.set_nonblocking(true);
+        let (go, gate) = mpsc::channel();
+        p.submit((1, Some(gate)));
+        for i in 0..100 {
+            p.submit((i, None));
+        }
+        let opener = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let _ = go.send(());
+        });
+        drop(p);
+        opener.join().unwrap();
+        // At most the piece the worker had taken.
+        assert!(done.load(Ordering::SeqCst) <= 1);
     }
 }
