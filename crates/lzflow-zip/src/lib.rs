@@ -33,9 +33,10 @@
 //! encryption, threads, memory budget); `method`, zip methods onto the
 //! registry's encoders (and LZMA's zip header); `winzip_aes` and
 //! `zip_crypto`, the encryption coders; `entry_encoder`, one entry's
-//! compression then encryption; `parallel`, the worker threads whole
-//! entries are compressed on; `poll_writer`, the one writing core
-//! ([`PollZipWriter`]), and `writer`, its std face ([`ZipWriter`]).
+//! compression then encryption; `poll_writer`, the one writing core
+//! ([`PollZipWriter`]), which compresses whole entries on lzflow-core's
+//! `OrderedPool` when it has threads, and `writer`, its std face
+//! ([`ZipWriter`]).
 #![forbid(unsafe_code)]
 
 mod error;

@@ -9,7 +9,6 @@ pub(crate) mod entry_options;
 pub(crate) mod extra_field;
 pub(crate) mod local_file_header;
 pub(crate) mod method;
-pub(crate) mod parallel;
 pub(crate) mod poll_writer;
 pub(crate) mod winzip_aes;
 pub(crate) mod writer;

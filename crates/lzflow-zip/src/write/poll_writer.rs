@@ -47,6 +47,7 @@ use std::hash::{BuildHasher, RandomState};
 use std::io::{self, SeekFrom};
 use std::task::{ready, Context, Poll};
 
+use lzflow_core::parallel::{OrderedPool, PieceWorker, WorkerDied};
 use lzflow_core::source::PollWrite;
 use lzflow_core::{Recycled, Recycler};
 
@@ -55,7 +56,6 @@ use crate::write::central_directory::CentralRecord;
 use crate::write::entry_encoder::{Crypt, EntryEncoder};
 use crate::write::entry_options::{Encryption, EntryOptions, WriteMethod};
 use crate::write::local_file_header::LocalFields;
-use crate::write::parallel::{Ticket, Workers};
 use crate::write::writer_options::ZipWriterOptions;
 use crate::write::zip_crypto::ZipCryptoEncoder;
 use crate::write::{end_of_central_directory, extra_field, method};
@@ -167,7 +167,7 @@ pub struct PollZipWriter<S> {
     state: State,
     blocking: bool,
     /// Compressing threads when there is more than one.
-    workers: Option<Workers<Packed>>,
+    workers: Option<OrderedPool<Packer>>,
     /// Entries compressed (or being compressed) whole, to be written in
     /// this order.
     pending: VecDeque<Pending>,
@@ -181,9 +181,25 @@ pub struct PollZipWriter<S> {
 /// offset) and its local header, data and descriptor.
 type Packed = Result<(Box<Entry>, Vec<u8>), ZipError>;
 
-/// An entry handed to a worker, or compressed already.
+/// Compresses entries collected whole, on the workers.
+struct Packer;
+
+impl PieceWorker for Packer {
+    type Config = ();
+    /// The entry, and whether the sink can seek.
+    type Input = (Box<Entry>, bool);
+    type Output = Packed;
+
+    fn run(_: &mut Option<Self>, _: &(), (entry, can_seek): (Box<Entry>, bool)) -> Packed {
+        pack(entry, can_seek)
+    }
+}
+
+/// An entry handed to the workers, or compressed already. The workers'
+/// entries come back in the order they were handed over, which is this
+/// queue's order.
 struct Pending {
-    ticket: Option<Ticket<Packed>>,
+    /// Compressed here (`None` while the workers have it).
     done: Option<Packed>,
     weight: usize,
     /// Its name, to tell a duplicate from a hash collision.
@@ -262,7 +278,12 @@ impl<S: PollWrite> PollZipWriter<S> {
         let threads = lzflow_core::parallel::resolve_threads(options.threads);
         Ok(PollZipWriter {
             sink,
-            workers: (threads > 1).then(|| Workers::new(threads)),
+            workers: (threads > 1).then(|| {
+                let mut pool = OrderedPool::new((), threads);
+                // Non-blocking, as the writer starts.
+                pool.set_nonblocking(true);
+                pool
+            }),
             pending: VecDeque::new(),
             in_flight: 0,
             budget: options.memory_budget,
@@ -656,15 +677,15 @@ impl<S: PollWrite> PollZipWriter<S> {
         let pending = if held <= INLINE {
             Pending {
                 name: entry.record.name.clone(),
-                ticket: None,
                 done: Some(pack(entry, can_seek)),
                 weight,
             }
         } else {
             let workers = self.workers.as_mut().expect("checked by the caller");
+            let name = entry.record.name.clone();
+            workers.submit((entry, can_seek));
             Pending {
-                name: entry.record.name.clone(),
-                ticket: Some(workers.submit(Box::new(move || pack(entry, can_seek)))),
+                name,
                 done: None,
                 weight,
             }
@@ -686,20 +707,25 @@ impl<S: PollWrite> PollZipWriter<S> {
             let Some(front) = self.pending.front_mut() else {
                 return Poll::Ready(Ok(()));
             };
-            let packed = match (front.done.take(), &front.ticket) {
-                (Some(p), _) => p,
-                (None, Some(ticket)) => {
-                    let workers = self.workers.as_mut().expect("a ticket has workers");
-                    match workers.poll_take(cx, ticket, wait) {
-                        Poll::Ready(Some(p)) => p,
-                        Poll::Ready(None) => Err(ZipError::Io(io::Error::other(
+            let packed = match front.done.take() {
+                Some(p) => p,
+                None => {
+                    let workers = self.workers.as_mut().expect("handed to the workers");
+                    let got = if wait {
+                        ready!(workers.poll_next(cx))
+                    } else {
+                        match workers.next(false) {
+                            Some(got) => Some(got),
+                            None => return Poll::Ready(Ok(())),
+                        }
+                    };
+                    match got.expect("the front entry is in flight") {
+                        Ok(p) => p,
+                        Err(WorkerDied) => Err(ZipError::Io(io::Error::other(
                             "a compressing thread panicked",
                         ))),
-                        Poll::Pending if wait => return Poll::Pending,
-                        Poll::Pending => return Poll::Ready(Ok(())),
                     }
                 }
-                (None, None) => unreachable!("a pending entry is done or has a ticket"),
             };
             let front = self.pending.pop_front().expect("looked at above");
             self.in_flight -= front.weight;
@@ -1070,5 +1096,24 @@ impl EntryEncoder {
     fn push_all(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ZipError> {
         self.push(data, out)?;
         self.finish(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lzflow_core::source::StdSink;
+
+    /// The async faces rely on the default: a writer on threads must not
+    /// start with workers that block (and compress on the runtime's
+    /// thread); the std face's `set_blocking(true)` switches both.
+    #[test]
+    fn the_workers_block_exactly_when_the_writer_does() {
+        let options = ZipWriterOptions::new().with_threads(2);
+        let mut w = PollZipWriter::new(StdSink::streaming(Vec::new()), options).unwrap();
+        assert!(!w.blocking);
+        assert!(w.workers.as_ref().unwrap().is_nonblocking());
+        w.set_blocking(true);
+        assert!(!w.workers.as_ref().unwrap().is_nonblocking());
     }
 }
