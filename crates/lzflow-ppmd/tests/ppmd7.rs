@@ -11,7 +11,7 @@ const NO_LIMIT: u64 = u64::MAX;
 
 mod common;
 
-use common::{random_bytes, text, xorshift};
+use common::{check_exact_output_ends_the_stream, random_bytes, text, xorshift};
 
 // ---- our coders ------------------------------------------------------------
 
@@ -191,43 +191,15 @@ fn end_marker_matches_7zip_and_ends_unknown_sizes() {
     }
 }
 
-/// Without a size, an output buffer exactly the data's size gets the end
-/// marker decoded in the same call (it needs no room), and a full output
-/// at the end is `StreamEnd`, not `OutputFull` again and again.
+/// See [`check_exact_output_ends_the_stream`].
 #[test]
 fn an_output_of_exactly_the_data_ends_the_stream() {
     let t = text(3, 9_000);
     for data in [&b"x"[..], &t] {
         let stream = encode(data, 6, 1 << 20, true, 1 << 20);
-        let mut dec = Ppmd7Decoder::new(6, 1 << 20, None, NO_LIMIT).unwrap();
-        let mut out = vec![0u8; data.len()];
-        let mut input = InBuf::new(&stream).with_last(true);
-        let mut o = OutBuf::new(&mut out);
-        assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
-        assert_eq!(o.written(), data);
-
-        // One byte short: the last byte waits, then comes with the end.
-        let mut dec = Ppmd7Decoder::new(6, 1 << 20, None, NO_LIMIT).unwrap();
-        let mut out = vec![0u8; data.len() - 1];
-        let mut input = InBuf::new(&stream).with_last(true);
-        let mut o = OutBuf::new(&mut out);
-        assert_eq!(
-            dec.decode(&mut input, &mut o).unwrap(),
-            Progress::OutputFull
-        );
-        assert_eq!(o.written(), &data[..data.len() - 1]);
-        let mut empty = [0u8; 0];
-        let mut o = OutBuf::new(&mut empty);
-        assert_eq!(
-            dec.decode(&mut input, &mut o).unwrap(),
-            Progress::OutputFull
-        );
-        let mut one = [0u8; 1];
-        let mut o = OutBuf::new(&mut one);
-        assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
-        assert_eq!(o.written(), &data[data.len() - 1..]);
-        let mut o = OutBuf::new(&mut empty);
-        assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
+        check_exact_output_ends_the_stream(data, &stream, || {
+            Ppmd7Decoder::new(6, 1 << 20, None, NO_LIMIT).unwrap()
+        });
     }
 }
 

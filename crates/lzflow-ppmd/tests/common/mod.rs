@@ -1,6 +1,8 @@
-//! Inputs shared by the PPMd7 and PPMd8 tests: seeded random bytes and
-//! realistic text.
+//! What the PPMd7 and PPMd8 tests share: seeded random bytes, realistic
+//! text, and checks that hold for both decoders.
 #![allow(dead_code)]
+
+use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 
 pub fn xorshift(state: &mut u64) -> u64 {
     *state ^= *state << 13;
@@ -53,4 +55,46 @@ pub fn text(seed: u64, len: usize) -> Vec<u8> {
     }
     out.truncate(len);
     out
+}
+
+/// Without a size, an output buffer exactly the data's size gets the end
+/// marker decoded in the same call (it needs no room), and a full output
+/// at the end is `StreamEnd`, not `OutputFull` again and again. `stream`
+/// is `data` with the end marker; `new` makes a decoder without a size.
+pub fn check_exact_output_ends_the_stream<D: Decode>(
+    data: &[u8],
+    stream: &[u8],
+    new: impl Fn() -> D,
+) where
+    D::Error: std::fmt::Debug,
+{
+    let mut dec = new();
+    let mut out = vec![0u8; data.len()];
+    let mut input = InBuf::new(stream).with_last(true);
+    let mut o = OutBuf::new(&mut out);
+    assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
+    assert_eq!(o.written(), data);
+
+    // One byte short: the last byte waits, then comes with the end.
+    let mut dec = new();
+    let mut out = vec![0u8; data.len() - 1];
+    let mut input = InBuf::new(stream).with_last(true);
+    let mut o = OutBuf::new(&mut out);
+    assert_eq!(
+        dec.decode(&mut input, &mut o).unwrap(),
+        Progress::OutputFull
+    );
+    assert_eq!(o.written(), &data[..data.len() - 1]);
+    let mut empty = [0u8; 0];
+    let mut o = OutBuf::new(&mut empty);
+    assert_eq!(
+        dec.decode(&mut input, &mut o).unwrap(),
+        Progress::OutputFull
+    );
+    let mut one = [0u8; 1];
+    let mut o = OutBuf::new(&mut one);
+    assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
+    assert_eq!(o.written(), &data[data.len() - 1..]);
+    let mut o = OutBuf::new(&mut empty);
+    assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);
 }
