@@ -259,13 +259,14 @@ where
 /// tasks long (hundreds of milliseconds). With it, a round of 8 turns
 /// takes 2-4 ms here, more while other processes slow this core down
 /// (shared caches, a busy sibling thread), so an optimised run gets five
-/// tries.
+/// tries, and a debug run (whose bound is near its end-of-stream steps:
+/// once 40.2 ms against 40 ms on a loaded machine) three.
 fn assert_fair<F>(what: &str, bound: Duration, task: impl Fn(usize) -> F)
 where
     F: Future<Output = Polls> + Send + 'static,
 {
     let (bound, tries) = if cfg!(debug_assertions) {
-        (MAX_GAP_DEBUG, 1)
+        (MAX_GAP_DEBUG, 3)
     } else {
         (bound, 5)
     };
