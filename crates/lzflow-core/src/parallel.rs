@@ -1,9 +1,17 @@
 //! Independent pieces of work done on worker threads and handed back in
-//! order: [`OrderedPool`], the one pool every multi-threaded coder uses,
-//! whatever its pieces are (XZ Blocks and lzip members to compress, LZMA2
-//! segments between dictionary resets to decode); and on top of it
-//! [`ParallelEncoder`], which cuts input into fixed-size pieces and hands
-//! out their compressed bytes between the container's own.
+//! order: [`OrderedPool`], the pool the multi-threaded coders share,
+//! whatever their pieces are (XZ Blocks and lzip members to compress,
+//! LZMA2 segments between dictionary resets and 7z folders to decode, zip
+//! entries to compress); and on top of it [`ParallelEncoder`], which cuts
+//! input into fixed-size pieces and hands out their compressed bytes
+//! between the container's own.
+//!
+//! Two pools are not this one, for what it does not do: the XZ
+//! multi-threaded decoder's picks which queued Block to start (the due
+//! one for the calling thread, the largest for workers; measured 0.53×
+//! of one thread against 0.58× in order), and the 7z writer's folder
+//! workers stream a folder's input in and its output out while it is
+//! compressed, where this pool takes and gives whole pieces.
 //!
 //! By default a caller that can do nothing but wait for a worker blocks,
 //! and rather than idle it does a queued piece itself: `threads` working
