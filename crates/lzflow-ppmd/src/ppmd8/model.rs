@@ -869,7 +869,7 @@ impl Model {
                 if self.arena.symbol(s) != fs_symbol {
                     s = self.arena.find_state(s + 6, fs_symbol);
                     if self.arena.freq(s) >= self.arena.freq(s - 6) {
-                        self.arena.swap_states(s, s - 6);
+                        self.arena.swap_with_previous(s);
                         s -= 6;
                     }
                 }
@@ -1191,7 +1191,7 @@ impl Model {
         self.arena.set_summ_freq(mc, self.arena.summ_freq(mc) + 4);
         self.arena.set_freq(s, freq);
         if freq > self.arena.freq(s - 6) {
-            self.arena.swap_states(s, s - 6);
+            self.arena.swap_with_previous(s);
             self.found_state = s - 6;
             if freq > MAX_FREQ {
                 self.rescale();
