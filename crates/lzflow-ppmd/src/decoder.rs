@@ -20,6 +20,28 @@ pub(crate) type Start<V> = (
     usize,
 );
 
+/// Takes a stream's first bytes into `head` until `len` reaches `upto`:
+/// true once it has, false while more input is needed (input marked last
+/// makes that truncation).
+pub(crate) fn gather(
+    head: &mut [u8],
+    len: &mut usize,
+    upto: usize,
+    input: &mut InBuf<'_>,
+) -> Result<bool, PpmdError> {
+    while *len < upto {
+        match input.take_byte() {
+            Some(b) => {
+                head[*len] = b;
+                *len += 1;
+            }
+            None if input.is_last() => return Err(PpmdError::Truncated),
+            None => return Ok(false),
+        }
+    }
+    Ok(true)
+}
+
 /// The symbol loop of a resumable PPMd decoder, with what both variants'
 /// decoders share: the held input, the end checks, the sticky error.
 ///
@@ -351,15 +373,8 @@ impl Decode for Ppmd7Decoder {
     ) -> Result<Progress, PpmdError> {
         let (init, init_len, props) = (&mut self.init, &mut self.init_len, self.props);
         self.coder.decode(input, output, |input| {
-            while *init_len < 5 {
-                match input.take_byte() {
-                    Some(b) => {
-                        init[*init_len] = b;
-                        *init_len += 1;
-                    }
-                    None if input.is_last() => return Err(PpmdError::Truncated),
-                    None => return Ok(None),
-                }
+            if !gather(init, init_len, 5, input)? {
+                return Ok(None);
             }
             let rc = RangeDecoder::new(*init).ok_or(PpmdError::Corrupt(
                 "the range coder's first bytes are invalid",

@@ -6,7 +6,7 @@ use super::model::Model;
 use super::props::{ppmd8_memory_usage, Ppmd8Props};
 use super::range::{RangeDecoder, MAX_NORM_BYTES};
 use super::symbol::I;
-use crate::decoder::{Start, SymbolDecoder};
+use crate::decoder::{gather, Start, SymbolDecoder};
 use crate::PpmdError;
 
 /// A resumable decoder of PPMd var. I rev. 1 as zip stores it (method 98):
@@ -103,16 +103,12 @@ fn read_head(
     memory_limit: u64,
     input: &mut InBuf<'_>,
 ) -> Result<Option<Start<I>>, PpmdError> {
-    while *head_len < 6 {
-        match input.take_byte() {
-            Some(b) => {
-                head[*head_len] = b;
-                *head_len += 1;
-            }
-            None if input.is_last() => return Err(PpmdError::Truncated),
-            None => return Ok(None),
-        }
-        if *head_len == 2 {
+    if !gather(head, head_len, 2, input)? {
+        return Ok(None);
+    }
+    let p = match *props {
+        Some(p) => p,
+        None => {
             let p = Ppmd8Props::parse([head[0], head[1]])?;
             let needed = ppmd8_memory_usage(&p);
             if needed > memory_limit {
@@ -122,9 +118,12 @@ fn read_head(
                 }));
             }
             *props = Some(p);
+            p
         }
+    };
+    if !gather(head, head_len, 6, input)? {
+        return Ok(None);
     }
-    let p = props.expect("read with the first two bytes");
     let rc = RangeDecoder::new([head[2], head[3], head[4], head[5]]).ok_or(PpmdError::Corrupt(
         "the range coder's first bytes are invalid",
     ))?;
