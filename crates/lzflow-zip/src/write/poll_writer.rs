@@ -276,19 +276,20 @@ impl<S: PollWrite> PollZipWriter<S> {
             return Err(usage("the archive comment is longer than 65,535 bytes"));
         }
         let threads = lzflow_core::parallel::resolve_threads(options.threads);
+        // Non-blocking (the async faces'); the pool starts in the same mode.
+        let blocking = false;
         Ok(PollZipWriter {
             sink,
             workers: (threads > 1).then(|| {
                 let mut pool = OrderedPool::new((), threads);
-                // Non-blocking, as the writer starts.
-                pool.set_nonblocking(true);
+                pool.set_nonblocking(!blocking);
                 pool
             }),
             pending: VecDeque::new(),
             in_flight: 0,
             budget: options.memory_budget,
             job_limit: options.job_limit(),
-            blocking: false,
+            blocking,
             comment: options.comment.into_bytes(),
             b: BUFFERS.take(Buffers::new, |b| b.reset()),
             out_pos: 0,
