@@ -48,7 +48,9 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
     /// below it (depth first, each directory's children in name order), a
     /// symbolic link as a link (its target as data), a file, each with
     /// [`EntryMeta::from_metadata`](lzflow_7z::EntryMeta::from_metadata).
-    /// Files are read through `tokio::fs`.
+    /// Anything else (a FIFO, a device, a socket) is an `InvalidInput`
+    /// error, never opened. Files are read through
+    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular).
     pub async fn add_path(
         &mut self,
         disk_path: impl AsRef<std::path::Path>,
@@ -64,9 +66,12 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
                 let target = ::tokio::fs::read_link(&path).await?;
                 let bytes = target.to_string_lossy().into_owned().into_bytes();
                 self.add_file(&name, &bytes[..], meta).await?;
+            } else if md.is_file() {
+                let (file, md) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
+                self.add_file(&name, file, EntryMeta::from_metadata(&md))
+                    .await?;
             } else {
-                let file = ::tokio::fs::File::open(&path).await?;
-                self.add_file(&name, file, meta).await?;
+                return Err(lzflow_core::input_file::not_regular(&path).into());
             }
         }
         Ok(())

@@ -203,13 +203,37 @@ impl ReadAheadFile {
 
     /// [`open`](Self::open) with buffers of `capacity` bytes (at least 1).
     pub async fn open_with_capacity(capacity: usize, path: impl AsRef<Path>) -> io::Result<Self> {
+        let (reader, ()) =
+            Self::open_first(capacity, path, |p| File::open(p).map(|f| (f, ()))).await?;
+        Ok(reader)
+    }
+
+    /// Opens the regular file at `path` as
+    /// [`open_regular`](lzflow_core::input_file::open_regular) does (no
+    /// link followed, no wait on a FIFO, the type checked on the file
+    /// opened) and reads its first [`DEFAULT_CAPACITY`] bytes, in one trip
+    /// to the blocking pool; with the file's metadata. The writers'
+    /// `add_path` read each file so.
+    pub async fn open_regular(path: impl AsRef<Path>) -> io::Result<(Self, std::fs::Metadata)> {
+        Self::open_first(DEFAULT_CAPACITY, path, |p| {
+            lzflow_core::input_file::open_regular(p)
+        })
+        .await
+    }
+
+    /// Opens `path` with `open` and fills the first buffer, in one trip.
+    async fn open_first<T: Send + 'static>(
+        capacity: usize,
+        path: impl AsRef<Path>,
+        open: impl FnOnce(&Path) -> io::Result<(File, T)> + Send + 'static,
+    ) -> io::Result<(Self, T)> {
         let capacity = capacity.max(1);
         let path = path.as_ref().to_owned();
         let handle = Handle::try_current().map_err(|_| no_runtime())?;
         let first = Trip::spawn(&handle, move || {
-            File::open(path).map(|file| fill(file, no_buffer(), capacity))
+            open(&path).map(|(file, extra)| (fill(file, no_buffer(), capacity), extra))
         });
-        let first = first.await.map_err(io::Error::other)??;
+        let (first, extra) = first.await.map_err(io::Error::other)??;
         let mut reader = ReadAheadFile {
             buf: no_buffer(),
             pos: 0,
@@ -218,7 +242,7 @@ impl ReadAheadFile {
             next: Next::Eof,
         };
         reader.take_fill(first);
-        Ok(reader)
+        Ok((reader, extra))
     }
 
     /// Reads an open tokio file from its current position (waiting for

@@ -100,8 +100,10 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
     /// with the same bytes: a file, a symbolic link (not followed), or a
     /// directory with everything below it (depth first, each directory's
     /// children in name order), with their modification times and Unix
-    /// modes; `options` give the method, level and encryption. Files are
-    /// read through `tokio::fs`.
+    /// modes; `options` give the method, level and encryption. Anything
+    /// else (a FIFO, a device, a socket) is an `InvalidInput` error, never
+    /// opened. Files are read through
+    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular).
     pub async fn add_path(
         &mut self,
         name: &str,
@@ -119,9 +121,13 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
                 if !name.is_empty() {
                     self.add_directory(&name, &options).await?;
                 }
-            } else {
-                let file = ::tokio::fs::File::open(&path).await?;
+            } else if meta.is_file() {
+                // Options from the metadata of the file opened.
+                let (file, meta) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
+                let options = options.with_metadata(&meta);
                 self.add_file(&name, file, &options).await?;
+            } else {
+                return Err(lzflow_core::input_file::not_regular(&path).into());
             }
         }
         Ok(())

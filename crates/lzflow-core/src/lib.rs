@@ -14,7 +14,9 @@
 //!
 //! [`extract`] holds the one set of rules every archive format's extraction
 //! follows ([`extract::ExtractOptions`], [`extract::Extractor`]): the only
-//! part of this crate that touches the file system.
+//! part of this crate that writes to the file system. Its reading twin,
+//! [`input_file::open_regular`], is how every writer's `add_path` opens a
+//! file: without following a link or waiting on a FIFO.
 //!
 //! # Features
 //! * `safe`: no `unsafe` at all. By default, on Linux,
@@ -30,6 +32,7 @@ mod error;
 pub mod extract;
 #[cfg_attr(not(feature = "safe"), allow(unsafe_code))]
 mod huge_pages;
+pub mod input_file;
 mod limits;
 pub mod parallel;
 mod pool;

@@ -16,6 +16,7 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use lzflow_core::input_file::{not_regular, open_regular};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
 
 use crate::write::bcj2_encoder::Bcj2Stage;
@@ -530,7 +531,9 @@ impl<W: Write + Seek> Writer<W> {
     /// Adds `disk_path` as `name_in_archive`, with its times and (on unix)
     /// its mode. A directory is added with everything below it, in name
     /// order; a symbolic link is stored as a link (its target as data, as
-    /// 7-Zip's `-snl`), not followed.
+    /// 7-Zip's `-snl`), not followed. Anything else (a FIFO, a device, a
+    /// socket) is an [`io::ErrorKind::InvalidInput`] error, never opened;
+    /// files are opened as [`open_regular`] says.
     pub fn add_path(
         &mut self,
         disk_path: impl AsRef<Path>,
@@ -584,21 +587,23 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
-    /// A file or a symbolic link (stored as a link) at `path`.
+    /// A file or a symbolic link (stored as a link) at `path`; anything
+    /// else is an error, never opened.
     fn add_leaf(
         &mut self,
         path: &Path,
         md: &std::fs::Metadata,
         name: &str,
     ) -> Result<(), SevenZError> {
-        let meta = meta_from_fs(md);
         if md.file_type().is_symlink() {
             let target = std::fs::read_link(path)?;
             let bytes = target.to_string_lossy().into_owned().into_bytes();
-            self.add_file(name, &bytes[..], meta)
+            self.add_file(name, &bytes[..], meta_from_fs(md))
+        } else if md.is_file() {
+            let (file, md) = open_regular(path)?;
+            self.add_file_sized(name, file, meta_from_fs(&md), Some(md.len()))
         } else {
-            let file = std::fs::File::open(path)?;
-            self.add_file_sized(name, file, meta, Some(md.len()))
+            Err(not_regular(path).into())
         }
     }
 

@@ -6,12 +6,17 @@ use std::fs;
 use std::io::{self, Read, Seek, Write};
 use std::path::Path;
 
+use lzflow_core::input_file::{not_regular, open_regular};
 use lzflow_core::source::{block_on_poll, StdSink};
+use lzflow_core::Pool;
 
 use crate::write::entry_options::EntryOptions;
 use crate::write::poll_writer::{EntryKind, PollZipWriter};
 use crate::write::writer_options::ZipWriterOptions;
 use crate::ZipError;
+
+/// Bytes `add_path` reads at a time: most source files in one read.
+const READ_BUFFER: usize = 64 << 10;
 
 /// Writes a zip archive: [`start_entry`](Self::start_entry), then the
 /// entry's data through `Write`; or whole entries with
@@ -94,16 +99,31 @@ impl<W: Write> ZipWriter<W> {
     pub fn add_file(
         &mut self,
         name: &str,
-        mut reader: impl Read,
+        reader: impl Read,
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start_entry(name, options)?;
-        if let Err(e) = io::copy(&mut reader, self) {
-            // Not closed as if whole: dropped, or the writer fails.
-            self.core.abandon_entry();
-            return Err(e.into());
+        self.copy_entry(reader, &mut [0; 8 << 10])
+    }
+
+    /// Copies the entry's data from `reader` through `buf`.
+    fn copy_entry(&mut self, mut reader: impl Read, buf: &mut [u8]) -> Result<(), ZipError> {
+        loop {
+            let n = match reader.read(buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // Not closed as if whole: dropped, or the writer fails.
+                    self.core.abandon_entry();
+                    return Err(e.into());
+                }
+            };
+            if let Err(e) = self.write_all(&buf[..n]) {
+                self.core.abandon_entry();
+                return Err(e.into());
+            }
         }
-        Ok(())
     }
 
     /// Adds a directory entry (its name gets a trailing `/`).
@@ -126,7 +146,9 @@ impl<W: Write> ZipWriter<W> {
     /// Adds `path` as `name`: a file, a symbolic link (not followed), or a
     /// directory with everything below it (in name order), with their
     /// modification times and Unix modes; `options` give the method,
-    /// level and encryption.
+    /// level and encryption. Anything else (a FIFO, a device, a socket)
+    /// is an [`io::ErrorKind::InvalidInput`] error, never opened; files are
+    /// opened as [`open_regular`] says.
     pub fn add_path(
         &mut self,
         name: &str,
@@ -134,31 +156,57 @@ impl<W: Write> ZipWriter<W> {
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         let path = path.as_ref();
+        let kind = fs::symlink_metadata(path)?.file_type();
+        // One read buffer for every file of the tree: whole small files
+        // in one read.
+        let mut buf = Pool::<u8>::global().lease(READ_BUFFER);
+        buf.resize(READ_BUFFER, 0);
+        self.add_tree(name.trim_end_matches('/'), path, kind, options, &mut buf)
+    }
+
+    /// [`add_path`](Self::add_path) for a path of a known type (a
+    /// directory listing tells it without a look-up).
+    fn add_tree(
+        &mut self,
+        name: &str,
+        path: &Path,
+        kind: fs::FileType,
+        options: &EntryOptions,
+        buf: &mut [u8],
+    ) -> Result<(), ZipError> {
+        if kind.is_file() {
+            let (file, meta) = open_regular(path)?;
+            self.start_entry(name, &options.clone().with_metadata(&meta))?;
+            return self.copy_entry(file, buf);
+        }
+        if !kind.is_dir() && !kind.is_symlink() {
+            return Err(not_regular(path).into());
+        }
         let meta = fs::symlink_metadata(path)?;
         let options = options.clone().with_metadata(&meta);
-        let name = name.trim_end_matches('/');
         if meta.file_type().is_symlink() {
             let target = fs::read_link(path)?;
             return self.add_symlink(name, &target.to_string_lossy(), &options);
         }
-        if meta.is_dir() {
-            if !name.is_empty() {
-                self.add_directory(name, &options)?;
-            }
-            let mut children: Vec<_> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
-            children.sort_by_key(|c| c.file_name());
-            for child in children {
-                let child_name = child.file_name().to_string_lossy().into_owned();
-                let full = if name.is_empty() {
-                    child_name
-                } else {
-                    format!("{name}/{child_name}")
-                };
-                self.add_path(&full, child.path(), &options)?;
-            }
-            return Ok(());
+        if !meta.is_dir() {
+            // Replaced since it was listed.
+            return Err(not_regular(path).into());
         }
-        self.add_file(name, fs::File::open(path)?, &options)
+        if !name.is_empty() {
+            self.add_directory(name, &options)?;
+        }
+        let mut children: Vec<_> = fs::read_dir(path)?.collect::<Result<_, _>>()?;
+        children.sort_by_key(|c| c.file_name());
+        for child in children {
+            let child_name = child.file_name().to_string_lossy().into_owned();
+            let full = if name.is_empty() {
+                child_name
+            } else {
+                format!("{name}/{child_name}")
+            };
+            self.add_tree(&full, &child.path(), child.file_type()?, &options, buf)?;
+        }
+        Ok(())
     }
 
     /// Writes the central directory and the end records and flushes; gives

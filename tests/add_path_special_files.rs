@@ -1,0 +1,108 @@
+//! Every writer's `add_path` refuses what is not a file, a directory or a
+//! symbolic link, without opening it: a FIFO in the tree used to make the
+//! walk wait for a writer on the FIFO for ever.
+#![cfg(unix)]
+
+use std::io::{self, Cursor};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A tree `tree/` with a file and a FIFO, `fifo` beside it alone.
+fn tree_with_fifo(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lzflow-special-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("tree")).unwrap();
+    std::fs::write(dir.join("tree/a.txt"), b"a").unwrap();
+    for fifo in [dir.join("tree/pipe"), dir.join("fifo")] {
+        let st = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo runs");
+        assert!(st.success(), "mkfifo");
+    }
+    dir
+}
+
+/// Runs `f` on a thread; fails the test if it has not answered in 10 s.
+fn within_10s(f: impl FnOnce() -> io::Error + Send + 'static) -> io::Error {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("add_path waited on a FIFO")
+}
+
+fn check(e: io::Error, fifo: &Path) {
+    assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{e}");
+    assert!(
+        e.to_string().contains(&fifo.display().to_string()),
+        "the error names the path: {e}"
+    );
+}
+
+#[test]
+fn zip_add_path_refuses_a_fifo() {
+    use lzflow::zip::{EntryOptions, ZipWriter};
+    let dir = tree_with_fifo("zip");
+    for (path, fifo) in [
+        (dir.join("tree"), dir.join("tree/pipe")),
+        (dir.join("fifo"), dir.join("fifo")),
+    ] {
+        let e = within_10s(move || {
+            let mut w = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+            w.add_path("top", &path, &EntryOptions::default())
+                .unwrap_err()
+                .into()
+        });
+        check(e, &fifo);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sevenz_add_path_refuses_a_fifo() {
+    use lzflow::sevenz_writer::Writer;
+    let dir = tree_with_fifo("7z");
+    for (path, fifo) in [
+        (dir.join("tree"), dir.join("tree/pipe")),
+        (dir.join("fifo"), dir.join("fifo")),
+    ] {
+        let e = within_10s(move || {
+            let mut w = Writer::new(Cursor::new(Vec::new())).unwrap();
+            w.add_path(&path, "top").unwrap_err().into()
+        });
+        check(e, &fifo);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tokio_add_paths_refuse_a_fifo() {
+    use lzflow::sevenz_writer::AsyncWriter;
+    use lzflow::zip::{AsyncZipWriter, EntryOptions};
+    let dir = tree_with_fifo("tokio");
+    let (tree, pipe) = (dir.join("tree"), dir.join("tree/pipe"));
+    let e = within_10s(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut w = AsyncZipWriter::new(Cursor::new(Vec::new())).unwrap();
+            w.add_path("top", &tree, &EntryOptions::default())
+                .await
+                .unwrap_err()
+                .into()
+        })
+    });
+    check(e, &pipe);
+    let (tree, pipe) = (dir.join("tree"), dir.join("tree/pipe"));
+    let e = within_10s(move || {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut w = AsyncWriter::new(Cursor::new(Vec::new())).await.unwrap();
+            w.add_path(&tree, "top").await.unwrap_err().into()
+        })
+    });
+    check(e, &pipe);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
