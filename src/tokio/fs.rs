@@ -355,8 +355,9 @@ impl AsyncRead for ReadAheadFile {
 /// trimmed of trailing `/`; below an empty root name, the child's alone).
 #[derive(Debug)]
 pub struct TreeWalk {
-    /// Items still to visit, the next at the front.
-    todo: VecDeque<(std::path::PathBuf, String)>,
+    /// Items still to visit, the next at the front; those listed in a
+    /// directory come with their metadata.
+    todo: VecDeque<(std::path::PathBuf, String, Option<std::fs::Metadata>)>,
 }
 
 impl TreeWalk {
@@ -365,6 +366,7 @@ impl TreeWalk {
         let root = (
             path.as_ref().to_path_buf(),
             name.trim_end_matches('/').to_string(),
+            None,
         );
         TreeWalk {
             todo: VecDeque::from([root]),
@@ -372,33 +374,49 @@ impl TreeWalk {
     }
 
     /// The next item: its path, archive name and metadata (of the link
-    /// itself, for a link). A directory's children are listed when it is
-    /// returned.
+    /// itself, for a link). A directory's children are listed, with their
+    /// metadata, in one trip to the blocking pool when it is returned.
     pub async fn next(
         &mut self,
     ) -> io::Result<Option<(std::path::PathBuf, String, std::fs::Metadata)>> {
-        let Some((path, name)) = self.todo.pop_front() else {
+        let Some((path, name, md)) = self.todo.pop_front() else {
             return Ok(None);
         };
-        let md = tokio::fs::symlink_metadata(&path).await?;
+        let md = match md {
+            Some(md) => md,
+            None => tokio::fs::symlink_metadata(&path).await?,
+        };
         if md.is_dir() {
-            let mut children = Vec::new();
-            let mut dir = tokio::fs::read_dir(&path).await?;
-            while let Some(child) = dir.next_entry().await? {
-                children.push(child.file_name());
-            }
-            children.sort();
+            let handle = Handle::try_current().map_err(|_| no_runtime())?;
+            let dir = path.clone();
+            let children = Trip::spawn(&handle, move || list_dir(&dir))
+                .await
+                .map_err(io::Error::other)??;
             // Next come the children, in name order, before the rest.
-            for child in children.into_iter().rev() {
+            for (child, child_md) in children.into_iter().rev() {
                 let child_name = child.to_string_lossy();
                 let full = if name.is_empty() {
                     child_name.into_owned()
                 } else {
                     format!("{name}/{child_name}")
                 };
-                self.todo.push_front((path.join(&child), full));
+                self.todo
+                    .push_front((path.join(&child), full, Some(child_md)));
             }
         }
         Ok(Some((path, name, md)))
     }
+}
+
+/// The children of `dir` in name order, each with its metadata (of the
+/// link itself, for a link). Runs on the blocking pool.
+fn list_dir(dir: &Path) -> io::Result<Vec<(std::ffi::OsString, std::fs::Metadata)>> {
+    let mut children = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        // Not following links, as `symlink_metadata`.
+        children.push((entry.file_name(), entry.metadata()?));
+    }
+    children.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(children)
 }

@@ -145,12 +145,13 @@ fn lzflow_writer_only(args: &[String]) -> io::Result<u64> {
 
 /// `<input dir> <archive> <threads> [password]`: the same archive through
 /// lzflow's tokio writer on a current-thread runtime, a `tokio::fs::File`
-/// sink (seekable) and each input a `tokio::fs::File`. The writer is made
-/// with `from_sink` over `TokioWriter::seekable`, the constructor that
-/// takes `ZipWriterOptions`.
+/// sink (seekable) and `AsyncZipWriter::add_path` (each file opened and
+/// first read in one trip to the blocking pool). The writer is made with
+/// `from_sink` over `TokioWriter::seekable`, the constructor that takes
+/// `ZipWriterOptions`.
 fn lzflow_tokio_write(args: &[String]) -> io::Result<u64> {
     let a = job_args(args)?;
-    let base = lzflow_entry_options(a.password);
+    let opts = lzflow_entry_options(a.password);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -162,17 +163,7 @@ fn lzflow_tokio_write(args: &[String]) -> io::Result<u64> {
             ZipWriterOptions::new().with_threads(a.threads),
         )
         .map_err(zip_err)?;
-        let mut items = Vec::new();
-        walk(a.input, "", &mut items)?;
-        for (p, name, dir) in &items {
-            let o = with_metadata(&base, p)?;
-            if *dir {
-                w.add_directory(name, &o).await.map_err(zip_err)?;
-            } else {
-                let f = tokio::fs::File::open(p).await?;
-                w.add_file(name, f, &o).await.map_err(zip_err)?;
-            }
-        }
+        w.add_path("", a.input, &opts).await.map_err(zip_err)?;
         w.finish().await.map_err(zip_err)?;
         let f = w.into_inner();
         Ok(f.metadata().await?.len())
