@@ -222,3 +222,84 @@ fn a_later_folder_over_the_memory_limit_fails_where_one_thread_fails() {
     assert!(want.1.contains("Limit"), "{}", want.1);
     assert_eq!(walk_with(limited(3)), want);
 }
+
+/// A source that counts its seeks.
+struct CountingSeeks<R> {
+    inner: R,
+    seeks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl<R: std::io::Read> std::io::Read for CountingSeeks<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf)
+    }
+}
+
+impl<R: std::io::Seek> std::io::Seek for CountingSeeks<R> {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.seeks
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.seek(pos)
+    }
+}
+
+/// Folders ahead of the walk are read in runs, with one seek per run
+/// (over `tokio::fs` each seek and read is a trip to the blocking pool),
+/// not one per folder.
+#[test]
+fn folders_ahead_are_read_in_runs() {
+    let (archive, files) = non_solid_archive();
+    let folders = files.iter().filter(|(_, d)| !d.is_empty()).count();
+    let seeks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let src = CountingSeeks {
+        inner: Cursor::new(&archive),
+        seeks: seeks.clone(),
+    };
+    let opts = ArchiveOptions::default().with_threads(2);
+    let mut a = Archive::open_with(src, opts).unwrap();
+    let opened = seeks.load(std::sync::atomic::Ordering::Relaxed);
+    let mut got = Vec::new();
+    a.for_each_entry(|e, r| {
+        let mut data = Vec::new();
+        r.read_to_end(&mut data)?;
+        got.push((e.name.clone(), data));
+        Ok(())
+    })
+    .unwrap();
+    assert!(got == files);
+    let walked = seeks.load(std::sync::atomic::Ordering::Relaxed) - opened;
+    assert!(walked * 8 < folders, "{walked} seeks for {folders} folders");
+}
+
+/// Folders larger than a read run (incompressible, about 1 MiB packed
+/// each) are read several to a run and one run after another: the same
+/// entries as one thread, whole or damaged.
+#[test]
+fn large_folders_read_in_runs_give_the_one_thread_entries() {
+    let mut rng = Rng::new(57);
+    let opts = WriterOptions::default()
+        .with_level(1)
+        .with_solid(Solid::Files(1));
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).unwrap();
+    for i in 0..14 {
+        let data = rng.bytes(900_000 + i * 10_000);
+        w.add_file(&format!("r{i:02}"), &data[..], EntryMeta::default())
+            .unwrap();
+    }
+    let archive = w.finish().unwrap().into_inner();
+    let want = walk(&archive, 1);
+    assert_eq!(want.1, "Ok(())");
+    assert_eq!(want.0.len(), 14);
+    for threads in [2, 3] {
+        assert!(walk(&archive, threads) == want, "{threads} threads");
+    }
+    let mut bad = archive.clone();
+    // Inside the seventh folder's packed stream.
+    let at = 32 + 6 * 930_000 + 1_000;
+    bad[at] ^= 0x40;
+    let want = walk(&bad, 1);
+    assert_ne!(want.1, "Ok(())", "the damage is found");
+    let got = walk(&bad, 2);
+    assert_eq!(got.1, want.1);
+    assert!(got.0 == want.0, "entries differ");
+}

@@ -29,6 +29,9 @@ use crate::SevenZError;
 /// Bytes of folders in flight (packed plus decoded), at most.
 pub(crate) const BUDGET: u64 = 256 << 20;
 
+/// Packed bytes read at once for a run of folders, at most ([`Prefetch::fill`]).
+const READ_RUN: u64 = 4 << 20;
+
 /// Folders in flight per thread, at most: small folders need a deep queue
 /// for the workers to stay ahead of the walk (2,000 files of a non-solid
 /// archive on 2 threads: 4 per thread 0.61× of one thread's time, 16 per
@@ -105,6 +108,9 @@ pub(crate) struct Prefetch {
     /// not yet considered.
     order: Vec<usize>,
     next: usize,
+    /// A folder's decoder made for a run it did not fit: the next run
+    /// starts with it.
+    stashed: Option<(usize, FolderDecoder)>,
 }
 
 impl Prefetch {
@@ -136,6 +142,7 @@ impl Prefetch {
             in_flight: 0,
             order,
             next: 0,
+            stashed: None,
         })
     }
 
@@ -145,54 +152,173 @@ impl Prefetch {
     /// decoder cannot be made or whose packed bytes cannot be read is too,
     /// and so is every folder after it (the walk meets the error where one
     /// thread would).
+    ///
+    /// Once the queue is full it is refilled when half of it has been
+    /// taken, a run of folders at a time: folders whose packed streams
+    /// follow one another in the file (as 7-Zip writes them) are read with
+    /// one seek and one read of up to [`READ_RUN`] bytes. Over `tokio::fs`
+    /// each seek and each read is a trip to the blocking pool, and 2,000
+    /// small folders read one by one cost more trips than decoding them
+    /// took time.
     pub(crate) async fn fill<S: PollSource>(
         &mut self,
         src: &mut S,
         index: &ArchiveIndex,
         current: usize,
     ) {
-        while let Some(&fi) = self.order.get(self.next) {
+        let limit = IN_FLIGHT_PER_THREAD * self.pool.threads();
+        if self.queued.len() > limit / 2 {
+            return;
+        }
+        loop {
+            let (run, stop) = self.next_run(index, current, limit);
+            if run.is_empty() {
+                if stop {
+                    self.next = self.order.len();
+                }
+                return;
+            }
+            if !self.submit_run(src, run).await || stop {
+                self.next = self.order.len();
+                return;
+            }
+        }
+    }
+
+    /// The next folders to read: consecutive in the walk, their packed
+    /// streams one run of the file (within [`READ_RUN`] bytes, unless the
+    /// run is one folder), within the queue's `limit` and the budget. With
+    /// `true`, prefetching ends after them (the next folder's decoder
+    /// cannot be made).
+    fn next_run(
+        &mut self,
+        index: &ArchiveIndex,
+        current: usize,
+        limit: usize,
+    ) -> (Vec<(usize, FolderDecoder, u64)>, bool) {
+        let mut run: Vec<(usize, FolderDecoder, u64)> = Vec::new();
+        let mut in_flight = self.in_flight;
+        // The file range the run's packed streams cover.
+        let (mut start, mut end) = (0, 0);
+        let mut k = self.next;
+        while let Some(&fi) = self.order.get(k) {
             if fi < current {
-                self.next += 1;
+                k += 1;
                 continue;
             }
-            if self.queued.len() >= IN_FLIGHT_PER_THREAD * self.pool.threads() {
-                return;
+            if self.queued.len() + run.len() >= limit {
+                break;
             }
             let cost = index
                 .folder_packed_size(fi)
                 .saturating_add(index.folder_unpack_size(fi));
             if cost > BUDGET {
-                self.next += 1;
-                continue;
+                if run.is_empty() {
+                    // Left for the walk; the folders after it go on.
+                    k += 1;
+                    continue;
+                }
+                break;
             }
-            if !self.queued.is_empty() && self.in_flight + cost > BUDGET {
-                return;
+            if !(self.queued.is_empty() && run.is_empty()) && in_flight + cost > BUDGET {
+                break;
             }
-            // A folder whose decoder cannot be made (an unsupported method,
-            // a memory limit) is left for the walk, as are those after it:
-            // the walk reports it where one thread would, after the entries
-            // before it.
-            let Ok(dec) = index.folder_decoder_with_threads(fi, 1) else {
-                self.next = self.order.len();
-                return;
-            };
-            let (offsets, sizes) = dec.pack_ranges();
-            let mut packs = Vec::with_capacity(offsets.len());
-            for (&offset, &size) in offsets.iter().zip(sizes) {
-                match read_at(src, offset, size).await {
-                    Some(bytes) => packs.push((offset, bytes)),
-                    None => {
-                        self.next = self.order.len();
-                        return;
+            // A folder whose decoder cannot be made (an unsupported
+            // method, a memory limit) is left for the walk, as are those
+            // after it: the walk reports it where one thread would, after
+            // the entries before it.
+            let dec = match self.stashed.take() {
+                Some((f, dec)) if f == fi => dec,
+                _ => match index.folder_decoder_with_threads(fi, 1) {
+                    Ok(dec) => dec,
+                    Err(_) => {
+                        self.next = k;
+                        return (run, true);
                     }
+                },
+            };
+            let Some((first, last)) = contiguous(&dec) else {
+                // Packed streams apart from one another: a run of its own.
+                if run.is_empty() {
+                    run.push((fi, dec, cost));
+                    k += 1;
+                } else {
+                    self.stashed = Some((fi, dec));
+                }
+                break;
+            };
+            if !run.is_empty() && (first != end || last - start > READ_RUN) {
+                self.stashed = Some((fi, dec));
+                break;
+            }
+            if run.is_empty() {
+                start = first;
+            }
+            end = last;
+            in_flight += cost;
+            run.push((fi, dec, cost));
+            k += 1;
+        }
+        self.next = k;
+        (run, false)
+    }
+
+    /// Reads the packed bytes of `run` (one seek and one read when they
+    /// are one range of the file) and submits its folders; false if they
+    /// cannot be read (none is submitted then).
+    async fn submit_run<S: PollSource>(
+        &mut self,
+        src: &mut S,
+        run: Vec<(usize, FolderDecoder, u64)>,
+    ) -> bool {
+        let range = run
+            .iter()
+            .map(|(_, dec, _)| contiguous(dec))
+            .collect::<Option<Vec<_>>>()
+            .map(|r| (r[0].0, r[r.len() - 1].1));
+        let mut jobs = Vec::with_capacity(run.len());
+        match range {
+            Some((start, end)) => {
+                let Some(bytes) = read_at(src, start, end - start).await else {
+                    return false;
+                };
+                for (fi, dec, cost) in run {
+                    let (offsets, sizes) = dec.pack_ranges();
+                    let packs = offsets
+                        .iter()
+                        .zip(sizes)
+                        .map(|(&offset, &size)| {
+                            let from = (offset - start) as usize;
+                            let mut pack = Pool::<u8>::global().lease(size as usize);
+                            pack.extend_from_slice(&bytes[from..from + size as usize]);
+                            (offset, pack)
+                        })
+                        .collect();
+                    jobs.push((fi, FolderJob { dec, packs }, cost));
                 }
             }
-            self.pool.submit(FolderJob { dec, packs });
+            None => {
+                // Not one range (a folder whose streams lie apart): each
+                // packed stream is read by itself.
+                for (fi, dec, cost) in run {
+                    let (offsets, sizes) = dec.pack_ranges();
+                    let mut packs = Vec::with_capacity(offsets.len());
+                    for (&offset, &size) in offsets.iter().zip(sizes) {
+                        let Some(bytes) = read_at(src, offset, size).await else {
+                            return false;
+                        };
+                        packs.push((offset, bytes));
+                    }
+                    jobs.push((fi, FolderJob { dec, packs }, cost));
+                }
+            }
+        }
+        for (fi, job, cost) in jobs {
+            self.pool.submit(job);
             self.queued.push_back((fi, cost));
             self.in_flight += cost;
-            self.next += 1;
         }
+        true
     }
 
     /// Folder `fi` decoded by a worker (waiting for it), if it was
@@ -218,6 +344,21 @@ impl Prefetch {
             Err(WorkerDied) => Err(SevenZError::corrupt("a folder decoding thread panicked")),
         }
     }
+}
+
+/// The file range of a folder's packed streams, if they follow one
+/// another (as 7-Zip writes them).
+fn contiguous(dec: &FolderDecoder) -> Option<(u64, u64)> {
+    let (offsets, sizes) = dec.pack_ranges();
+    let first = *offsets.first()?;
+    let mut end = first;
+    for (&offset, &size) in offsets.iter().zip(sizes) {
+        if offset != end {
+            return None;
+        }
+        end = offset.checked_add(size)?;
+    }
+    Some((first, end))
 }
 
 /// Reads `size` bytes at `offset`; `None` if the source cannot give them
