@@ -1,6 +1,7 @@
 //! Every writer's `add_path` refuses what is not a file, a directory or a
 //! symbolic link, without opening it: a FIFO in the tree used to make the
-//! walk wait for a writer on the FIFO for ever.
+//! walk wait for a writer on the FIFO for ever. And a file that grows as
+//! it is read (the archive itself, in the tree it adds) ends the walk.
 #![cfg(unix)]
 
 use std::io::{self, Cursor};
@@ -104,5 +105,53 @@ fn tokio_add_paths_refuse_a_fifo() {
         })
     });
     check(e, &pipe);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A file that grows while it is read (here the archive being written,
+/// inside the tree being added) is read up to the size it had when
+/// opened, so the walk ends; `skip_in_add_path` leaves it out.
+#[test]
+fn the_archive_inside_its_own_tree_ends_the_walk() {
+    use lzflow::zip::{EntryOptions, ZipArchive, ZipWriter};
+    let dir = std::env::temp_dir().join(format!("lzflow-self-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let data: Vec<u8> = (0..200_000u32).map(|i| i.wrapping_mul(2654435761) as u8).collect();
+    std::fs::write(dir.join("a.bin"), &data).unwrap();
+    let opts = EntryOptions::default().with_method(lzflow::zip::WriteMethod::Stored, 0);
+    for skip in [false, true] {
+        let path = dir.join("out.zip");
+        let _ = std::fs::remove_file(&path);
+        let (dir2, path2, opts2) = (dir.clone(), path.clone(), opts.clone());
+        let e = within_10s(move || {
+            let file = std::fs::File::create(&path2).unwrap();
+            let meta = file.metadata().unwrap();
+            let mut w = ZipWriter::new(file).unwrap();
+            if skip {
+                w.skip_in_add_path(&meta);
+            }
+            w.add_path("t", &dir2, &opts2).unwrap();
+            w.finish().unwrap();
+            io::Error::other("done")
+        });
+        assert_eq!(e.to_string(), "done");
+        let mut a = ZipArchive::open(std::fs::File::open(&path).unwrap()).unwrap();
+        let names: Vec<String> = (0..a.len())
+            .map(|i| a.directory().get(i).unwrap().name().into_owned())
+            .collect();
+        if skip {
+            assert_eq!(names, ["t/", "t/a.bin"]);
+        } else {
+            assert_eq!(names, ["t/", "t/a.bin", "t/out.zip"]);
+            // Stored, so the entry is the file's bytes at the time it was
+            // opened: fewer than the archive's in the end.
+            let len = std::fs::metadata(&path).unwrap().len() as usize;
+            let mut inner = Vec::new();
+            std::io::Read::read_to_end(&mut a.reader(2).unwrap(), &mut inner).unwrap();
+            assert!(inner.len() < len, "{} of {len}", inner.len());
+            assert!(inner.starts_with(b"PK\x03\x04"), "the archive's own start");
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

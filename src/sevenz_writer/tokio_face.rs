@@ -50,7 +50,8 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
     /// [`EntryMeta::from_metadata`](lzflow_7z::EntryMeta::from_metadata).
     /// Anything else (a FIFO, a device, a socket) is an `InvalidInput`
     /// error, never opened. Files are read through
-    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular).
+    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular),
+    /// up to the size they had when opened (as tar reads them).
     pub async fn add_path(
         &mut self,
         disk_path: impl AsRef<std::path::Path>,
@@ -68,6 +69,8 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
                 self.add_file(&name, &bytes[..], meta).await?;
             } else if md.is_file() {
                 let (file, md) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
+                // Up to the size it had when opened, as tar reads.
+                let file = ::tokio::io::AsyncReadExt::take(file, md.len());
                 self.add_file(&name, file, EntryMeta::from_metadata(&md))
                     .await?;
             } else {

@@ -103,7 +103,8 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
     /// modes; `options` give the method, level and encryption. Anything
     /// else (a FIFO, a device, a socket) is an `InvalidInput` error, never
     /// opened. Files are read through
-    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular).
+    /// [`ReadAheadFile::open_regular`](crate::tokio::fs::ReadAheadFile::open_regular),
+    /// up to the size they had when opened (as tar reads them).
     pub async fn add_path(
         &mut self,
         name: &str,
@@ -125,6 +126,8 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
                 // Options from the metadata of the file opened.
                 let (file, meta) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
                 let options = options.with_metadata(&meta);
+                // Up to the size it had when opened, as tar reads.
+                let file = ::tokio::io::AsyncReadExt::take(file, meta.len());
                 self.add_file(&name, file, &options).await?;
             } else {
                 return Err(lzflow_core::input_file::not_regular(&path).into());

@@ -537,3 +537,40 @@ fn extracts_and_tests_a_split_lzma2_stream_on_threads() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `lzflow a` on a directory that holds the archive being written leaves
+/// the archive out (as 7-Zip and zip do) instead of adding it to itself
+/// for ever: it once grew a zip to 950 MB in 20 s and did not stop.
+#[test]
+fn an_archive_inside_the_tree_it_adds_is_left_out() {
+    for ext in ["7z", "zip"] {
+        let d = scratch(&format!("self-{ext}"));
+        let data: Vec<u8> = (0..300_000u32).map(|i| i.wrapping_mul(2654435761) as u8).collect();
+        fs::write(d.join("a.bin"), &data).unwrap();
+        let archive = d.join(format!("out.{ext}"));
+        let mut child = bin()
+            .args(["a", "-q"])
+            .arg(&archive)
+            .arg(&d)
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if start.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                panic!("{ext}: lzflow a kept adding the archive to itself");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(status.success(), "{ext}");
+        let out = bin().arg("l").arg(&archive).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let listing = String::from_utf8_lossy(&out.stdout);
+        assert!(listing.contains("a.bin"), "{ext}: {listing}");
+        assert!(!listing.contains(&format!("out.{ext}")), "{ext}: {listing}");
+        let _ = fs::remove_dir_all(&d);
+    }
+}

@@ -42,6 +42,35 @@ pub fn open_regular(path: &Path) -> io::Result<(File, Metadata)> {
     Ok((file, meta))
 }
 
+/// Which file a metadata record is of (device and inode numbers on Unix):
+/// how a writer's `add_path` tells the archive it writes from the files
+/// of the tree it adds, as `zip` and 7-Zip leave their archive out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of the file `meta` describes; `None` where the
+    /// platform gives no such numbers.
+    pub fn of(meta: &Metadata) -> Option<FileId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId {
+                dev: meta.dev(),
+                ino: meta.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = meta;
+            None
+        }
+    }
+}
+
 /// The error for a path that is not a regular file where one was expected.
 pub fn not_regular(path: &Path) -> io::Error {
     io::Error::new(

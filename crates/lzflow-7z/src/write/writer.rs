@@ -16,7 +16,7 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use lzflow_core::input_file::{not_regular, open_regular};
+use lzflow_core::input_file::{not_regular, open_regular, FileId};
 use lzflow_filters::{try_new_filter, Direction, FilterConfig, FilterEncoder, FilterKind};
 
 use crate::write::bcj2_encoder::Bcj2Stage;
@@ -82,6 +82,8 @@ pub struct Writer<W: Write + Seek> {
     /// Entry data read from the source (plaintext: zeroized on drop).
     input: SecretBuf,
     state: State,
+    /// The file `add_path` passes over (the archive itself).
+    skip: Option<FileId>,
 }
 
 impl<W: Write + Seek> std::fmt::Debug for Writer<W> {
@@ -168,7 +170,15 @@ impl<W: Write + Seek> Writer<W> {
             files: FileTable::default(),
             input: SecretBuf::with_len(CHUNK),
             state: State::Open,
+            skip: None,
         })
+    }
+
+    /// Makes [`add_path`](Self::add_path) pass over the file `meta`
+    /// describes: give it the archive's own file, which would otherwise
+    /// be added to itself when it lies in the tree being added.
+    pub fn skip_in_add_path(&mut self, meta: &std::fs::Metadata) {
+        self.skip = FileId::of(meta);
     }
 
     /// Number of entries added so far.
@@ -533,7 +543,8 @@ impl<W: Write + Seek> Writer<W> {
     /// order; a symbolic link is stored as a link (its target as data, as
     /// 7-Zip's `-snl`), not followed. Anything else (a FIFO, a device, a
     /// socket) is an [`io::ErrorKind::InvalidInput`] error, never opened;
-    /// files are opened as [`open_regular`] says.
+    /// files are opened as [`open_regular`] says, and read up to the size
+    /// they had when opened (as tar reads them).
     pub fn add_path(
         &mut self,
         disk_path: impl AsRef<Path>,
@@ -601,7 +612,13 @@ impl<W: Write + Seek> Writer<W> {
             self.add_file(name, &bytes[..], meta_from_fs(md))
         } else if md.is_file() {
             let (file, md) = open_regular(path)?;
-            self.add_file_sized(name, file, meta_from_fs(&md), Some(md.len()))
+            if self.skip.is_some() && FileId::of(&md) == self.skip {
+                return Ok(());
+            }
+            // Up to the size it had when opened, as tar reads: a file that
+            // grows meanwhile cannot make the walk endless.
+            let reader = file.take(md.len());
+            self.add_file_sized(name, reader, meta_from_fs(&md), Some(md.len()))
         } else {
             Err(not_regular(path).into())
         }

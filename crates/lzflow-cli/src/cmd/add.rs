@@ -428,8 +428,11 @@ fn write(
         Some(_) => opts,
         None => opts.with_expected_size(size),
     };
+    let meta = file.metadata().map_err(|e| (archive(), e))?;
     let mut w =
         Writer::with_options(BufWriter::new(file), opts).map_err(|e| (archive(), e.into()))?;
+    // The archive is not added to itself, as 7-Zip leaves it out.
+    w.skip_in_add_path(&meta);
     for input in &args.files {
         let p = Path::new(input);
         let name = archive_name(p).ok_or_else(|| {

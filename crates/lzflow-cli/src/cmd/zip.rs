@@ -336,8 +336,11 @@ pub fn write_archive(
     args: &super::add::Args,
     opts: AddOptions,
 ) -> Result<(usize, u64), (String, io::Error)> {
-    let w = lzflow::zip::ZipWriter::new_with(io::BufWriter::new(file), opts.writer.clone())
+    let meta = file.metadata().map_err(|e| (args.archive.clone(), e))?;
+    let mut w = lzflow::zip::ZipWriter::new_with(io::BufWriter::new(file), opts.writer.clone())
         .map_err(|e| (args.archive.clone(), e.into()))?;
+    // The archive is not added to itself, as zip leaves it out.
+    w.skip_in_add_path(&meta);
     let (entries, size, file) = write_entries(w, args, &opts)?;
     super::add::sync_archive(file).map_err(|e| (args.archive.clone(), e))?;
     Ok((entries, size))

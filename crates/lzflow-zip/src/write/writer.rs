@@ -6,7 +6,7 @@ use std::fs;
 use std::io::{self, Read, Seek, Write};
 use std::path::Path;
 
-use lzflow_core::input_file::{not_regular, open_regular};
+use lzflow_core::input_file::{not_regular, open_regular, FileId};
 use lzflow_core::source::{block_on_poll, StdSink};
 use lzflow_core::Pool;
 
@@ -27,6 +27,8 @@ const READ_BUFFER: usize = 64 << 10;
 pub struct ZipWriter<W> {
     core: PollZipWriter<StdSink<W>>,
     progress: Option<Box<dyn FnMut(u64) + Send>>,
+    /// The file `add_path` passes over (the archive itself).
+    skip: Option<FileId>,
 }
 
 impl<W> std::fmt::Debug for ZipWriter<W> {
@@ -57,6 +59,7 @@ impl<W: Write> ZipWriter<W> {
         Ok(ZipWriter {
             core,
             progress: None,
+            skip: None,
         })
     }
 
@@ -64,6 +67,13 @@ impl<W: Write> ZipWriter<W> {
     /// progress bar's feed).
     pub fn on_progress(&mut self, progress: Box<dyn FnMut(u64) + Send>) {
         self.progress = Some(progress);
+    }
+
+    /// Makes [`add_path`](Self::add_path) pass over the file `meta`
+    /// describes: give it the archive's own file, which would otherwise
+    /// be added to itself when it lies in the tree being added.
+    pub fn skip_in_add_path(&mut self, meta: &fs::Metadata) {
+        self.skip = FileId::of(meta);
     }
 
     /// Entries written so far (the one being written included).
@@ -148,7 +158,8 @@ impl<W: Write> ZipWriter<W> {
     /// modification times and Unix modes; `options` give the method,
     /// level and encryption. Anything else (a FIFO, a device, a socket)
     /// is an [`io::ErrorKind::InvalidInput`] error, never opened; files are
-    /// opened as [`open_regular`] says.
+    /// opened as [`open_regular`] says, and read up to the size they had
+    /// when opened (as tar reads them).
     pub fn add_path(
         &mut self,
         name: &str,
@@ -176,8 +187,13 @@ impl<W: Write> ZipWriter<W> {
     ) -> Result<(), ZipError> {
         if kind.is_file() {
             let (file, meta) = open_regular(path)?;
+            if self.skip.is_some() && FileId::of(&meta) == self.skip {
+                return Ok(());
+            }
             self.start_entry(name, &options.clone().with_metadata(&meta))?;
-            return self.copy_entry(file, buf);
+            // Up to the size it had when opened, as tar reads: a file that
+            // grows meanwhile cannot make the walk endless.
+            return self.copy_entry(file.take(meta.len()), buf);
         }
         if !kind.is_dir() && !kind.is_symlink() {
             return Err(not_regular(path).into());
