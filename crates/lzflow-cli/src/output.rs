@@ -42,6 +42,20 @@ impl Input {
         })
     }
 
+    /// [`open`](Self::open) for an input whose output is a file named
+    /// after it: as xz does, anything but a regular file (a FIFO, a
+    /// device, a socket) is skipped, and never opened (opening a FIFO
+    /// would wait for a writer).
+    pub fn open_regular(arg: &str) -> io::Result<Input> {
+        if arg != "-" {
+            let meta = fs::metadata(arg)?;
+            if !meta.is_file() && !meta.is_dir() {
+                return Err(crate::report::skipped("not a regular file, skipping"));
+            }
+        }
+        Self::open(arg)
+    }
+
     /// The input's size when it is a regular file.
     pub fn size(&self) -> Option<u64> {
         self.metadata

@@ -187,3 +187,49 @@ fn xz_command_line_exits_as_xz() {
     assert!(!dir.join("copy.xz.xz").exists());
     fs::remove_dir_all(&dir).ok();
 }
+
+/// Runs `cmd`, killing it (and failing) if it has not ended in 20 s.
+#[cfg(unix)]
+fn output_within_20s(cmd: &mut Command) -> std::process::Output {
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{cmd:?} waited on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// A FIFO named on the xz command line is passed over with xz's warning
+/// (exit 2) when the output would be a file named after it; opening it
+/// used to wait for a writer for ever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_skipped_as_xz_skips_it() {
+    let dir = scratch("exit-fifo");
+    for name in ["pipe", "pipe.xz"] {
+        let st = Command::new("mkfifo").arg(dir.join(name)).status().unwrap();
+        assert!(st.success(), "mkfifo");
+    }
+    let compare = Command::new("xz").arg("--version").output().is_ok();
+    for (args, name) in [(["-k", "pipe"], "pipe"), (["-dk", "pipe.xz"], "pipe.xz")] {
+        let out = output_within_20s(bin().args(args).current_dir(&dir));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            stderr(&out),
+            format!("lzflow: {name}: not a regular file, skipping\n")
+        );
+        if compare {
+            let theirs = output_within_20s(Command::new("xz").args(args).current_dir(&dir));
+            assert_eq!(theirs.status.code(), Some(2), "xz {args:?}");
+        }
+    }
+    fs::remove_dir_all(&dir).ok();
+}

@@ -213,7 +213,13 @@ fn compress_one(
     opts: &EncodeOptions,
     place: (usize, usize),
 ) -> io::Result<()> {
-    let input = Input::open(file)?;
+    // A FIFO or device is read only into standard output or a named
+    // output (or with -f), as xz reads them.
+    let input = if args.stdout || args.output.is_some() || args.force {
+        Input::open(file)?
+    } else {
+        Input::open_regular(file)?
+    };
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
     let sink = if to_stdout {
         if io::stdout().is_terminal() && !args.force {

@@ -105,7 +105,13 @@ fn display_name(file: &str) -> &str {
 /// Decompresses one file, the `place.0`-th of `place.1` (for `-v`); Ok
 /// carries a warning when there was one.
 fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<Option<String>> {
-    let mut input = Input::open(file)?;
+    // A FIFO or device is read only into standard output or a named
+    // output (or with -f), as xz reads them.
+    let mut input = if args.stdout || args.output.is_some() || args.force {
+        Input::open(file)?
+    } else {
+        Input::open_regular(file)?
+    };
     // xz's report: compressed bytes in, decompressed bytes out.
     let meter = args
         .verbose
