@@ -117,7 +117,9 @@ fn the_archive_inside_its_own_tree_ends_the_walk() {
     let dir = std::env::temp_dir().join(format!("lzflow-self-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let data: Vec<u8> = (0..200_000u32).map(|i| i.wrapping_mul(2654435761) as u8).collect();
+    let data: Vec<u8> = (0..200_000u32)
+        .map(|i| i.wrapping_mul(2654435761) as u8)
+        .collect();
     std::fs::write(dir.join("a.bin"), &data).unwrap();
     let opts = EntryOptions::default().with_method(lzflow::zip::WriteMethod::Stored, 0);
     for skip in [false, true] {

@@ -545,7 +545,9 @@ fn extracts_and_tests_a_split_lzma2_stream_on_threads() {
 fn an_archive_inside_the_tree_it_adds_is_left_out() {
     for ext in ["7z", "zip"] {
         let d = scratch(&format!("self-{ext}"));
-        let data: Vec<u8> = (0..300_000u32).map(|i| i.wrapping_mul(2654435761) as u8).collect();
+        let data: Vec<u8> = (0..300_000u32)
+            .map(|i| i.wrapping_mul(2654435761) as u8)
+            .collect();
         fs::write(d.join("a.bin"), &data).unwrap();
         let archive = d.join(format!("out.{ext}"));
         let mut child = bin()
