@@ -83,7 +83,9 @@
 //! coder traits, limits, pools, the poll source/sink traits in
 //! `lzflow_core::source`, the one worker pool `OrderedPool` in
 //! `lzflow_core::parallel` that every multi-threaded coder's pieces go
-//! through, the extraction rules), the coders
+//! through, the extraction rules and their reading twin
+//! `lzflow_core::input_file`, how every writer's `add_path` opens a file),
+//! the coders
 //! (`lzflow-lzma`, `lzflow-filters`), the one method registry
 //! (`lzflow-methods`: IDs in every container, properties, memory use,
 //! decoders and encoders; Deflate, Deflate64, BZip2 and Zstandard are its
