@@ -42,6 +42,19 @@ impl Input {
         })
     }
 
+    /// [`open`](Self::open) for compressed input: as xz does, standard
+    /// input on a terminal is refused rather than waited on.
+    pub fn open_compressed(arg: &str) -> io::Result<Input> {
+        use std::io::IsTerminal;
+        if arg == "-" && io::stdin().is_terminal() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "compressed data cannot be read from a terminal",
+            ));
+        }
+        Self::open(arg)
+    }
+
     /// [`open`](Self::open) for an input whose output is a file named
     /// after it: as xz does, anything but a regular file (a FIFO, a
     /// device, a socket) is skipped, and never opened (opening a FIFO

@@ -233,3 +233,29 @@ fn a_fifo_is_skipped_as_xz_skips_it() {
     }
     fs::remove_dir_all(&dir).ok();
 }
+
+/// Decompressing or testing standard input on a terminal is refused, as
+/// xz refuses it, rather than waited on (through `script`, which gives
+/// the command a terminal).
+#[cfg(unix)]
+#[test]
+fn compressed_data_is_not_read_from_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: script (util-linux) is not installed");
+        return;
+    }
+    for args in ["-d", "-dc", "-t"] {
+        let line = format!("{} {args}", env!("CARGO_BIN_EXE_lzflow"));
+        let out = output_within_20s(
+            Command::new("script")
+                .args(["-qec", &line, "/dev/null"])
+                .stdin(std::process::Stdio::null()),
+        );
+        assert_eq!(out.status.code(), Some(1), "{args}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("compressed data cannot be read from a terminal"),
+            "{args}: {text:?}"
+        );
+    }
+}

@@ -107,8 +107,8 @@ fn display_name(file: &str) -> &str {
 fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<Option<String>> {
     // A FIFO or device is read only into standard output or a named
     // output (or with -f), as xz reads them.
-    let mut input = if args.stdout || args.output.is_some() || args.force {
-        Input::open(file)?
+    let mut input = if args.stdout || args.output.is_some() || args.force || file == "-" {
+        Input::open_compressed(file)?
     } else {
         Input::open_regular(file)?
     };

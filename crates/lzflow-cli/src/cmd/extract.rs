@@ -226,7 +226,8 @@ fn extract(args: &Args, dest: Dest, selection: &Selection, unnamed: &str) -> io:
     // (spooled: its header is at the end).
     let mut stdin = None;
     if args.archive == "-" {
-        let (zip, input) = crate::output::Input::open("-").and_then(super::zip::sniff)?;
+        let (zip, input) =
+            crate::output::Input::open_compressed("-").and_then(super::zip::sniff)?;
         if zip {
             let zip_options = args.limits.zip_options(args.memlimit, password);
             let mut z = lzflow::zip::ZipStreamReader::with_options(input.reader, zip_options);

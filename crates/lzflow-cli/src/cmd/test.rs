@@ -83,7 +83,7 @@ pub fn run(args: &Args) -> Status {
             continue;
         }
         // Standard input may hold a zip archive: read it forward-only.
-        let input = Input::open(file).and_then(|input| match file.as_str() {
+        let input = Input::open_compressed(file).and_then(|input| match file.as_str() {
             "-" => super::zip::sniff(input),
             _ => Ok((false, input)),
         });

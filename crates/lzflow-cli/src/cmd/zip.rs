@@ -68,7 +68,7 @@ enum Source {
 
 /// Standard input, read forward-only.
 fn stdin_stream(options: ZipOptions) -> io::Result<Box<ZipStreamReader<Box<dyn Read>>>> {
-    let input = Input::open("-")?;
+    let input = Input::open_compressed("-")?;
     Ok(Box::new(ZipStreamReader::with_options(
         input.reader,
         options,
