@@ -271,10 +271,16 @@ impl Prefetch {
         src: &mut S,
         run: Vec<(usize, FolderDecoder, u64)>,
     ) -> bool {
-        let range = run
-            .iter()
-            .map(|(_, dec, _)| contiguous(dec))
-            .collect::<Option<Vec<_>>>()
+        // Several folders share one read of at most READ_RUN bytes, split
+        // by copying; a folder alone (it may be far larger) reads each of
+        // its packed streams into its own buffer.
+        let range = (run.len() > 1)
+            .then(|| {
+                run.iter()
+                    .map(|(_, dec, _)| contiguous(dec))
+                    .collect::<Option<Vec<_>>>()
+            })
+            .flatten()
             .map(|r| (r[0].0, r[r.len() - 1].1));
         let mut jobs = Vec::with_capacity(run.len());
         match range {
@@ -298,8 +304,6 @@ impl Prefetch {
                 }
             }
             None => {
-                // Not one range (a folder whose streams lie apart): each
-                // packed stream is read by itself.
                 for (fi, dec, cost) in run {
                     let (offsets, sizes) = dec.pack_ranges();
                     let mut packs = Vec::with_capacity(offsets.len());
