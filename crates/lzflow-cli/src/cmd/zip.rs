@@ -238,7 +238,7 @@ pub fn test(path: &str, options: ZipOptions, selection: &Selection) -> io::Resul
     }
 }
 
-/// [`test`] of an archive read forward-only.
+/// [`test()`] of an archive read forward-only.
 pub fn test_stream<R: Read>(
     mut z: ZipStreamReader<R>,
     selection: &Selection,
