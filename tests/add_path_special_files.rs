@@ -157,3 +157,64 @@ fn the_archive_inside_its_own_tree_ends_the_walk() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The tokio writers' `add_path` end over their own archive too, and
+/// leave it out with `skip_in_add_path`.
+#[test]
+fn tokio_add_paths_over_their_own_archive() {
+    use lzflow::sevenz_writer::AsyncWriter;
+    use lzflow::zip::{AsyncZipWriter, EntryOptions, ZipArchive};
+    let dir = std::env::temp_dir().join(format!("lzflow-self-tokio-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.bin"), vec![7u8; 100_000]).unwrap();
+    for skip in [false, true] {
+        let (d, s) = (dir.clone(), skip);
+        let e = within_10s(move || {
+            let rt = tokio::runtime::Runtime::new().unwrap();
+            rt.block_on(async {
+                let path = d.join("out.zip");
+                let _ = std::fs::remove_file(&path);
+                let file = tokio::fs::File::create(&path).await.unwrap();
+                let meta = file.metadata().await.unwrap();
+                let mut w = AsyncZipWriter::new(file).unwrap();
+                if s {
+                    w.skip_in_add_path(&meta);
+                }
+                w.add_path("t", &d, &EntryOptions::default()).await.unwrap();
+                w.finish().await.unwrap();
+                let path = d.join("out.7z");
+                let _ = std::fs::remove_file(&path);
+                let file = tokio::fs::File::create(&path).await.unwrap();
+                let meta = file.metadata().await.unwrap();
+                let mut w = AsyncWriter::new(file).await.unwrap();
+                if s {
+                    w.skip_in_add_path(&meta);
+                }
+                w.add_path(&d, "t").await.unwrap();
+                w.finish().await.unwrap();
+                io::Error::other("done")
+            })
+        });
+        assert_eq!(e.to_string(), "done");
+        let a = ZipArchive::open(std::fs::File::open(dir.join("out.zip")).unwrap()).unwrap();
+        let names: Vec<String> = (0..a.len())
+            .map(|i| a.directory().get(i).unwrap().name().into_owned())
+            .collect();
+        let a7 = lzflow::sevenz::Archive::open(std::fs::File::open(dir.join("out.7z")).unwrap())
+            .unwrap();
+        let names7: Vec<String> = a7.entries().iter().map(|e| e.name.clone()).collect();
+        if skip {
+            // The zip is in the tree the 7z adds, and the other way round
+            // from the second pass on: only each archive itself is left out.
+            assert!(!names.contains(&"t/out.zip".to_string()), "{names:?}");
+            assert!(!names7.contains(&"t/out.7z".to_string()), "{names7:?}");
+        } else {
+            assert!(names.contains(&"t/out.zip".to_string()), "{names:?}");
+            assert!(names7.contains(&"t/out.7z".to_string()), "{names7:?}");
+        }
+        assert!(names.contains(&"t/a.bin".to_string()), "{names:?}");
+        assert!(names7.contains(&"t/a.bin".to_string()), "{names7:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

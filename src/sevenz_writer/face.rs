@@ -18,6 +18,8 @@ use lzflow_core::source::{Adapter, PollRead, PollSink};
 #[derive(Debug)]
 pub struct AsyncWriter<S> {
     pub(super) core: PollWriter<S>,
+    /// The file `add_path` passes over (the archive itself).
+    pub(super) skip: Option<lzflow_core::input_file::FileId>,
 }
 
 impl<S: PollSink + Adapter> AsyncWriter<S> {
@@ -30,7 +32,14 @@ impl<S: PollSink + Adapter> AsyncWriter<S> {
     /// A writer with `opts` (see [`Writer::with_options`](lzflow_7z::Writer::with_options)).
     pub async fn with_options(sink: S::Inner, opts: WriterOptions) -> Result<Self, SevenZError> {
         let core = PollWriter::new(S::new(sink), opts).await?;
-        Ok(AsyncWriter { core })
+        Ok(AsyncWriter { core, skip: None })
+    }
+
+    /// Makes `add_path` pass over the file `meta` describes: give it the
+    /// archive's own file, which would otherwise be added to itself when
+    /// it lies in the tree being added.
+    pub fn skip_in_add_path(&mut self, meta: &std::fs::Metadata) {
+        self.skip = lzflow_core::input_file::FileId::of(meta);
     }
 
     /// Adds a file whose data is read from `reader` (the runtime's

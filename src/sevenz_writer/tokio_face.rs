@@ -69,6 +69,9 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
                 self.add_file(&name, &bytes[..], meta).await?;
             } else if md.is_file() {
                 let (file, md) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
+                if self.skip.is_some() && lzflow_core::input_file::FileId::of(&md) == self.skip {
+                    continue;
+                }
                 // Up to the size it had when opened, as tar reads.
                 let file = ::tokio::io::AsyncReadExt::take(file, md.len());
                 self.add_file(&name, file, EntryMeta::from_metadata(&md))

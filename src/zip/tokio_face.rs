@@ -125,6 +125,9 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
             } else if meta.is_file() {
                 // Options from the metadata of the file opened.
                 let (file, meta) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
+                if self.skip.is_some() && lzflow_core::input_file::FileId::of(&meta) == self.skip {
+                    continue;
+                }
                 let options = options.with_metadata(&meta);
                 // Up to the size it had when opened, as tar reads.
                 let file = ::tokio::io::AsyncReadExt::take(file, meta.len());

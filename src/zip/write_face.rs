@@ -44,6 +44,8 @@ const COPY_CHUNK: usize = 8 << 10;
 #[derive(Debug)]
 pub struct AsyncZipWriter<S> {
     pub(crate) core: PollZipWriter<S>,
+    /// The file `add_path` passes over (the archive itself).
+    pub(crate) skip: Option<lzflow_core::input_file::FileId>,
 }
 
 impl<S: PollWrite> AsyncZipWriter<S> {
@@ -51,7 +53,15 @@ impl<S: PollWrite> AsyncZipWriter<S> {
     pub fn from_sink(sink: S, options: ZipWriterOptions) -> Result<Self, ZipError> {
         Ok(AsyncZipWriter {
             core: PollZipWriter::new(sink, options)?,
+            skip: None,
         })
+    }
+
+    /// Makes `add_path` pass over the file `meta` describes: give it the
+    /// archive's own file, which would otherwise be added to itself when
+    /// it lies in the tree being added.
+    pub fn skip_in_add_path(&mut self, meta: &std::fs::Metadata) {
+        self.skip = lzflow_core::input_file::FileId::of(meta);
     }
 
     /// Starts a file entry (closing the one before it); write its data
