@@ -9,10 +9,25 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// A tree `tree/` with a file and a FIFO, `fifo` beside it alone.
-fn tree_with_fifo(tag: &str) -> PathBuf {
+/// A fresh empty directory for one test.
+fn fresh_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lzflow-special-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The entry names of the zip archive at `path`, in order.
+fn zip_names(path: &Path) -> Vec<String> {
+    let a = lzflow::zip::ZipArchive::open(std::fs::File::open(path).unwrap()).unwrap();
+    (0..a.len())
+        .map(|i| a.directory().get(i).unwrap().name().into_owned())
+        .collect()
+}
+
+/// A tree `tree/` with a file and a FIFO, `fifo` beside it alone.
+fn tree_with_fifo(tag: &str) -> PathBuf {
+    let dir = fresh_dir(tag);
     std::fs::create_dir_all(dir.join("tree")).unwrap();
     std::fs::write(dir.join("tree/a.txt"), b"a").unwrap();
     for fifo in [dir.join("tree/pipe"), dir.join("fifo")] {
@@ -114,9 +129,7 @@ fn tokio_add_paths_refuse_a_fifo() {
 #[test]
 fn the_archive_inside_its_own_tree_ends_the_walk() {
     use lzflow::zip::{EntryOptions, ZipArchive, ZipWriter};
-    let dir = std::env::temp_dir().join(format!("lzflow-self-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("self");
     let data: Vec<u8> = (0..200_000u32)
         .map(|i| i.wrapping_mul(2654435761) as u8)
         .collect();
@@ -138,10 +151,7 @@ fn the_archive_inside_its_own_tree_ends_the_walk() {
             io::Error::other("done")
         });
         assert_eq!(e.to_string(), "done");
-        let mut a = ZipArchive::open(std::fs::File::open(&path).unwrap()).unwrap();
-        let names: Vec<String> = (0..a.len())
-            .map(|i| a.directory().get(i).unwrap().name().into_owned())
-            .collect();
+        let names = zip_names(&path);
         if skip {
             assert_eq!(names, ["t/", "t/a.bin"]);
         } else {
@@ -149,6 +159,7 @@ fn the_archive_inside_its_own_tree_ends_the_walk() {
             // Stored, so the entry is the file's bytes at the time it was
             // opened: fewer than the archive's in the end.
             let len = std::fs::metadata(&path).unwrap().len() as usize;
+            let mut a = ZipArchive::open(std::fs::File::open(&path).unwrap()).unwrap();
             let mut inner = Vec::new();
             std::io::Read::read_to_end(&mut a.reader(2).unwrap(), &mut inner).unwrap();
             assert!(inner.len() < len, "{} of {len}", inner.len());
@@ -163,10 +174,8 @@ fn the_archive_inside_its_own_tree_ends_the_walk() {
 #[test]
 fn tokio_add_paths_over_their_own_archive() {
     use lzflow::sevenz_writer::AsyncWriter;
-    use lzflow::zip::{AsyncZipWriter, EntryOptions, ZipArchive};
-    let dir = std::env::temp_dir().join(format!("lzflow-self-tokio-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    use lzflow::zip::{AsyncZipWriter, EntryOptions};
+    let dir = fresh_dir("self-tokio");
     std::fs::write(dir.join("a.bin"), vec![7u8; 100_000]).unwrap();
     for skip in [false, true] {
         let (d, s) = (dir.clone(), skip);
@@ -197,10 +206,7 @@ fn tokio_add_paths_over_their_own_archive() {
             })
         });
         assert_eq!(e.to_string(), "done");
-        let a = ZipArchive::open(std::fs::File::open(dir.join("out.zip")).unwrap()).unwrap();
-        let names: Vec<String> = (0..a.len())
-            .map(|i| a.directory().get(i).unwrap().name().into_owned())
-            .collect();
+        let names = zip_names(&dir.join("out.zip"));
         let a7 = lzflow::sevenz::Archive::open(std::fs::File::open(dir.join("out.7z")).unwrap())
             .unwrap();
         let names7: Vec<String> = a7.entries().iter().map(|e| e.name.clone()).collect();
