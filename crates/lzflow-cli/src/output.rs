@@ -56,11 +56,15 @@ impl Input {
     }
 
     /// [`open`](Self::open) for an input whose output is a file named
-    /// after it: as xz does, anything but a regular file (a FIFO, a
-    /// device, a socket) is skipped, and never opened (opening a FIFO
-    /// would wait for a writer).
+    /// after it (and which is removed after, without `-k`): as xz does, a
+    /// symbolic link and anything but a regular file (a FIFO, a device, a
+    /// socket) are skipped, and never opened (opening a FIFO would wait
+    /// for a writer).
     pub fn open_regular(arg: &str) -> io::Result<Input> {
         if arg != "-" {
+            if fs::symlink_metadata(arg)?.file_type().is_symlink() {
+                return Err(crate::report::skipped("is a symbolic link, skipping"));
+            }
             let meta = fs::metadata(arg)?;
             if !meta.is_file() && !meta.is_dir() {
                 return Err(crate::report::skipped("not a regular file, skipping"));

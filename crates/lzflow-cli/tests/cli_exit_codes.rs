@@ -207,30 +207,37 @@ fn output_within_20s(cmd: &mut Command) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// A FIFO named on the xz command line is passed over with xz's warning
-/// (exit 2) when the output would be a file named after it; opening it
-/// used to wait for a writer for ever.
+/// A FIFO or a symbolic link named on the xz command line is passed over
+/// with xz's warning (exit 2) when the output would be a file named after
+/// it: opening the FIFO used to wait for a writer for ever, and the link
+/// was compressed through and then removed.
 #[cfg(unix)]
 #[test]
-fn a_fifo_is_skipped_as_xz_skips_it() {
+fn a_fifo_or_a_link_is_skipped_as_xz_skips_it() {
     let dir = scratch("exit-fifo");
     for name in ["pipe", "pipe.xz"] {
         let st = Command::new("mkfifo").arg(dir.join(name)).status().unwrap();
         assert!(st.success(), "mkfifo");
     }
+    fs::write(dir.join("target"), "hello\n").unwrap();
+    std::os::unix::fs::symlink("target", dir.join("link")).unwrap();
     let compare = Command::new("xz").arg("--version").output().is_ok();
-    for (args, name) in [(["-k", "pipe"], "pipe"), (["-dk", "pipe.xz"], "pipe.xz")] {
+    for (args, name, why) in [
+        (["-k", "pipe"], "pipe", "not a regular file"),
+        (["-dk", "pipe.xz"], "pipe.xz", "not a regular file"),
+        (["-z", "link"], "link", "is a symbolic link"),
+    ] {
         let out = output_within_20s(bin().args(args).current_dir(&dir));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert_eq!(
-            stderr(&out),
-            format!("lzflow: {name}: not a regular file, skipping\n")
-        );
+        assert_eq!(stderr(&out), format!("lzflow: {name}: {why}, skipping\n"));
         if compare {
             let theirs = output_within_20s(Command::new("xz").args(args).current_dir(&dir));
             assert_eq!(theirs.status.code(), Some(2), "xz {args:?}");
         }
     }
+    // Neither removed the link nor wrote beside it.
+    assert!(fs::symlink_metadata(dir.join("link")).is_ok());
+    assert!(!dir.join("link.xz").exists());
     fs::remove_dir_all(&dir).ok();
 }
 

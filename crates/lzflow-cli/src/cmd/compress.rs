@@ -213,8 +213,8 @@ fn compress_one(
     opts: &EncodeOptions,
     place: (usize, usize),
 ) -> io::Result<()> {
-    // A FIFO or device is read only into standard output or a named
-    // output (or with -f), as xz reads them.
+    // A link, FIFO or device is read only into standard output or a
+    // named output (or with -f), as xz reads them.
     let input = if args.stdout || args.output.is_some() || args.force {
         Input::open(file)?
     } else {

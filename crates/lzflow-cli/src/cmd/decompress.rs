@@ -105,8 +105,8 @@ fn display_name(file: &str) -> &str {
 /// Decompresses one file, the `place.0`-th of `place.1` (for `-v`); Ok
 /// carries a warning when there was one.
 fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<Option<String>> {
-    // A FIFO or device is read only into standard output or a named
-    // output (or with -f), as xz reads them.
+    // A link, FIFO or device is read only into standard output or a
+    // named output (or with -f), as xz reads them.
     let mut input = if args.stdout || args.output.is_some() || args.force || file == "-" {
         Input::open_compressed(file)?
     } else {
