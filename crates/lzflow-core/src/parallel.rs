@@ -271,12 +271,15 @@ impl<W: PieceWorker> OrderedPool<W> {
     /// The oldest piece's output, waited for, for a poll-style caller:
     /// blocking, as [`next`](Self::next) with `wait`; non-blocking,
     /// `Pending` until a worker finishes, with `cx` woken then. `None`
-    /// when nothing is in flight.
+    /// when nothing is in flight. Each attempt is a call of its own
+    /// ([`begin_call`](Self::begin_call)), so [`stalled`](Self::stalled)
+    /// and the readiness say how the last one went.
     pub fn poll_next(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<W::Output, WorkerDied>>> {
         loop {
+            self.begin_call();
             if let Some(got) = self.next(true) {
                 return Poll::Ready(Some(got));
             }

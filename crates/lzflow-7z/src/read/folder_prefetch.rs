@@ -15,7 +15,6 @@
 use std::collections::VecDeque;
 use std::future::poll_fn;
 use std::io::SeekFrom;
-use std::task::Poll;
 
 use lzflow_core::parallel::{OrderedPool, PieceWorker, WorkerDied};
 use lzflow_core::source::PollSource;
@@ -171,14 +170,15 @@ impl Prefetch {
             return;
         }
         loop {
-            let (run, stop) = self.next_run(index, current, limit);
-            if run.is_empty() {
-                if stop {
+            let run = self.next_run(index, current, limit);
+            if run.folders.is_empty() {
+                if run.last {
                     self.next = self.order.len();
                 }
                 return;
             }
-            if !self.submit_run(src, run).await || stop {
+            let last = run.last;
+            if !self.submit_run(src, run).await || last {
                 self.next = self.order.len();
                 return;
             }
@@ -187,15 +187,8 @@ impl Prefetch {
 
     /// The next folders to read: consecutive in the walk, their packed
     /// streams one run of the file (within [`READ_RUN`] bytes, unless the
-    /// run is one folder), within the queue's `limit` and the budget. With
-    /// `true`, prefetching ends after them (the next folder's decoder
-    /// cannot be made).
-    fn next_run(
-        &mut self,
-        index: &ArchiveIndex,
-        current: usize,
-        limit: usize,
-    ) -> (Vec<(usize, FolderDecoder, u64)>, bool) {
+    /// run is one folder), within the queue's `limit` and the budget.
+    fn next_run(&mut self, index: &ArchiveIndex, current: usize, limit: usize) -> Run {
         let mut run: Vec<(usize, FolderDecoder, u64)> = Vec::new();
         let mut in_flight = self.in_flight;
         // The file range the run's packed streams cover.
@@ -233,7 +226,7 @@ impl Prefetch {
                     Ok(dec) => dec,
                     Err(_) => {
                         self.next = k;
-                        return (run, true);
+                        return Run::new(run, (start, end), true);
                     }
                 },
             };
@@ -260,35 +253,20 @@ impl Prefetch {
             k += 1;
         }
         self.next = k;
-        (run, false)
+        Run::new(run, (start, end), false)
     }
 
     /// Reads the packed bytes of `run` (one seek and one read when they
     /// are one range of the file) and submits its folders; false if they
     /// cannot be read (none is submitted then).
-    async fn submit_run<S: PollSource>(
-        &mut self,
-        src: &mut S,
-        run: Vec<(usize, FolderDecoder, u64)>,
-    ) -> bool {
-        // Several folders share one read of at most READ_RUN bytes, split
-        // by copying; a folder alone (it may be far larger) reads each of
-        // its packed streams into its own buffer.
-        let range = (run.len() > 1)
-            .then(|| {
-                run.iter()
-                    .map(|(_, dec, _)| contiguous(dec))
-                    .collect::<Option<Vec<_>>>()
-            })
-            .flatten()
-            .map(|r| (r[0].0, r[r.len() - 1].1));
-        let mut jobs = Vec::with_capacity(run.len());
-        match range {
+    async fn submit_run<S: PollSource>(&mut self, src: &mut S, run: Run) -> bool {
+        let mut jobs = Vec::with_capacity(run.folders.len());
+        match run.span {
             Some((start, end)) => {
                 let Some(bytes) = read_at(src, start, end - start).await else {
                     return false;
                 };
-                for (fi, dec, cost) in run {
+                for (fi, dec, cost) in run.folders {
                     let (offsets, sizes) = dec.pack_ranges();
                     let packs = offsets
                         .iter()
@@ -304,7 +282,7 @@ impl Prefetch {
                 }
             }
             None => {
-                for (fi, dec, cost) in run {
+                for (fi, dec, cost) in run.folders {
                     let (offsets, sizes) = dec.pack_ranges();
                     let mut packs = Vec::with_capacity(offsets.len());
                     for (&offset, &size) in offsets.iter().zip(sizes) {
@@ -331,21 +309,41 @@ impl Prefetch {
         if self.queued.front().map(|&(f, _)| f) != Some(fi) {
             return Ok(None);
         }
-        // Blocking, `next` waits (or decodes a queued folder meanwhile);
+        // Blocking, the pool waits (or decodes a queued folder meanwhile);
         // non-blocking, the task waits for a worker's notification.
-        let got = poll_fn(|cx| loop {
-            self.pool.begin_call();
-            if let Some(r) = self.pool.next(true) {
-                return Poll::Ready(r);
-            }
-            std::task::ready!(self.pool.readiness().poll_ready(cx));
-        })
-        .await;
+        let got = poll_fn(|cx| self.pool.poll_next(cx))
+            .await
+            .expect("the front folder is in flight");
         let (_, cost) = self.queued.pop_front().expect("checked");
         self.in_flight -= cost;
         match got {
             Ok(d) => Ok(Some(d)),
             Err(WorkerDied) => Err(SevenZError::corrupt("a folder decoding thread panicked")),
+        }
+    }
+}
+
+/// Folders to read and submit together ([`Prefetch::next_run`]).
+struct Run {
+    /// Each folder's index, decoder and cost in flight.
+    folders: Vec<(usize, FolderDecoder, u64)>,
+    /// The file range of their packed streams, read at once, when there
+    /// are several folders (they share one read of at most [`READ_RUN`]
+    /// bytes, split by copying); a folder alone, which may be far larger,
+    /// reads each of its packed streams into its own buffer.
+    span: Option<(u64, u64)>,
+    /// Prefetching ends after these folders (the next one's decoder
+    /// cannot be made).
+    last: bool,
+}
+
+impl Run {
+    fn new(folders: Vec<(usize, FolderDecoder, u64)>, span: (u64, u64), last: bool) -> Self {
+        let span = (folders.len() > 1).then_some(span);
+        Run {
+            folders,
+            span,
+            last,
         }
     }
 }
