@@ -69,7 +69,7 @@ impl<W: ::tokio::io::AsyncWrite + ::tokio::io::AsyncSeek + Unpin> AsyncWriter<W>
                 self.add_file(&name, &bytes[..], meta).await?;
             } else if md.is_file() {
                 let (file, md) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
-                if self.skip.is_some() && lzflow_core::input_file::FileId::of(&md) == self.skip {
+                if self.skip.is_some_and(|id| id.is_of(&md)) {
                     continue;
                 }
                 // Up to the size it had when opened, as tar reads.

@@ -125,7 +125,7 @@ impl<W: AsyncWrite + Unpin> AsyncZipWriter<W> {
             } else if meta.is_file() {
                 // Options from the metadata of the file opened.
                 let (file, meta) = crate::tokio::fs::ReadAheadFile::open_regular(&path).await?;
-                if self.skip.is_some() && lzflow_core::input_file::FileId::of(&meta) == self.skip {
+                if self.skip.is_some_and(|id| id.is_of(&meta)) {
                     continue;
                 }
                 let options = options.with_metadata(&meta);

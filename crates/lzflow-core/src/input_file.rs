@@ -69,6 +69,12 @@ impl FileId {
             None
         }
     }
+
+    /// Whether `meta` describes this file (never, where the platform gives
+    /// no identity).
+    pub fn is_of(self, meta: &Metadata) -> bool {
+        FileId::of(meta) == Some(self)
+    }
 }
 
 /// The error for a path that is not a regular file where one was expected.

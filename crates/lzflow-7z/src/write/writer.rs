@@ -612,7 +612,7 @@ impl<W: Write + Seek> Writer<W> {
             self.add_file(name, &bytes[..], meta_from_fs(md))
         } else if md.is_file() {
             let (file, md) = open_regular(path)?;
-            if self.skip.is_some() && FileId::of(&md) == self.skip {
+            if self.skip.is_some_and(|id| id.is_of(&md)) {
                 return Ok(());
             }
             // Up to the size it had when opened, as tar reads: a file that

@@ -8,15 +8,11 @@ use std::path::Path;
 
 use lzflow_core::input_file::{not_regular, open_regular, FileId};
 use lzflow_core::source::{block_on_poll, StdSink};
-use lzflow_core::Pool;
 
 use crate::write::entry_options::EntryOptions;
 use crate::write::poll_writer::{EntryKind, PollZipWriter};
 use crate::write::writer_options::ZipWriterOptions;
 use crate::ZipError;
-
-/// Bytes `add_path` reads at a time: most source files in one read.
-const READ_BUFFER: usize = 64 << 10;
 
 /// Writes a zip archive: [`start_entry`](Self::start_entry), then the
 /// entry's data through `Write`; or whole entries with
@@ -109,31 +105,16 @@ impl<W: Write> ZipWriter<W> {
     pub fn add_file(
         &mut self,
         name: &str,
-        reader: impl Read,
+        mut reader: impl Read,
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start_entry(name, options)?;
-        self.copy_entry(reader, &mut [0; 8 << 10])
-    }
-
-    /// Copies the entry's data from `reader` through `buf`.
-    fn copy_entry(&mut self, mut reader: impl Read, buf: &mut [u8]) -> Result<(), ZipError> {
-        loop {
-            let n = match reader.read(buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    // Not closed as if whole: dropped, or the writer fails.
-                    self.core.abandon_entry();
-                    return Err(e.into());
-                }
-            };
-            if let Err(e) = self.write_all(&buf[..n]) {
-                self.core.abandon_entry();
-                return Err(e.into());
-            }
+        if let Err(e) = io::copy(&mut reader, self) {
+            // Not closed as if whole: dropped, or the writer fails.
+            self.core.abandon_entry();
+            return Err(e.into());
         }
+        Ok(())
     }
 
     /// Adds a directory entry (its name gets a trailing `/`).
@@ -168,11 +149,7 @@ impl<W: Write> ZipWriter<W> {
     ) -> Result<(), ZipError> {
         let path = path.as_ref();
         let kind = fs::symlink_metadata(path)?.file_type();
-        // One read buffer for every file of the tree: whole small files
-        // in one read.
-        let mut buf = Pool::<u8>::global().lease(READ_BUFFER);
-        buf.resize(READ_BUFFER, 0);
-        self.add_tree(name.trim_end_matches('/'), path, kind, options, &mut buf)
+        self.add_tree(name.trim_end_matches('/'), path, kind, options)
     }
 
     /// [`add_path`](Self::add_path) for a path of a known type (a
@@ -183,17 +160,16 @@ impl<W: Write> ZipWriter<W> {
         path: &Path,
         kind: fs::FileType,
         options: &EntryOptions,
-        buf: &mut [u8],
     ) -> Result<(), ZipError> {
         if kind.is_file() {
             let (file, meta) = open_regular(path)?;
-            if self.skip.is_some() && FileId::of(&meta) == self.skip {
+            if self.skip.is_some_and(|id| id.is_of(&meta)) {
                 return Ok(());
             }
-            self.start_entry(name, &options.clone().with_metadata(&meta))?;
             // Up to the size it had when opened, as tar reads: a file that
             // grows meanwhile cannot make the walk endless.
-            return self.copy_entry(file.take(meta.len()), buf);
+            let options = options.clone().with_metadata(&meta);
+            return self.add_file(name, file.take(meta.len()), &options);
         }
         if !kind.is_dir() && !kind.is_symlink() {
             return Err(not_regular(path).into());
@@ -220,7 +196,7 @@ impl<W: Write> ZipWriter<W> {
             } else {
                 format!("{name}/{child_name}")
             };
-            self.add_tree(&full, &child.path(), child.file_type()?, &options, buf)?;
+            self.add_tree(&full, &child.path(), child.file_type()?, &options)?;
         }
         Ok(())
     }
