@@ -6,7 +6,7 @@ use lzflow_core::{Decode, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 use crate::lzma_decoder::{need_input, LzmaCore, Partial, Stop};
 use crate::range_coder::INIT_BYTES;
 use crate::range_decoder::RangeDecoder;
-use crate::window::{Window, MIN_DICT};
+use crate::window::{Window, MIN_DICT, WINDOW_SLACK};
 use crate::{DecoderOptions, LzmaError, LzmaProps};
 
 /// Largest compressed size of one LZMA chunk.
@@ -69,6 +69,9 @@ pub struct Lzma2Decoder {
     tail_exhausted: bool,
     /// Decode partial chunks as they arrive ([`DecoderOptions::low_latency`]).
     low_latency: bool,
+    /// The window is the output ([`decode_whole`](Self::decode_whole)):
+    /// decoded bytes stay where they are, nothing is copied out.
+    flat: bool,
 }
 
 impl Lzma2Decoder {
@@ -96,6 +99,7 @@ impl Lzma2Decoder {
             end_byte_optional: false,
             tail_exhausted: false,
             low_latency: opts.low_latency,
+            flat: false,
         })
     }
 
@@ -154,12 +158,77 @@ impl Lzma2Decoder {
         self.produced
     }
 
+    /// Decodes a whole stream of `unpacked` bytes, from its first chunk
+    /// (a dictionary reset) to its end byte or the end of `input`, into a
+    /// buffer leased from the pool that serves as the window: with no
+    /// window to wrap around, nothing is copied out of it. Returns the
+    /// bytes decoded, and the error that stopped decoding after them
+    /// (as [`decode`](Decode::decode) would deliver them). Input that
+    /// decodes to more than `unpacked` bytes is [`LzmaError::Corrupt`].
+    ///
+    /// For the multi-threaded decoder's workers: a segment's size is known
+    /// before it is decoded, and its output is wanted in one piece.
+    pub(crate) fn decode_whole(
+        &mut self,
+        input: &[u8],
+        unpacked: u64,
+    ) -> (Lease<u8>, Option<LzmaError>) {
+        let len = usize::try_from(unpacked)
+            .unwrap_or(usize::MAX)
+            .saturating_add(WINDOW_SLACK);
+        // Room for a match copy's overrun past the last byte: the window
+        // never reaches its end, so it never wraps.
+        let flat = self.pool.lease_any(len);
+        let own = std::mem::replace(&mut self.window.buf, flat);
+        self.window.reset();
+        let limits = self.limits;
+        self.limits.output = unpacked;
+        self.flat = true;
+        let mut input = InBuf::new(input);
+        let mut none = OutBuf::new(&mut []);
+        let error = loop {
+            let before = (input.pos(), self.produced);
+            match self.decode(&mut input, &mut none) {
+                // More than the chunk headers said (the output limit).
+                Err(LzmaError::Limit(_)) => break Some(LzmaError::Corrupt),
+                Err(e) => break Some(e),
+                Ok(Progress::StreamEnd | Progress::NeedInput) if input.is_empty() => break None,
+                // Bytes after the end byte, or a decoder stuck for room.
+                Ok(_) if (input.pos(), self.produced) == before => break Some(LzmaError::Corrupt),
+                Ok(_) => {}
+            }
+        };
+        self.flat = false;
+        self.limits = limits;
+        let mut out = std::mem::replace(&mut self.window.buf, own);
+        out.truncate(self.window.pos);
+        self.window.reset();
+        (out, error)
+    }
+
+    /// Hands the bytes decoded at `start..` to `output`, unless the
+    /// window is the output.
+    #[inline]
+    fn deliver(&mut self, output: &mut OutBuf<'_>, start: usize) -> usize {
+        let produced = self.window.since(start);
+        if !self.flat {
+            output.push(produced);
+        }
+        let k = produced.len();
+        self.produced += k as u64;
+        k
+    }
+
     fn step(
         &mut self,
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, LzmaError> {
-        let mut budget = self.batch.min(output.available());
+        let mut budget = if self.flat {
+            usize::MAX
+        } else {
+            self.batch.min(output.available())
+        };
         loop {
             match self.phase {
                 Phase::End => return Ok(Progress::StreamEnd),
@@ -205,11 +274,9 @@ impl Lzma2Decoder {
                     if n == 0 {
                         return need_input(input);
                     }
-                    let data = input.take(n);
-                    self.window.write(data);
-                    output.push(data);
-                    budget -= n;
-                    self.produced += n as u64;
+                    let start = self.window.pos;
+                    self.window.write(input.take(n));
+                    budget -= self.deliver(output, start);
                     self.phase = Phase::Uncompressed { left: left - n };
                 }
                 Phase::Lzma {
@@ -323,10 +390,7 @@ impl Lzma2Decoder {
         self.range = rc.range;
         self.code = rc.code;
         // Deliver what was decoded, even before an error.
-        let produced = self.window.since(start);
-        output.push(produced);
-        let k = produced.len();
-        self.produced += k as u64;
+        let k = self.deliver(output, start);
         match stop? {
             Stop::EndMarker => return Err(LzmaError::UnexpectedEndMarker),
             Stop::Input => return Err(LzmaError::ChunkSizeMismatch),
@@ -398,10 +462,7 @@ impl Lzma2Decoder {
             self.core
                 .decode_partial(range, code, data, &mut self.window, start + n, partial);
         self.tail_exhausted = exhausted;
-        let produced = self.window.since(start);
-        output.push(produced);
-        let k = produced.len();
-        self.produced += k as u64;
+        let k = self.deliver(output, start);
         self.range = range;
         self.code = code;
         self.chunk_pos += used;
@@ -460,7 +521,11 @@ impl Lzma2Decoder {
             // After a dictionary reset the next LZMA chunk must set new
             // properties (as xz requires).
             self.need_props = true;
-            self.window.reset();
+            if self.flat {
+                self.window.reset_history();
+            } else {
+                self.window.reset();
+            }
         } else if self.need_dict_reset {
             return Err(LzmaError::MissingDictReset);
         }

@@ -582,12 +582,14 @@ struct SymbolCtx<'b> {
 /// The byte before `pos` in the circular buffer, or 0 when there is no
 /// history (`full` bytes of it).
 fn prev_byte(buf: &[u8], pos: usize, full: usize) -> u8 {
-    if pos > 0 {
-        buf[pos - 1]
-    } else if full > 0 {
-        buf[buf.len() - 1]
-    } else {
+    // No history (a dictionary reset) comes first: a window that is the
+    // output resets with bytes of the previous stream before `pos`.
+    if full == 0 {
         0
+    } else if pos > 0 {
+        buf[pos - 1]
+    } else {
+        buf[buf.len() - 1]
     }
 }
 

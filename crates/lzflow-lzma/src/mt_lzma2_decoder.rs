@@ -172,39 +172,16 @@ impl PieceWorker for SegmentWorker {
     type Output = Decoded;
 
     fn run(state: &mut Option<Self>, config: &SegmentConfig, seg: Segment) -> Decoded {
-        let mut out = config.opts.pool.lease_any(clamp(seg.unpacked));
         let dec = match state {
             Some(SegmentWorker(dec)) => dec.reset(config.dict_size).map(|()| dec),
             None => Lzma2Decoder::new(config.dict_size, &config.opts)
                 .map(|dec| &mut state.insert(SegmentWorker(dec)).0),
         };
-        let dec = match dec {
-            Ok(dec) => dec,
-            Err(e) => {
-                out.clear();
-                return (out, Some(e));
-            }
-        };
-        // The window need hold no more than the segment.
-        dec.set_uncompressed_size(Some(seg.unpacked));
-        let mut input = InBuf::new(&seg.data);
-        let mut produced = 0;
-        let error = loop {
-            let mut output = OutBuf::new(&mut out[produced..]);
-            let r = dec.decode(&mut input, &mut output);
-            let n = output.pos();
-            produced += n;
-            match r {
-                Err(e) => break Some(e),
-                Ok(Progress::StreamEnd | Progress::NeedInput) if input.is_empty() => break None,
-                // The headers' sizes fill the output exactly: a decoder
-                // that wants more room or more input for them is wrong.
-                Ok(_) if n == 0 && produced == out.len() => break Some(LzmaError::Corrupt),
-                Ok(_) => {}
-            }
-        };
-        out.truncate(produced);
-        (out, error)
+        match dec {
+            // The output is the window: nothing is copied out of it.
+            Ok(dec) => dec.decode_whole(&seg.data, seg.unpacked),
+            Err(e) => (config.opts.pool.lease(0), Some(e)),
+        }
     }
 }
 
@@ -233,8 +210,11 @@ enum Mode {
 ///
 /// Memory: at most the budget's bytes of segments in flight (each
 /// segment's input plus its output, at most `4 × threads` segments), plus
-/// one decoder per decoding thread, each with a window of at most the
-/// dictionary size (or the segment's size, if smaller).
+/// one decoder's probability tables per decoding thread: a worker decodes
+/// a segment with its output buffer as the window, so it copies nothing
+/// and needs no window of its own. What the calling thread decodes inline
+/// (see the module documentation) goes through one more decoder, with a
+/// window of at most the dictionary size.
 ///
 /// Threads: by default `decode` blocks when it can do nothing but wait for
 /// a worker, and rather than idle decodes a queued segment itself. In

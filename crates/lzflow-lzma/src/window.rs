@@ -69,6 +69,14 @@ impl Window {
         self.total = 0;
     }
 
+    /// Forgets the history but writes on at `pos`: a dictionary reset in
+    /// a window that is the output (it never wraps, so nothing after
+    /// `pos` is overwritten and nothing before it is read again).
+    pub fn reset_history(&mut self) {
+        self.full = 0;
+        self.total = 0;
+    }
+
     /// Sets a new dictionary size for the next stream and forgets history.
     pub fn set_dict(&mut self, dict_size: u32) {
         self.dict_max = dict_max(dict_size);

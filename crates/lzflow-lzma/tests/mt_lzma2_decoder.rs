@@ -128,12 +128,20 @@ fn damage_anywhere_gives_the_same_output_and_error() {
         };
         bad[at] ^= 1 << rng.below(8);
         let want = single(&bad, Limits::NONE);
-        for (threads, budget) in [(2, u64::MAX), (3, 200 << 10)] {
-            let got = drive_random(&mut mt(threads, budget, Limits::NONE), &bad, i);
+        // The last: segments of two pieces, a reset inside each (the
+        // workers decode a segment into its output, resets and all).
+        for (threads, budget, min) in [
+            (2, u64::MAX, 0),
+            (3, 200 << 10, 0),
+            (2, u64::MAX, 2 * PIECE as u64),
+        ] {
+            let mut dec = mt(threads, budget, Limits::NONE);
+            dec.set_min_segment(min);
+            let got = drive_random(&mut dec, &bad, i);
             same(
                 &want,
                 &got,
-                &format!("byte {at} damaged, {threads} threads"),
+                &format!("byte {at} damaged, {threads} threads, segments from {min}"),
             );
         }
     }
