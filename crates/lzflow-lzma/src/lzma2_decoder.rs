@@ -173,16 +173,16 @@ impl Lzma2Decoder {
         input: &[u8],
         unpacked: u64,
     ) -> (Lease<u8>, Option<LzmaError>) {
+        // Room for a match copy's overrun past the last byte: the window
+        // never reaches its end, so it never wraps.
         let len = usize::try_from(unpacked)
             .unwrap_or(usize::MAX)
             .saturating_add(WINDOW_SLACK);
-        // Room for a match copy's overrun past the last byte: the window
-        // never reaches its end, so it never wraps.
         let flat = self.pool.lease_any(len);
         let own = std::mem::replace(&mut self.window.buf, flat);
         self.window.reset();
         let limits = self.limits;
-        self.limits.output = unpacked;
+        self.limits.output = self.produced.saturating_add(unpacked);
         self.flat = true;
         let mut input = InBuf::new(input);
         let mut none = OutBuf::new(&mut []);

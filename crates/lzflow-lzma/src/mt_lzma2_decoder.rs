@@ -506,10 +506,10 @@ impl MtLzma2Decoder {
         self.costs.push_back(cost);
         self.in_flight += cost;
         self.planned += unpacked;
-        // Decoding time goes mostly with the packed bytes (each is a
-        // range decoder's work), a little with the decoded ones (copies):
-        // 7-Zip's 32 MiB blocks of text packed to 1 MiB decode about 20
-        // times faster here than those of x86 code packed to 20 MiB.
+        // Decoding time goes mostly with the packed bytes (range decoder
+        // work for each), less with the decoded ones (match copies): a
+        // 32 MiB block of text that 7-Zip packed to 1 MiB decodes several
+        // times faster than one of x86 code packed to 20 MiB.
         let weight = data.len() as u64 + unpacked / 16;
         self.pool
             .submit_weighted(Segment { data, unpacked }, weight);
