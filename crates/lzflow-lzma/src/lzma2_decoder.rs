@@ -159,12 +159,13 @@ impl Lzma2Decoder {
     }
 
     /// Decodes a whole stream of `unpacked` bytes, from its first chunk
-    /// (a dictionary reset) to its end byte or the end of `input`, into a
-    /// buffer leased from the pool that serves as the window: with no
-    /// window to wrap around, nothing is copied out of it. Returns the
-    /// bytes decoded, and the error that stopped decoding after them
-    /// (as [`decode`](Decode::decode) would deliver them). Input that
-    /// decodes to more than `unpacked` bytes is [`LzmaError::Corrupt`].
+    /// (a dictionary reset) to its end byte or the end of `input` between
+    /// two chunks, into a buffer leased from the pool that serves as the
+    /// window: with no window to wrap around, nothing is copied out of it.
+    /// Returns the bytes decoded, and the error that stopped decoding after
+    /// them (as [`decode`](Decode::decode) would deliver them). Input that
+    /// decodes to more than `unpacked` bytes is [`LzmaError::Corrupt`];
+    /// input that ends inside a chunk is [`LzmaError::Truncated`].
     ///
     /// For the multi-threaded decoder's workers: a segment's size is known
     /// before it is decoded, and its output is wanted in one piece.
@@ -192,7 +193,17 @@ impl Lzma2Decoder {
                 // More than the chunk headers said (the output limit).
                 Err(LzmaError::Limit(_)) => break Some(LzmaError::Corrupt),
                 Err(e) => break Some(e),
-                Ok(Progress::StreamEnd | Progress::NeedInput) if input.is_empty() => break None,
+                Ok(Progress::StreamEnd) if input.is_empty() => break None,
+                // Input that ends between chunks ends the stream (it was
+                // cut at a dictionary reset). Inside a chunk it was cut
+                // short: told that the input ended, the decoder delivers
+                // what the bytes determine and says so.
+                Ok(Progress::NeedInput) if input.is_empty() => {
+                    if matches!(self.phase, Phase::Control) {
+                        break None;
+                    }
+                    input = InBuf::last(&[]);
+                }
                 // Bytes after the end byte, or a decoder stuck for room.
                 Ok(_) if (input.pos(), self.produced) == before => break Some(LzmaError::Corrupt),
                 Ok(_) => {}
@@ -577,5 +588,109 @@ impl Decode for Lzma2Decoder {
             }
         }
         r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Lzma2Encoder, LzmaOptions};
+
+    const DICT: u32 = 1 << 16;
+
+    /// Text-like bytes: words from a small vocabulary, so that both
+    /// literals and matches occur.
+    fn text(len: usize) -> Vec<u8> {
+        let words: [&[u8]; 8] = [
+            b"stream ", b"chunk ", b"reset ", b"window ", b"match ", b"the ", b"of ", b"\n",
+        ];
+        let mut x = 0x9E37_79B9u32;
+        let mut out = Vec::with_capacity(len + 8);
+        while out.len() < len {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            out.extend_from_slice(words[(x % 8) as usize]);
+        }
+        out.truncate(len);
+        out
+    }
+
+    fn compress(data: &[u8]) -> Vec<u8> {
+        let mut o = LzmaOptions::preset(1).unwrap();
+        o.dict_size = DICT;
+        let mut enc = Lzma2Encoder::new(&o).unwrap();
+        let mut out = Vec::new();
+        lzflow_core::encode_to_end(&mut enc, data, &mut out, &mut [0; 1 << 16]).unwrap();
+        out
+    }
+
+    fn whole(comp: &[u8], unpacked: usize) -> (Vec<u8>, Option<LzmaError>) {
+        let mut dec = Lzma2Decoder::new(DICT, &DecoderOptions::default()).unwrap();
+        let (out, e) = dec.decode_whole(comp, unpacked as u64);
+        (out.to_vec(), e)
+    }
+
+    /// What the one-thread decoder makes of `comp` given all at once.
+    fn streamed(comp: &[u8]) -> (Vec<u8>, Option<LzmaError>) {
+        let mut dec = Lzma2Decoder::new(DICT, &DecoderOptions::default()).unwrap();
+        let mut input = InBuf::last(comp);
+        let mut out = Vec::new();
+        let mut buf = vec![0; 1 << 16];
+        loop {
+            let mut output = OutBuf::new(&mut buf);
+            let r = dec.decode(&mut input, &mut output);
+            out.extend_from_slice(output.written());
+            match r {
+                Ok(Progress::StreamEnd) => return (out, None),
+                Ok(_) => {}
+                Err(e) => return (out, Some(e)),
+            }
+        }
+    }
+
+    #[test]
+    fn decode_whole_gives_the_stream_in_place_and_says_what_is_wrong() {
+        let data = text(200_000);
+        let comp = compress(&data);
+        let n = data.len();
+
+        // Two streams, the second from its dictionary reset, end byte last.
+        let mut two = comp[..comp.len() - 1].to_vec();
+        two.extend_from_slice(&comp);
+        let (out, e) = whole(&two, 2 * n);
+        assert_eq!(e, None);
+        assert!(out == [&data[..], &data[..]].concat());
+        // Ending between chunks (no end byte) ends the stream.
+        let (out, e) = whole(&comp[..comp.len() - 1], n);
+        assert_eq!((out == data, e), (true, None));
+
+        // More than declared: Corrupt, after exactly the declared bytes.
+        let (out, e) = whole(&comp, n - 1);
+        assert_eq!(e, Some(LzmaError::Corrupt));
+        assert!(out == data[..n - 1]);
+        // A byte after the end byte.
+        let mut extra = comp.clone();
+        extra.push(0);
+        let (out, e) = whole(&extra, n);
+        assert_eq!((out == data, e), (true, Some(LzmaError::Corrupt)));
+
+        // Cut inside a chunk, or damaged: the output and the error of the
+        // one-thread decoder.
+        for cut in [1, 3, comp.len() / 3, comp.len() - 2] {
+            let (want, want_e) = streamed(&comp[..cut]);
+            assert!(want_e.is_some(), "cut at {cut}");
+            let (out, e) = whole(&comp[..cut], n);
+            assert_eq!(e, want_e, "cut at {cut}");
+            assert!(out == want, "cut at {cut}");
+        }
+        for at in [7, comp.len() / 2, comp.len() - 30] {
+            let mut bad = comp.clone();
+            bad[at] ^= 0x10;
+            let (want, want_e) = streamed(&bad);
+            let (out, e) = whole(&bad, n);
+            assert_eq!(e, want_e, "byte {at} damaged");
+            assert!(out == want, "byte {at} damaged");
+        }
     }
 }
