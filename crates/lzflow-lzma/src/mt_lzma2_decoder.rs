@@ -436,7 +436,9 @@ impl MtLzma2Decoder {
         let before = output.pos();
         let mut back_to_workers = false;
         let r = if *pos < held.len() {
-            let mut sub = InBuf::new(&held[*pos..]);
+            // The held bytes end the stream when no input follows them.
+            let ends = input.is_last() && input.is_empty();
+            let mut sub = InBuf::new(&held[*pos..]).with_last(ends);
             let r = dec.decode(&mut sub, output);
             *pos += sub.pos();
             r

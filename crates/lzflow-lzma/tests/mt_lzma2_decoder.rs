@@ -5,9 +5,13 @@
 
 mod common;
 
-use common::{drive, drive_random, drive_whole, random_bytes, text_like, Outcome, Rng};
+use common::{
+    drive, drive_bytewise_in, drive_random, drive_whole, random_bytes, text_like, Outcome, Rng,
+};
 use lzflow_core::{Decode, InBuf, Limits, OutBuf, Progress};
-use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaOptions, MtLzma2Decoder, MtLzma2Encoder};
+use lzflow_lzma::{
+    DecoderOptions, Lzma2Decoder, LzmaError, LzmaOptions, MtLzma2Decoder, MtLzma2Encoder,
+};
 
 const DICT: u32 = 64 << 10;
 const PIECE: usize = 96 << 10;
@@ -142,6 +146,34 @@ fn damage_anywhere_gives_the_same_output_and_error() {
                 &want,
                 &got,
                 &format!("byte {at} damaged, {threads} threads, segments from {min}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn a_reset_in_place_of_the_end_byte_is_a_truncation_at_the_end() {
+    // Found by fuzzing (mt_lzma2_same): the last segment's first byte,
+    // held back while the scanner waited for its header, was decoded as
+    // if more input could follow; the decoder asked for input after the
+    // last.
+    let (_, comp) = stream(3 * PIECE, 14);
+    for control in [0x01, 0xE0, 0xFF] {
+        let mut bad = comp.clone();
+        *bad.last_mut().unwrap() = control;
+        let want = single(&bad, Limits::NONE);
+        assert_eq!(want.1, Err(LzmaError::Truncated));
+        for budget in [u64::MAX, 1] {
+            let what = format!("control {control:#x}, budget {budget}");
+            same(
+                &want,
+                &drive_whole(&mut mt(2, budget, Limits::NONE), &bad),
+                &what,
+            );
+            same(
+                &want,
+                &drive_bytewise_in(&mut mt(2, budget, Limits::NONE), &bad),
+                &format!("{what}, 1-byte input"),
             );
         }
     }

@@ -218,7 +218,8 @@ pub type Outcome = (Vec<u8>, Result<usize, LzmaError>);
 
 /// Drives `dec` over `data`, offering input slices of `in_step()` bytes and
 /// output space of `out_step()` bytes per call; checks the Decode contract
-/// (NeedInput only when the slice was used up; no endless stalls).
+/// (NeedInput only when the slice was used up and more may come; no
+/// endless stalls).
 pub fn drive<D: Decode<Error = LzmaError>>(
     dec: &mut D,
     data: &[u8],
@@ -246,6 +247,8 @@ pub fn drive<D: Decode<Error = LzmaError>>(
             Ok(Progress::StreamEnd) => return (out, Ok(pos)),
             Ok(Progress::NeedInput) => {
                 assert!(input.is_empty(), "NeedInput with unconsumed input");
+                // Input that ends for good is a stream's end or its error.
+                assert!(!input.is_last(), "NeedInput after the last input");
             }
             Ok(Progress::OutputFull) => {}
         }

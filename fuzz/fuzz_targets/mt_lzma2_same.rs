@@ -1,0 +1,54 @@
+//! LZMA2 decoded on threads and on one thread: the same output and the same
+//! error. The multi-threaded decoder cuts the stream at dictionary resets
+//! and its workers decode each segment in place, so the input is a stream
+//! with many resets (made here from the fuzzer's bytes by the
+//! multi-threaded encoder, in 4 KiB pieces), then damaged where the fuzzer
+//! says; or, with the top bit of the first byte set, the raw bytes.
+//!
+//! Layout: `[knobs, damage count, (offset hi, offset lo, xor) × count,
+//! payload…]`. Knobs: bits 0–1 the budget, bit 2 the minimum segment, bit
+//! 7 raw.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use lzflow_fuzz::{drive, LIMITS};
+use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaOptions, MtLzma2Decoder, MtLzma2Encoder};
+
+const DICT: u32 = 1 << 16;
+
+fuzz_target!(|data: &[u8]| {
+    let [knobs, count, rest @ ..] = data else {
+        return;
+    };
+    let damage_len = 3 * usize::from(count % 8);
+    let Some((damage, payload)) = rest.split_at_checked(damage_len) else {
+        return;
+    };
+    let mut stream = if knobs & 0x80 != 0 {
+        payload.to_vec()
+    } else {
+        let mut o = LzmaOptions::preset(0).expect("preset 0");
+        o.dict_size = DICT;
+        let mut enc = MtLzma2Encoder::new(&o, 1, 4096).expect("encoder");
+        let mut out = Vec::new();
+        lzflow_core::encode_to_end(&mut enc, payload, &mut out, &mut [0; 1 << 16])
+            .expect("encoding cannot fail");
+        out
+    };
+    if !stream.is_empty() {
+        for d in damage.chunks_exact(3) {
+            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % stream.len();
+            stream[at] ^= d[2];
+        }
+    }
+
+    let opts = DecoderOptions::default().with_limits(LIMITS);
+    let mut one = Lzma2Decoder::new(DICT, &opts).expect("within the limits");
+    let want = drive(&mut one, &stream, std::iter::empty(), std::iter::empty());
+    let budget = [u64::MAX, 64 << 10, 16 << 10, 1][usize::from(knobs & 3)];
+    let mut mt = MtLzma2Decoder::new(DICT, &opts, 2, budget).expect("within the limits");
+    mt.set_min_segment(if knobs & 4 != 0 { 0 } else { 8 << 10 });
+    let got = drive(&mut mt, &stream, std::iter::empty(), std::iter::empty());
+    assert!(got.output == want.output, "outputs differ");
+    assert_eq!(got.error, want.error);
+});
