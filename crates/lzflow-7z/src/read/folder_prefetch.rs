@@ -65,16 +65,22 @@ fn decode(mut job: FolderJob) -> Decoded {
     let size = usize::try_from(job.dec.unpack_size()).unwrap_or(usize::MAX);
     let mut out = Pool::<u8>::global().lease_any(size);
     let mut at = 0;
+    // Once the output is full the decoder is still driven to its end, as
+    // the one-thread walk drives it: the end of the packed streams and
+    // the folder's CRC are checked there.
+    let mut probe = [0u8; 1];
     let error = loop {
-        match job.dec.read(&mut out[at..]) {
-            Ok(FolderStep::Data(n)) => {
-                if n == 0 {
-                    // The output is the folder's declared size: a decoder
-                    // that has more is caught by its own size checks.
-                    break None;
-                }
-                at += n;
+        let room = if at < out.len() {
+            &mut out[at..]
+        } else {
+            &mut probe[..]
+        };
+        match job.dec.read(room) {
+            // Its own size checks stop a decoder at the declared size.
+            Ok(FolderStep::Data(_)) if at == out.len() => {
+                break Some(SevenZError::corrupt("a folder decoded past its size"))
             }
+            Ok(FolderStep::Data(n)) => at += n,
             Ok(FolderStep::End) => break None,
             Ok(FolderStep::NeedPack(req)) => {
                 let (base, bytes) = &job.packs[req.stream];
