@@ -9,7 +9,7 @@
 //! payload…]`. Knobs: bits 0–1 the folders, bit 2 the method, bit 7 raw.
 #![no_main]
 
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
 use lzflow_7z::{Archive, ArchiveOptions, EntryMeta, Method, Solid, Writer, WriterOptions};
