@@ -6,7 +6,8 @@
 //! runs and decoded side by side.
 //!
 //! Layout: `[knobs, damage count, (offset hi, offset lo, xor) × count,
-//! payload…]`. Knobs: bits 0–1 the folders, bit 2 the method, bit 7 raw.
+//! payload…]`. Knobs: bits 0–1 the folders, bit 2 the method, bit 3 AES
+//! (the reader has the password), bit 7 raw.
 #![no_main]
 
 use std::io::Cursor;
@@ -18,8 +19,12 @@ use lzflow_7z::{Archive, ArchiveOptions, EntryMeta, Method, Solid, Writer, Write
 /// walk (as text: kind and position).
 type Walk = (Vec<(String, Vec<u8>)>, Option<String>);
 
+const PASSWORD: &str = "fuzz-pass";
+
 fn walk(archive: &[u8], threads: usize) -> Walk {
-    let opts = ArchiveOptions::default().with_threads(threads);
+    let opts = ArchiveOptions::default()
+        .with_threads(threads)
+        .with_password(PASSWORD);
     let mut r = match Archive::open_with(Cursor::new(archive), opts) {
         Ok(r) => r,
         Err(e) => return (Vec::new(), Some(e.to_string())),
@@ -47,10 +52,14 @@ fuzz_target!(|data: &[u8]| {
     } else {
         let solid = [Solid::None, Solid::Files(2), Solid::All, Solid::None][usize::from(knobs & 3)];
         let method = [Method::Lzma2, Method::Lzma][usize::from(knobs >> 2 & 1)];
-        let opts = WriterOptions::default()
+        let mut opts = WriterOptions::default()
             .with_method(method)
             .with_level(0)
             .with_solid(solid);
+        if knobs & 8 != 0 {
+            // Few key-stretching rounds keep each run fast.
+            opts = opts.with_password(PASSWORD).with_aes_cycles_power(1);
+        }
         let mut w = Writer::with_options(Cursor::new(Vec::new()), opts).expect("valid options");
         for (i, f) in payload.splitn(16, |&x| x == 0xFF).enumerate() {
             w.add_file(&format!("f{i}"), f, EntryMeta::default())
