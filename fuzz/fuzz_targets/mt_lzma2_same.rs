@@ -11,20 +11,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lzflow_fuzz::{drive, LIMITS};
+use lzflow_fuzz::{drive, Damaged, LIMITS};
 use lzflow_lzma::{DecoderOptions, Lzma2Decoder, LzmaOptions, MtLzma2Decoder, MtLzma2Encoder};
 
 const DICT: u32 = 1 << 16;
 
 fuzz_target!(|data: &[u8]| {
-    let [knobs, count, rest @ ..] = data else {
+    let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let damage_len = 3 * usize::from(count % 8);
-    let Some((damage, payload)) = rest.split_at_checked(damage_len) else {
-        return;
-    };
-    let mut stream = if knobs & 0x80 != 0 {
+    let (knobs, payload) = (input.knobs, input.payload);
+    let mut stream = if input.raw() {
         payload.to_vec()
     } else {
         let mut o = LzmaOptions::preset(0).expect("preset 0");
@@ -35,12 +32,7 @@ fuzz_target!(|data: &[u8]| {
             .expect("encoding cannot fail");
         out
     };
-    if !stream.is_empty() {
-        for d in damage.chunks_exact(3) {
-            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % stream.len();
-            stream[at] ^= d[2];
-        }
-    }
+    input.apply(&mut stream);
 
     let opts = DecoderOptions::default().with_limits(LIMITS);
     let mut one = Lzma2Decoder::new(DICT, &opts).expect("within the limits");

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use lzflow_fuzz::{drive, LIMITS};
+use lzflow_fuzz::{drive, Damaged, LIMITS};
 use lzflow_lzma::{DecoderOptions, LzmaOptions};
 use lzflow_xz::{
     Check, MtXzDecoder, MtXzDecoderOptions, MtXzEncoder, MtXzEncoderOptions, XzDecoder,
@@ -16,18 +16,15 @@ use lzflow_xz::{
 };
 
 fuzz_target!(|data: &[u8]| {
-    let [knobs, count, rest @ ..] = data else {
+    let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let damage_len = 3 * usize::from(count % 8);
-    let Some((damage, payload)) = rest.split_at_checked(damage_len) else {
-        return;
-    };
-    let mut file = if knobs & 0x80 != 0 {
+    let (knobs, payload) = (input.knobs, input.payload);
+    let mut file = if input.raw() {
         payload.to_vec()
     } else {
-        let check = [Check::None, Check::Crc32, Check::Crc64, Check::Sha256]
-            [usize::from((knobs >> 2) & 3)];
+        let check =
+            [Check::None, Check::Crc32, Check::Crc64, Check::Sha256][usize::from((knobs >> 2) & 3)];
         let opts = MtXzEncoderOptions {
             base: XzEncoderOptions {
                 lzma: LzmaOptions::preset(0).expect("preset 0"),
@@ -43,12 +40,7 @@ fuzz_target!(|data: &[u8]| {
             .expect("encoding cannot fail");
         out
     };
-    if !file.is_empty() {
-        for d in damage.chunks_exact(3) {
-            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % file.len();
-            file[at] ^= d[2];
-        }
-    }
+    input.apply(&mut file);
 
     let base = XzDecoderOptions {
         lzma: DecoderOptions::default().with_limits(LIMITS),

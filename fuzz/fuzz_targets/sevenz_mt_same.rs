@@ -14,6 +14,7 @@ use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
 use lzflow_7z::{Archive, ArchiveOptions, EntryMeta, Method, Solid, Writer, WriterOptions};
+use lzflow_fuzz::Damaged;
 
 /// Every entry's name and bytes as read, and the error that ended the
 /// walk (as text: kind and position).
@@ -40,14 +41,11 @@ fn walk(archive: &[u8], threads: usize) -> Walk {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let [knobs, count, rest @ ..] = data else {
+    let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let damage_len = 3 * usize::from(count % 8);
-    let Some((damage, payload)) = rest.split_at_checked(damage_len) else {
-        return;
-    };
-    let mut archive = if knobs & 0x80 != 0 {
+    let (knobs, payload) = (input.knobs, input.payload);
+    let mut archive = if input.raw() {
         payload.to_vec()
     } else {
         let solid = [Solid::None, Solid::Files(2), Solid::All, Solid::None][usize::from(knobs & 3)];
@@ -67,12 +65,7 @@ fuzz_target!(|data: &[u8]| {
         }
         w.finish().expect("in-memory finish").into_inner()
     };
-    if !archive.is_empty() {
-        for d in damage.chunks_exact(3) {
-            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % archive.len();
-            archive[at] ^= d[2];
-        }
-    }
+    input.apply(&mut archive);
     let one = walk(&archive, 1);
     let two = walk(&archive, 2);
     assert_eq!(one.1, two.1, "errors differ");

@@ -164,3 +164,47 @@ pub fn zip_options() -> lzflow_zip::ZipOptions {
         .with_limits(ZIP_LIMITS)
         .with_max_entries(1 << 12)
 }
+
+/// The differential targets' input (`mt_*_same`, `sevenz_mt_same`):
+/// `[knobs, damage count, (offset hi, offset lo, xor) × count, payload…]`.
+/// A target builds its input from the payload as its knobs say, then
+/// damages it.
+pub struct Damaged<'a> {
+    /// The target's choices; bit 7 (raw) means the payload is the input.
+    pub knobs: u8,
+    /// The damage: up to 7 triples.
+    damage: &'a [u8],
+    /// The rest.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Damaged<'a> {
+    /// Splits fuzzer bytes; `None` when there are too few.
+    pub fn parse(data: &'a [u8]) -> Option<Self> {
+        let [knobs, count, rest @ ..] = data else {
+            return None;
+        };
+        let (damage, payload) = rest.split_at_checked(3 * usize::from(count % 8))?;
+        Some(Damaged {
+            knobs: *knobs,
+            damage,
+            payload,
+        })
+    }
+
+    /// True when the payload is the input as it is.
+    pub fn raw(&self) -> bool {
+        self.knobs & 0x80 != 0
+    }
+
+    /// Flips the chosen bits of `input` (offsets modulo its length).
+    pub fn apply(&self, input: &mut [u8]) {
+        if input.is_empty() {
+            return;
+        }
+        for d in self.damage.chunks_exact(3) {
+            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % input.len();
+            input[at] ^= d[2];
+        }
+    }
+}
