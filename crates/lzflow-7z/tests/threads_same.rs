@@ -92,3 +92,28 @@ fn damage_anywhere_reads_the_same_on_two_threads() {
     // Most damage is caught (the rest: bits the formats do not use).
     assert!(errors > 1000, "{errors} errors");
 }
+
+#[test]
+fn a_filter_gives_what_it_holds_before_the_error_of_the_coder_feeding_it() {
+    // Found by fuzzing (sevenz_mt_same, from the fixture): with LZMA2
+    // damaged under BCJ, the one-thread walk gave 50,432 bytes before the
+    // error and the two-thread walk 32, because BCJ held the rest of what
+    // the multi-threaded decoder had handed it in one piece when that
+    // decoder's error came.
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/generated/7z/bcj-lzma2-elf.7z"
+    );
+    let mut bad = std::fs::read(fixture).unwrap();
+    // Byte 16,982 (1-based, as `cmp -l` counts): 0o325 -> 0o327.
+    bad[16_981] ^= 0x02;
+    let one = walk(&bad, 1);
+    assert!(one
+        .1
+        .as_deref()
+        .is_some_and(|e| e.contains("DistanceTooFar")));
+    assert_eq!(one.0[0].1.len(), 50_432);
+    let two = walk(&bad, 2);
+    assert_eq!(two.1, one.1);
+    assert!(two.0 == one.0, "entries differ");
+}

@@ -172,6 +172,9 @@ struct Node {
     /// The coder failed after writing output: the error comes with the
     /// next pull.
     failed: Option<SevenZError>,
+    /// The coder feeding this one failed: this one gives what it holds,
+    /// then the error.
+    input_failed: Option<SevenZError>,
     /// The archive's handle when its multi-threaded decoders must not
     /// block: a call without progress while it waits is a wait, not a
     /// stall.
@@ -215,7 +218,30 @@ impl Node {
             let made = match &mut self.kind {
                 Kind::Single(dec) => {
                     let slot = &mut self.inputs[0];
-                    if let Some(p) = slot.refill()? {
+                    let refilled = match slot.refill() {
+                        Ok(_) if self.input_failed.is_some() => None,
+                        Ok(r) => r,
+                        Err(e) => {
+                            self.input_failed = Some(e);
+                            None
+                        }
+                    };
+                    if let Some(e) = self.input_failed.take() {
+                        // The coder feeding this one failed: what this one
+                        // holds and can give without more input goes out
+                        // first (a filter may hold a whole buffer of it),
+                        // then the error.
+                        let mut output = OutBuf::new(out);
+                        let _ = dec.decode(&mut InBuf::new(&[]), &mut output);
+                        let made = output.pos();
+                        if made == 0 {
+                            return Err(e);
+                        }
+                        self.input_failed = Some(e);
+                        self.produced += made as u64;
+                        return Ok(Pull::Data(made));
+                    }
+                    if let Some(p) = refilled {
                         return Ok(p);
                     }
                     let buf = &mut slot.buf;
@@ -664,6 +690,7 @@ impl Builder<'_> {
             must_fill,
             finished: false,
             failed: None,
+            input_failed: None,
             readiness: self.settings.readiness.clone(),
         })
     }
