@@ -218,14 +218,13 @@ impl Node {
             let made = match &mut self.kind {
                 Kind::Single(dec) => {
                     let slot = &mut self.inputs[0];
-                    let refilled = match slot.refill() {
-                        Ok(_) if self.input_failed.is_some() => None,
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.input_failed = Some(e);
-                            None
+                    if self.input_failed.is_none() {
+                        match slot.refill() {
+                            Ok(Some(p)) => return Ok(p),
+                            Ok(None) => {}
+                            Err(e) => self.input_failed = Some(e),
                         }
-                    };
+                    }
                     if let Some(e) = self.input_failed.take() {
                         // The coder feeding this one failed: what this one
                         // holds and can give without more input goes out
@@ -240,9 +239,6 @@ impl Node {
                         self.input_failed = Some(e);
                         self.produced += made as u64;
                         return Ok(Pull::Data(made));
-                    }
-                    if let Some(p) = refilled {
-                        return Ok(p);
                     }
                     let buf = &mut slot.buf;
                     let mut input = InBuf::new(&buf.data[buf.start..buf.end]).with_last(buf.eof);
