@@ -166,6 +166,11 @@ impl<T: Copy> Pool<T> {
     /// An idle buffer of at least `capacity` elements, if any, with the
     /// contents it was given back with.
     fn lease_reused(&self, capacity: usize) -> Option<Lease<T>> {
+        if capacity == 0 {
+            // Nothing to allocate: an idle buffer taken here would be held
+            // empty while a later lease allocates its like afresh.
+            return None;
+        }
         let inner = self.inner.as_ref()?;
         let mut inner = inner.lock().unwrap_or_else(|e| e.into_inner());
         let best = inner
@@ -433,6 +438,23 @@ mod tests {
         R.set_max(0);
         let e = R.take(|| vec![5], |v| v.clear());
         assert_eq!(*e, vec![5]);
+    }
+
+    #[test]
+    fn an_empty_lease_takes_no_idle_buffer() {
+        let pool = Pool::<u32>::new(1 << 20);
+        drop(pool.lease(1000));
+        let idle = pool.idle_bytes();
+        assert!(idle >= 4000);
+        for empty in [
+            pool.lease(0),
+            pool.lease_zeroed(0),
+            pool.lease_any(0),
+            pool.try_lease_zeroed(0).unwrap(),
+        ] {
+            assert_eq!(empty.capacity(), 0);
+            assert_eq!(pool.idle_bytes(), idle, "the idle buffer stays");
+        }
     }
 
     #[test]
