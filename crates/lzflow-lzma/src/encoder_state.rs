@@ -98,17 +98,30 @@ impl LzmaCore {
     }
 
     fn window_size(opts: &LzmaOptions, lzma2: bool) -> usize {
-        let reserve = (opts.dict_size as usize / 2).max(1 << 20);
+        let reserve = if Self::threaded(opts) {
+            // Less room, more moves: the encoder's thread has time to spare
+            // while the finder's thread walks trees (and the finder keeps a
+            // second window).
+            match_finder::window_room(opts.dict_size)
+        } else {
+            (opts.dict_size as usize / 2).max(1 << 20)
+        };
         Self::history(opts, lzma2) + KEEP_AFTER + reserve
+    }
+
+    /// Whether the match finder runs on a thread of its own.
+    fn threaded(opts: &LzmaOptions) -> bool {
+        opts.match_finder_thread && opts.mf.is_binary_tree()
     }
 
     /// Bytes allocated at most, for the documentation of `memory_usage`.
     pub(crate) fn memory_usage(opts: &LzmaOptions, lzma2: bool) -> u64 {
         let window = Self::window_size(opts, lzma2);
         let mut mf = match_finder::memory_usage(opts.mf, opts.dict_size, window);
-        if opts.match_finder_thread && opts.mf.is_binary_tree() {
-            // The encoder's own copy of the window, and results in flight.
-            mf += window as u64 + (1 << 20);
+        if Self::threaded(opts) {
+            // The finder thread's own window, and the batches in flight.
+            let tree = match_finder::tree_window(opts.dict_size, opts.nice_len);
+            mf += (tree + match_finder::in_flight(opts.effective_depth())) as u64;
         }
         let literal = (LITERAL_CODER_SIZE << (opts.lc + opts.lp)) as u64 * 2;
         let parse = if opts.mode == Mode::Normal {

@@ -9,6 +9,8 @@
 mod binary_tree;
 mod hash_chain;
 mod thread;
+
+pub(crate) use thread::{in_flight, tree_window, window_room};
 #[cfg(not(feature = "safe"))]
 #[allow(unsafe_code)]
 mod unchecked;
@@ -205,7 +207,7 @@ impl Finder {
         if !kind.is_binary_tree() {
             return Self::new(kind, dict_size, nice_len, depth, max_buf, initial_buf);
         }
-        let build = |hash, tree| {
+        let build = |max_buf: usize, hash, tree| {
             Self::build(
                 kind,
                 dict_size,
@@ -217,8 +219,9 @@ impl Finder {
                 tree,
             )
         };
-        let mut hash_stage = build(true, false)?;
-        match thread::FinderThread::start(build(false, true)?) {
+        let mut hash_stage = build(max_buf, true, false)?;
+        let tree_buf = max_buf.min(tree_window(dict_size, nice_len));
+        match thread::FinderThread::start(build(tree_buf, false, true)?) {
             Some(t) => {
                 hash_stage.thread = Some(Box::new(t));
                 Ok(hash_stage)

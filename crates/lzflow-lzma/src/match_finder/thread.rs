@@ -9,7 +9,9 @@
 //!   back, which the encoder takes in order.
 //!
 //! Each side keeps its own copy of the window; the encoder's side also
-//! reads it for literals, reps and extending long matches.
+//! reads it for literals, reps and extending long matches. The tree
+//! stage's copy holds the dictionary and little more: it is sent only the
+//! bytes that the positions hashed read ([`tree_window`]).
 //!
 //! # Same bytes as one thread
 //! A binary tree comes out the same whether a position is found or skipped
@@ -29,7 +31,9 @@
 //! store, so finding every position would cost more than it saves.
 
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use lzflow_core::{Lease, Pool};
 
 use super::{cyclic_slot, Finder, Match, CHECKED};
 use crate::encoder_options::MatchFinder as Kind;
@@ -41,15 +45,53 @@ const BATCHES_AHEAD: usize = 8;
 /// Positions the hash stage runs ahead of the encoder at most: bounds
 /// the hash records in flight (about 10 bytes a position) whatever the
 /// size of the encoder's input calls.
-const HASH_AHEAD: u64 = 1 << 20;
+const HASH_AHEAD: u64 = 1 << 16;
 /// Positions the encoder skips between checks that the hash stage is far
 /// enough ahead (well below its reach).
-pub(super) const HASH_AHEAD_STEP: usize = 1 << 16;
-/// Window bytes per message at most: far below the window's spare room,
-/// so the tree stage always has room for them.
+pub(super) const HASH_AHEAD_STEP: usize = 1 << 14;
+/// Window bytes per message at most.
 const DATA_PIECE: usize = 64 << 10;
 /// How many positions ahead the tree stage loads tree roots.
 const AHEAD: u32 = 4;
+/// Words of a batch's first lease: three a position, more than most hash
+/// records take (two words, and two per side match).
+const BATCH_WORDS: usize = 3 * BATCH_POSITIONS;
+/// Idle batch buffers kept for all finder threads: what one encoder has in
+/// flight (16 batches of hash records, [`HASH_AHEAD`] positions of two or
+/// three words each; [`BATCHES_AHEAD`] result batches of up to a few
+/// hundred KiB), so that a warm encode takes them all from here.
+const IDLE_WORDS_BYTES: usize = 8 << 20;
+/// Idle window pieces kept (about [`HASH_AHEAD`] bytes in flight).
+const IDLE_PIECE_BYTES: usize = 1 << 20;
+
+/// The tree stage's window for a dictionary of `dict_size` bytes: the
+/// dictionary behind its position, and the bytes ahead of it that it may
+/// have been sent (see `Finder::push_read`), plus room to fill
+/// between moves of the history.
+pub(crate) fn tree_window(dict_size: u32, nice_len: u32) -> usize {
+    let ahead = HASH_AHEAD as usize + nice_len as usize + DATA_PIECE;
+    dict_size as usize + 1 + ahead + window_room(dict_size)
+}
+
+/// Bytes of batches in flight at most, for a tree search `depth`: hash
+/// records of [`HASH_AHEAD`] positions (two words each, and two per side
+/// match: at most two), and the result batches queued, being sent and being
+/// read (per position one word and two per match: the side matches and
+/// at most one per node walked).
+pub(crate) fn in_flight(depth: u32) -> usize {
+    let records = HASH_AHEAD as usize * 6 * 4;
+    let per_position = 1 + 2 * (depth as usize + 2);
+    records + (BATCHES_AHEAD + 2) * BATCH_POSITIONS * per_position * 4
+}
+
+/// Room to fill a threaded finder's window (either side's) between moves
+/// of the history: an eighth of the dictionary, at least 1 MiB (so the
+/// history is moved at most 8 times per byte coded: 0.3 % of a preset-6
+/// encode's time), where one thread keeps half the dictionary.
+pub(crate) fn window_room(dict_size: u32) -> usize {
+    (dict_size as usize / 8).max(1 << 20)
+}
+
 /// Flag of a hash record whose position is too close to the end to hash
 /// (not indexed, no matches).
 const NOT_INDEXED: u32 = 1 << 31;
@@ -57,12 +99,12 @@ const NOT_INDEXED: u32 = 1 << 31;
 /// What the encoder's side sends to the tree stage, in stream order.
 enum Command {
     /// The next window bytes.
-    Data(Vec<u8>),
+    Data(Lease<u8>),
     /// Hash records of the next positions: per position the tree's root,
     /// then the best side-match length, with the number of side matches
     /// `n` in bits 16.. (or [`NOT_INDEXED`]), then `n` pairs of length and
     /// encoded distance.
-    Hashed(Vec<u32>),
+    Hashed(Lease<u32>),
     /// A new, independent stream starts.
     Reset,
 }
@@ -72,7 +114,20 @@ enum Command {
 /// stream generation they belong to.
 struct Batch {
     generation: u64,
-    words: Vec<u32>,
+    words: Lease<u32>,
+}
+
+/// The pool of batch buffers (hash records and results), shared by every
+/// finder thread: a buffer goes back to it when its reader drops it.
+fn word_pool() -> Pool<u32> {
+    static WORDS: OnceLock<Pool<u32>> = OnceLock::new();
+    WORDS.get_or_init(|| Pool::new(IDLE_WORDS_BYTES)).clone()
+}
+
+/// The pool of window pieces on their way to a tree stage.
+fn piece_pool() -> Pool<u8> {
+    static PIECES: OnceLock<Pool<u8>> = OnceLock::new();
+    PIECES.get_or_init(|| Pool::new(IDLE_PIECE_BYTES)).clone()
 }
 
 /// The encoder's end: the hash stage's output on its way out, and the
@@ -80,11 +135,8 @@ struct Batch {
 pub(crate) struct FinderThread {
     commands: Sender<Command>,
     results: Only<Batch>,
-    /// Emptied buffers going back to the tree stage.
-    spare_words: Sender<Vec<u32>>,
-    /// Emptied buffers coming back from the tree stage.
-    spare_in: Only<Vec<u32>>,
-    spare_bytes: Only<Vec<u8>>,
+    words: Pool<u32>,
+    pieces: Pool<u8>,
     /// Absolute position up to which window bytes were queued.
     sent_end: u64,
     /// Absolute position of the next position to hash.
@@ -94,12 +146,12 @@ pub(crate) struct FinderThread {
     /// with the lookahead up to it.
     final_at: Option<u64>,
     /// Hash records not sent yet, and how many positions they cover.
-    records: Vec<u32>,
+    records: Lease<u32>,
     record_positions: usize,
     /// Side matches of the position being hashed.
     side: Vec<Match>,
     /// The batch being read and the read position in it.
-    batch: Vec<u32>,
+    batch: Lease<u32>,
     at: usize,
     generation: u64,
 }
@@ -131,17 +183,13 @@ impl FinderThread {
     pub(crate) fn start(tree: Finder) -> Option<Self> {
         let (commands, command_rx) = mpsc::channel();
         let (result_tx, results) = mpsc::sync_channel(BATCHES_AHEAD);
-        let (spare_words, spare_words_rx) = mpsc::channel();
-        let (spare_in_tx, spare_in) = mpsc::channel();
-        let (spare_bytes_tx, spare_bytes) = mpsc::channel();
+        let words = word_pool();
         let stage = TreeStage {
             finder: tree,
             matches: Vec::new(),
             commands: command_rx,
             results: result_tx,
-            spare_words: spare_words_rx,
-            spare_records: spare_in_tx,
-            spare_bytes: spare_bytes_tx,
+            words: words.clone(),
             generation: 0,
         };
         std::thread::Builder::new()
@@ -151,16 +199,15 @@ impl FinderThread {
         Some(FinderThread {
             commands,
             results: Only::new(results),
-            spare_words,
-            spare_in: Only::new(spare_in),
-            spare_bytes: Only::new(spare_bytes),
+            records: words.lease(BATCH_WORDS),
+            batch: words.lease(0),
+            words,
+            pieces: piece_pool(),
             sent_end: 0,
             hashed: 0,
             final_at: None,
-            records: Vec::new(),
             record_positions: 0,
             side: Vec::new(),
-            batch: Vec::new(),
             at: 0,
             generation: 0,
         })
@@ -169,7 +216,7 @@ impl FinderThread {
     /// Sends the hash records gathered so far.
     fn push_records(&mut self) {
         if self.record_positions > 0 {
-            let next = self.spare_in.get().try_recv().unwrap_or_default();
+            let next = self.words.lease(BATCH_WORDS);
             let records = std::mem::replace(&mut self.records, next);
             self.record_positions = 0;
             // A send fails only if the thread is gone; `next` reports it.
@@ -180,8 +227,7 @@ impl FinderThread {
     /// Sends `bytes`, the window from `sent_end` on, in pieces.
     fn push_data(&mut self, bytes: &[u8]) {
         for piece in bytes.chunks(DATA_PIECE) {
-            let mut v = self.spare_bytes.get().try_recv().unwrap_or_default();
-            v.clear();
+            let mut v = self.pieces.lease(DATA_PIECE);
             v.extend_from_slice(piece);
             let _ = self.commands.send(Command::Data(v));
         }
@@ -202,23 +248,13 @@ impl FinderThread {
         self.final_at = None;
         self.records.clear();
         self.record_positions = 0;
-        self.recycle();
-    }
-
-    /// Hands the batch being read back to the thread.
-    fn recycle(&mut self) {
-        let mut words = std::mem::take(&mut self.batch);
+        self.batch.clear();
         self.at = 0;
-        if words.capacity() != 0 {
-            words.clear();
-            let _ = self.spare_words.send(words);
-        }
     }
 
     /// Waits until the current batch has a position left.
     fn fill_batch(&mut self) {
         while self.at == self.batch.len() {
-            self.recycle();
             // The tree stage can only find what it has been sent.
             self.push_records();
             let batch = self
@@ -226,12 +262,11 @@ impl FinderThread {
                 .get()
                 .recv()
                 .expect("the match finder thread ended (a bug: it cannot fail)");
+            // The batch read goes back to the pool; one of a stream
+            // before the last reset is dropped unread.
             if batch.generation == self.generation {
                 self.batch = batch.words;
-            } else {
-                let mut words = batch.words;
-                words.clear();
-                let _ = self.spare_words.send(words);
+                self.at = 0;
             }
         }
     }
@@ -308,13 +343,12 @@ impl Finder {
         let mut t = self.thread.take().expect("a threaded finder");
         let end = self.end();
         let stop = self.hash_stop(&t);
-        let mut records = std::mem::take(&mut t.records);
         while t.hashed < stop {
             let cur = (t.hashed - self.base) as usize;
             let avail = (end - t.hashed) as usize;
             if avail < HB as usize {
                 // Too close to the end to hash; not indexed.
-                records.extend_from_slice(&[0, NOT_INDEXED]);
+                t.records.extend_from_slice(&[0, NOT_INDEXED]);
             } else {
                 self.dirty = true;
                 let len_limit = avail.min(self.nice_len as usize);
@@ -323,9 +357,10 @@ impl Finder {
                 let best = self.side_tables::<HB>(cur, (h2, h3), len_limit, &mut t.side);
                 let head = self.main[h];
                 self.main[h] = self.pos32;
-                records.extend_from_slice(&[head, best as u32 | (t.side.len() as u32) << 16]);
+                let info = best as u32 | (t.side.len() as u32) << 16;
+                t.records.extend_from_slice(&[head, info]);
                 for m in &t.side {
-                    records.extend_from_slice(&[m.len, m.dist]);
+                    t.records.extend_from_slice(&[m.len, m.dist]);
                 }
             }
             self.advance_counters();
@@ -333,20 +368,32 @@ impl Finder {
             t.record_positions += 1;
             if t.record_positions == BATCH_POSITIONS {
                 // The bytes these positions read go first.
-                let from = (t.sent_end - self.base) as usize;
-                t.push_data(&self.buf[from..]);
-                t.records = std::mem::take(&mut records);
+                self.push_read(&mut t);
                 t.push_records();
-                records = std::mem::take(&mut t.records);
             }
         }
-        // All of the window goes out (records are sent after the bytes
-        // they read). Never more: when finishing, the tree stage's
-        // lookahead must end where the encoder's does.
-        let from = (t.sent_end - self.base) as usize;
-        t.push_data(&self.buf[from..]);
-        t.records = records;
+        self.push_read(&mut t);
         self.thread = Some(t);
+    }
+
+    /// Queues the window bytes that the positions hashed so far may read
+    /// (up to `nice_len` bytes after the last of them), if not sent yet,
+    /// with up to [`DATA_PIECE`] more so that pieces are not tiny; never
+    /// past the end of the window: when finishing, the tree stage's
+    /// lookahead must end where the encoder's does.
+    ///
+    /// So the tree stage is sent at most [`HASH_AHEAD`] positions,
+    /// `nice_len` and [`DATA_PIECE`] bytes ahead of the encoder, which is
+    /// never ahead of the tree stage: its window ([`tree_window`]) need
+    /// hold no more.
+    fn push_read(&self, t: &mut FinderThread) {
+        let end = self.end();
+        let read = end.min(t.hashed + u64::from(self.nice_len));
+        if read > t.sent_end {
+            let to = end.min(read + DATA_PIECE as u64);
+            let from = (t.sent_end - self.base) as usize;
+            t.push_data(&self.buf[from..(to - self.base) as usize]);
+        }
     }
 }
 
@@ -357,16 +404,14 @@ struct TreeStage {
     matches: Vec<Match>,
     commands: Receiver<Command>,
     results: SyncSender<Batch>,
-    spare_words: Receiver<Vec<u32>>,
-    spare_records: Sender<Vec<u32>>,
-    spare_bytes: Sender<Vec<u8>>,
+    words: Pool<u32>,
     generation: u64,
 }
 
 impl TreeStage {
     /// Walks trees and sends matches until the encoder hangs up.
     fn run(mut self) {
-        let mut words = Vec::new();
+        let mut words = self.words.lease(BATCH_WORDS);
         let mut positions = 0usize;
         loop {
             let command = match self.commands.try_recv() {
@@ -399,9 +444,8 @@ impl TreeStage {
                         assert!(n > 0, "the tree stage's window is full");
                         off += n;
                     }
-                    let _ = self.spare_bytes.send(v);
                 }
-                Command::Hashed(mut records) => {
+                Command::Hashed(records) => {
                     let mut at = 0;
                     // A record `AHEAD` positions on, whose tree root is
                     // loaded early so that its cache miss overlaps the
@@ -420,8 +464,6 @@ impl TreeStage {
                             return;
                         }
                     }
-                    records.clear();
-                    let _ = self.spare_records.send(records);
                 }
                 Command::Reset => {
                     self.finder.reset();
@@ -492,8 +534,8 @@ impl TreeStage {
     }
 
     /// Sends the batch in `words`; false if the encoder is gone.
-    fn send(&mut self, words: &mut Vec<u32>, positions: &mut usize) -> bool {
-        let next = self.spare_words.try_recv().unwrap_or_default();
+    fn send(&mut self, words: &mut Lease<u32>, positions: &mut usize) -> bool {
+        let next = self.words.lease(BATCH_WORDS);
         let batch = Batch {
             generation: self.generation,
             words: std::mem::replace(words, next),
