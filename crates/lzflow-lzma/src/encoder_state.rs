@@ -102,7 +102,7 @@ impl LzmaCore {
             // Less room, more moves: the encoder's thread has time to spare
             // while the finder's thread walks trees (and the finder keeps a
             // second window).
-            match_finder::window_room(opts.dict_size)
+            match_finder::encoder_room(opts.dict_size)
         } else {
             (opts.dict_size as usize / 2).max(1 << 20)
         };

@@ -10,7 +10,7 @@ mod binary_tree;
 mod hash_chain;
 mod thread;
 
-pub(crate) use thread::{in_flight, tree_window, window_room};
+pub(crate) use thread::{encoder_room, in_flight, tree_window};
 #[cfg(not(feature = "safe"))]
 #[allow(unsafe_code)]
 mod unchecked;
