@@ -116,6 +116,42 @@ fn liblzma_encode(input: &Input, p: Preset, threads: u32, block: Option<u64>) ->
 
 type Encoder = fn(&Input, Preset, u32, Option<u64>) -> io::Result<usize>;
 
+/// Preset 6, where the one-stream, two-thread rows are measured.
+const P6: Preset = Preset {
+    level: 6,
+    extreme: false,
+};
+
+/// The encoders a fresh child process can run (`encode-rss`), by name.
+const RSS_ENCODERS: [(&str, Encoder); 3] = [
+    ("lzflow", lzflow_encode),
+    ("lzflow-mf", lzflow_mf_thread_encode),
+    ("liblzma", liblzma_encode),
+];
+
+/// `<encoder> <threads>`: loads the text input, then encodes it once at
+/// preset 6 and returns the peak RSS above the loaded input, in KiB, as
+/// the "output". A fresh process has no pooled tables or freed heap to
+/// reuse, so this is what one encode needs.
+pub(crate) fn encode_rss(args: &[String]) -> io::Result<u64> {
+    let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
+    let [who, threads] = args else {
+        return Err(bad("encode-rss <encoder> <threads>"));
+    };
+    let threads = threads.parse().map_err(|_| bad("threads"))?;
+    let (_, f) = RSS_ENCODERS
+        .iter()
+        .find(|(name, _)| name == who)
+        .ok_or_else(|| bad("no such encoder"))?;
+    let input = Input {
+        name: "text",
+        data: crate::workloads::text_input(),
+        x86: false,
+    };
+    let s = measure(GLOBAL, || f(&input, P6, threads, None).map(|_| ()))?;
+    Ok(s.peak_rss_kib)
+}
+
 /// Prints the encode table: presets 0, 6, 9, 9e on text and mixed-x86, then
 /// 1- vs 2-thread encoding of the text in 4 MiB blocks, then one stream
 /// with the match finder on its own thread (`--only mf-thread`).
@@ -134,7 +170,7 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         },
     ];
     println!(
-        "{:<10} {:<7} {:<16} {:>10} {:>8} {:>11} {:>9} {:>13} {:>9}",
+        "{:<10} {:<7} {:<16} {:>10} {:>8} {:>11} {:>9} {:>13} {:>9} {:>17}",
         "input",
         "preset",
         "contestant",
@@ -143,7 +179,8 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         "size",
         "size ×",
         "alloc B/op",
-        "allocs/op"
+        "allocs/op",
+        "fresh RSS+ (×)"
     );
     let presets = [
         Preset {
@@ -166,6 +203,9 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
     // Each run: input, preset, block size, and its contestants (label,
     // encoder, threads); the first is the baseline of the ratios.
     type Run<'a> = (&'a Input, Preset, Option<u64>, Vec<(String, Encoder, u32)>);
+    // Per run, the `encode-rss` encoder of each contestant, for a column
+    // of peak RSS in fresh processes (the one-stream rows only).
+    let mut rss_jobs: Vec<Option<Vec<(&str, u32)>>> = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
     let pair = |block: Option<u64>, threads: u32| -> Vec<(String, Encoder, u32)> {
         let who = |name: &str| match block {
@@ -186,15 +226,13 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             runs.push((input, p, None, pair(None, 1)));
         }
     }
-    let p6 = Preset {
-        level: 6,
-        extreme: false,
-    };
+    let p6 = P6;
     if only.is_none_or(|o| "threads".contains(o)) {
         let block = crate::workloads::scaled(4 << 20) as u64;
         runs.push((&inputs[0], p6, Some(block), pair(Some(block), 1)));
         runs.push((&inputs[0], p6, Some(block), pair(Some(block), 2)));
     }
+    rss_jobs.resize(runs.len(), None);
     if only.is_none_or(|o| "mf-thread".contains(o)) {
         // One stream on two cores (the match finder on its own thread)
         // against one thread, and against liblzma's two threads, which
@@ -210,8 +248,15 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 ("liblzma 2T".into(), liblzma_encode, 2),
             ],
         ));
+        rss_jobs.push(Some(vec![
+            ("lzflow", 1),
+            ("lzflow-mf", 1),
+            ("liblzma", 1),
+            ("liblzma", 2),
+        ]));
     }
-    for (input, p, block, contestants) in runs {
+    rss_jobs.resize(runs.len(), None);
+    for ((input, p, block, contestants), rss) in runs.into_iter().zip(rss_jobs) {
         let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); contestants.len()];
         let mut sizes = vec![0usize; contestants.len()];
         let failed: Vec<Option<String>> = contestants
@@ -245,7 +290,31 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 }
             })
             .collect();
+        // Peak RSS of one encode in a fresh process, KiB, and the ratio to
+        // liblzma's on one thread.
+        let rss_kib: Vec<Option<u64>> = match &rss {
+            Some(jobs) => jobs
+                .iter()
+                .map(|(who, threads)| {
+                    crate::child::run("encode-rss", &[who.to_string(), threads.to_string()])
+                        .map(|c| Some(c.out_bytes))
+                })
+                .collect::<io::Result<_>>()?,
+            None => vec![None; contestants.len()],
+        };
+        let rss_base = rss
+            .as_ref()
+            .and_then(|jobs| jobs.iter().position(|j| *j == ("liblzma", 1)))
+            .and_then(|k| rss_kib[k]);
         for (i, (who, _, _)) in contestants.iter().enumerate() {
+            let rss_cell = match (rss_kib[i], rss_base) {
+                (Some(k), Some(base)) => format!(
+                    "{:.1}MiB ({:.3}×)",
+                    k as f64 / 1024.0,
+                    k as f64 / base.max(1) as f64
+                ),
+                _ => "-".to_string(),
+            };
             let mut alloc: Vec<u64> = samples[i].iter().map(|s| s.alloc_bytes).collect();
             alloc.sort();
             let mut count: Vec<u64> = samples[i].iter().map(|s| s.alloc_count).collect();
@@ -255,7 +324,7 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 continue;
             }
             println!(
-                "{:<10} {:<7} {:<16} {:>10.1} {:>7.3}x {:>11} {:>8.4}x {:>13} {:>9}",
+                "{:<10} {:<7} {:<16} {:>10.1} {:>7.3}x {:>11} {:>8.4}x {:>13} {:>9} {:>17}",
                 input.name,
                 p.name(),
                 who,
@@ -265,6 +334,7 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 sizes[i] as f64 / sizes[0] as f64,
                 alloc[alloc.len() / 2],
                 count[count.len() / 2],
+                rss_cell,
             );
         }
     }

@@ -450,10 +450,13 @@ fn compare_decode(rounds: usize, only: Option<&str>) -> io::Result<()> {
 }
 
 /// Jobs of the decode mode for child processes.
-const DECODE_JOBS: &[(&str, child::Job)] = &[("decode-rss", decode_rss)];
+const DECODE_JOBS: &[(&str, child::Job)] = &[
+    ("decode-rss", decode_rss),
+    ("encode-rss", encode::encode_rss),
+];
 
-/// The jobs `child` finds under `crate::JOBS`: the decode mode's and
-/// `compare zip-write`'s.
+/// The jobs `child` finds under `crate::JOBS`: the decode and encode
+/// modes' and `compare zip-write`'s.
 pub(crate) const JOBS: &[(&str, child::Job)] =
     &concat_jobs::<{ DECODE_JOBS.len() + zip_write::JOBS.len() }>(DECODE_JOBS, zip_write::JOBS);
 
