@@ -37,14 +37,7 @@ struct Entry {
 const TARGET: &str = "../target";
 
 fn entries(data: &[u8]) -> Vec<Entry> {
-    let methods = [
-        WriteMethod::Stored,
-        WriteMethod::Deflate,
-        WriteMethod::BZip2,
-        WriteMethod::Lzma,
-        WriteMethod::Xz,
-        WriteMethod::Ppmd,
-    ];
+    let methods = WriteMethod::ALL;
     let mut out = Vec::new();
     for piece in data.split(|&b| b == 0xFF).take(10) {
         let [c, d, ref bytes @ ..] = *piece else {

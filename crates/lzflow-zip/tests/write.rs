@@ -15,15 +15,6 @@ use lzflow_zip::{
 mod common;
 use common::{have, run, tool, Rng, TempDir};
 
-const METHODS: [WriteMethod; 6] = [
-    WriteMethod::Stored,
-    WriteMethod::Deflate,
-    WriteMethod::BZip2,
-    WriteMethod::Lzma,
-    WriteMethod::Xz,
-    WriteMethod::Ppmd,
-];
-
 /// Entry sizes around what the writer holds in memory (64 KiB).
 const SIZES: [usize; 5] = [0, 1, 5000, 65_536, 200_000];
 
@@ -147,7 +138,7 @@ fn encryptions() -> Vec<(Encryption, Option<&'static [u8]>)> {
 
 #[test]
 fn every_method_and_encryption_reads_back_from_either_kind_of_sink() {
-    for method in METHODS {
+    for method in WriteMethod::ALL {
         for (encryption, password) in encryptions() {
             let items = items(method, &encryption, 7);
             for seekable in [true, false] {
@@ -331,7 +322,7 @@ fn many_entries_get_zip64_end_records() {
 fn the_reference_tools_read_what_we_write() {
     let test = "the_reference_tools_read_what_we_write";
     let dir = TempDir::new("write-tools");
-    for method in METHODS {
+    for method in WriteMethod::ALL {
         for (encryption, password) in encryptions() {
             let items = items(method, &encryption, 13);
             for seekable in [true, false] {

@@ -32,6 +32,16 @@ pub enum WriteMethod {
 }
 
 impl WriteMethod {
+    /// Every method the writer can use, by method number.
+    pub const ALL: [WriteMethod; 6] = [
+        WriteMethod::Stored,
+        WriteMethod::Deflate,
+        WriteMethod::BZip2,
+        WriteMethod::Lzma,
+        WriteMethod::Xz,
+        WriteMethod::Ppmd,
+    ];
+
     /// The zip method number.
     pub fn id(self) -> u16 {
         match self {
