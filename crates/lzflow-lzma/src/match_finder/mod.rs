@@ -9,11 +9,11 @@
 mod binary_tree;
 mod hash_chain;
 mod thread;
-
-pub(crate) use thread::{encoder_room, in_flight, tree_window};
 #[cfg(not(feature = "safe"))]
 #[allow(unsafe_code)]
 mod unchecked;
+
+pub(crate) use thread::{encoder_room, in_flight, tree_window};
 
 use lzflow_core::{Lease, Pool};
 
