@@ -129,15 +129,16 @@ const RSS_ENCODERS: [(&str, Encoder); 3] = [
     ("liblzma", liblzma_encode),
 ];
 
-/// `<encoder> <threads>`: loads the text input, then encodes it once at
-/// preset 6 and returns the peak RSS above the loaded input, in KiB, as
+/// `<encoder> <threads> <quick|full>`: loads the text input (at the
+/// parent's scale), then encodes it once at preset 6 and returns the peak RSS above the loaded input, in KiB, as
 /// the "output". A fresh process has no pooled tables or freed heap to
 /// reuse, so this is what one encode needs.
 pub(crate) fn encode_rss(args: &[String]) -> io::Result<u64> {
     let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
-    let [who, threads] = args else {
-        return Err(bad("encode-rss <encoder> <threads>"));
+    let [who, threads, scale] = args else {
+        return Err(bad("encode-rss <encoder> <threads> <quick|full>"));
     };
+    crate::workloads::set_quick(scale == "quick");
     let threads = threads.parse().map_err(|_| bad("threads"))?;
     let (_, f) = RSS_ENCODERS
         .iter()
@@ -201,11 +202,16 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         },
     ];
     // Each run: input, preset, block size, and its contestants (label,
-    // encoder, threads); the first is the baseline of the ratios.
-    type Run<'a> = (&'a Input, Preset, Option<u64>, Vec<(String, Encoder, u32)>);
-    // Per run, the `encode-rss` encoder of each contestant, for a column
-    // of peak RSS in fresh processes (the one-stream rows only).
-    let mut rss_jobs: Vec<Option<Vec<(&str, u32)>>> = Vec::new();
+    // encoder, threads); the first is the baseline of the ratios. Then, for
+    // a column of peak RSS in fresh processes (the one-stream rows only),
+    // each contestant's `encode-rss` encoder and threads.
+    type Run<'a> = (
+        &'a Input,
+        Preset,
+        Option<u64>,
+        Vec<(String, Encoder, u32)>,
+        Option<Vec<(&'static str, u32)>>,
+    );
     let mut runs: Vec<Run> = Vec::new();
     let pair = |block: Option<u64>, threads: u32| -> Vec<(String, Encoder, u32)> {
         let who = |name: &str| match block {
@@ -223,23 +229,21 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
         .filter(|i| only.is_none_or(|o| i.name.contains(o)))
     {
         for p in presets {
-            runs.push((input, p, None, pair(None, 1)));
+            runs.push((input, p, None, pair(None, 1), None));
         }
     }
-    let p6 = P6;
     if only.is_none_or(|o| "threads".contains(o)) {
         let block = crate::workloads::scaled(4 << 20) as u64;
-        runs.push((&inputs[0], p6, Some(block), pair(Some(block), 1)));
-        runs.push((&inputs[0], p6, Some(block), pair(Some(block), 2)));
+        runs.push((&inputs[0], P6, Some(block), pair(Some(block), 1), None));
+        runs.push((&inputs[0], P6, Some(block), pair(Some(block), 2), None));
     }
-    rss_jobs.resize(runs.len(), None);
     if only.is_none_or(|o| "mf-thread".contains(o)) {
         // One stream on two cores (the match finder on its own thread)
         // against one thread, and against liblzma's two threads, which
         // split the text into Blocks of 3 × the dictionary.
         runs.push((
             &inputs[0],
-            p6,
+            P6,
             None,
             vec![
                 ("lzflow 1T".into(), lzflow_encode as Encoder, 1),
@@ -247,16 +251,15 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
                 ("liblzma 1T".into(), liblzma_encode, 1),
                 ("liblzma 2T".into(), liblzma_encode, 2),
             ],
+            Some(vec![
+                ("lzflow", 1),
+                ("lzflow-mf", 1),
+                ("liblzma", 1),
+                ("liblzma", 2),
+            ]),
         ));
-        rss_jobs.push(Some(vec![
-            ("lzflow", 1),
-            ("lzflow-mf", 1),
-            ("liblzma", 1),
-            ("liblzma", 2),
-        ]));
     }
-    rss_jobs.resize(runs.len(), None);
-    for ((input, p, block, contestants), rss) in runs.into_iter().zip(rss_jobs) {
+    for (input, p, block, contestants, rss) in runs {
         let mut samples: Vec<Vec<Sample>> = vec![Vec::new(); contestants.len()];
         let mut sizes = vec![0usize; contestants.len()];
         let failed: Vec<Option<String>> = contestants
@@ -296,8 +299,13 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             Some(jobs) => jobs
                 .iter()
                 .map(|(who, threads)| {
-                    crate::child::run("encode-rss", &[who.to_string(), threads.to_string()])
-                        .map(|c| Some(c.out_bytes))
+                    let scale = if crate::workloads::is_quick() {
+                        "quick"
+                    } else {
+                        "full"
+                    };
+                    let args = [who.to_string(), threads.to_string(), scale.to_string()];
+                    crate::child::run("encode-rss", &args).map(|c| Some(c.out_bytes))
                 })
                 .collect::<io::Result<_>>()?,
             None => vec![None; contestants.len()],
