@@ -20,10 +20,8 @@ fuzz_target!(|data: &[u8]| {
     let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let (knobs, payload) = (input.knobs, input.payload);
-    let mut stream = if input.raw() {
-        payload.to_vec()
-    } else {
+    let knobs = input.knobs;
+    let stream = input.input(|payload| {
         let mut o = LzmaOptions::preset(0).expect("preset 0");
         o.dict_size = DICT;
         let mut enc = MtLzma2Encoder::new(&o, 1, 4096).expect("encoder");
@@ -31,8 +29,7 @@ fuzz_target!(|data: &[u8]| {
         lzflow_core::encode_to_end(&mut enc, payload, &mut out, &mut [0; 1 << 16])
             .expect("encoding cannot fail");
         out
-    };
-    input.apply(&mut stream);
+    });
 
     let opts = DecoderOptions::default().with_limits(LIMITS);
     let mut one = Lzma2Decoder::new(DICT, &opts).expect("within the limits");

@@ -19,10 +19,8 @@ fuzz_target!(|data: &[u8]| {
     let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let (knobs, payload) = (input.knobs, input.payload);
-    let mut file = if input.raw() {
-        payload.to_vec()
-    } else {
+    let knobs = input.knobs;
+    let file = input.input(|payload| {
         let check =
             [Check::None, Check::Crc32, Check::Crc64, Check::Sha256][usize::from((knobs >> 2) & 3)];
         let opts = MtXzEncoderOptions {
@@ -39,8 +37,7 @@ fuzz_target!(|data: &[u8]| {
         lzflow_core::encode_to_end(&mut enc, payload, &mut out, &mut [0; 1 << 16])
             .expect("encoding cannot fail");
         out
-    };
-    input.apply(&mut file);
+    });
 
     let base = XzDecoderOptions {
         lzma: DecoderOptions::default().with_limits(LIMITS),

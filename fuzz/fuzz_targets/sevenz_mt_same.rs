@@ -44,10 +44,8 @@ fuzz_target!(|data: &[u8]| {
     let Some(input) = Damaged::parse(data) else {
         return;
     };
-    let (knobs, payload) = (input.knobs, input.payload);
-    let mut archive = if input.raw() {
-        payload.to_vec()
-    } else {
+    let knobs = input.knobs;
+    let archive = input.input(|payload| {
         let solid = [Solid::None, Solid::Files(2), Solid::All, Solid::None][usize::from(knobs & 3)];
         let method = [Method::Lzma2, Method::Lzma][usize::from(knobs >> 2 & 1)];
         let mut opts = WriterOptions::default()
@@ -64,8 +62,7 @@ fuzz_target!(|data: &[u8]| {
                 .expect("in-memory write");
         }
         w.finish().expect("in-memory finish").into_inner()
-    };
-    input.apply(&mut archive);
+    });
     let one = walk(&archive, 1);
     let two = walk(&archive, 2);
     assert_eq!(one.1, two.1, "errors differ");

@@ -37,7 +37,6 @@ struct Entry {
 const TARGET: &str = "../target";
 
 fn entries(data: &[u8]) -> Vec<Entry> {
-    let methods = WriteMethod::ALL;
     let mut out = Vec::new();
     for piece in data.split(|&b| b == 0xFF).take(10) {
         let [c, d, ref bytes @ ..] = *piece else {
@@ -60,7 +59,10 @@ fn entries(data: &[u8]) -> Vec<Entry> {
         }
         let level = 1 + u32::from(c >> 5 & 1);
         let mut opts = EntryOptions::default()
-            .with_method(methods[usize::from(c >> 6) + usize::from(d & 3) % 3], level)
+            .with_method(
+                WriteMethod::ALL[usize::from(c >> 6) + usize::from(d & 3) % 3],
+                level,
+            )
             .with_store_if_larger(d & 0x10 != 0);
         if c & 0x20 != 0 && kind == Kind::File {
             let crc = crc32fast::hash(&body) ^ u32::from(d & 0x20 != 0);
@@ -98,28 +100,25 @@ fn add_all<W: Write>(w: &mut ZipWriter<W>, entries: &[Entry]) -> Result<(), ZipE
     Ok(())
 }
 
-/// The archive, or the error's message.
+/// The archive, or the first error.
 fn write(
     entries: &[Entry],
     seekable: bool,
     threads: usize,
     budget: usize,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, ZipError> {
     let options = ZipWriterOptions::new()
         .with_threads(threads)
         .with_memory_budget(budget);
-    let out = if seekable {
-        let mut w =
-            ZipWriter::new_with(Cursor::new(Vec::new()), options).map_err(|e| e.to_string())?;
-        add_all(&mut w, entries).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?.into_inner()
+    Ok(if seekable {
+        let mut w = ZipWriter::new_with(Cursor::new(Vec::new()), options)?;
+        add_all(&mut w, entries)?;
+        w.finish()?.into_inner()
     } else {
-        let mut w =
-            ZipWriter::new_streaming_with(Vec::new(), options).map_err(|e| e.to_string())?;
-        add_all(&mut w, entries).map_err(|e| e.to_string())?;
-        w.finish().map_err(|e| e.to_string())?
-    };
-    Ok(out)
+        let mut w = ZipWriter::new_streaming_with(Vec::new(), options)?;
+        add_all(&mut w, entries)?;
+        w.finish()?
+    })
 }
 
 /// What each entry reads back as: its name (directories with a `/`) and
@@ -150,7 +149,11 @@ fuzz_target!(|data: &[u8]| {
     let (archive, other) = match (one, two) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(_), Err(_)) => return,
-        (one, two) => panic!("one thread: {one:?}; two: {:?}", two.map(|v| v.len())),
+        (one, two) => panic!(
+            "one thread: {:?}; two: {:?}",
+            one.map(|v| v.len()),
+            two.map(|v| v.len())
+        ),
     };
     assert!(archive == other, "the bytes differ");
     let want = expected(&entries);

@@ -175,7 +175,7 @@ pub struct Damaged<'a> {
     /// The damage: up to 7 triples.
     damage: &'a [u8],
     /// The rest.
-    pub payload: &'a [u8],
+    payload: &'a [u8],
 }
 
 impl<'a> Damaged<'a> {
@@ -192,19 +192,21 @@ impl<'a> Damaged<'a> {
         })
     }
 
-    /// True when the payload is the input as it is.
-    pub fn raw(&self) -> bool {
-        self.knobs & 0x80 != 0
-    }
-
-    /// Flips the chosen bits of `input` (offsets modulo its length).
-    pub fn apply(&self, input: &mut [u8]) {
-        if input.is_empty() {
-            return;
+    /// The damaged input: the payload itself when the raw bit is set,
+    /// else what `build` makes of it; the chosen bits flipped (offsets
+    /// modulo its length).
+    pub fn input(&self, build: impl FnOnce(&[u8]) -> Vec<u8>) -> Vec<u8> {
+        let mut input = if self.knobs & 0x80 != 0 {
+            self.payload.to_vec()
+        } else {
+            build(self.payload)
+        };
+        if !input.is_empty() {
+            for d in self.damage.chunks_exact(3) {
+                let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % input.len();
+                input[at] ^= d[2];
+            }
         }
-        for d in self.damage.chunks_exact(3) {
-            let at = usize::from(u16::from_be_bytes([d[0], d[1]])) % input.len();
-            input[at] ^= d[2];
-        }
+        input
     }
 }
