@@ -144,6 +144,8 @@ fn piece_pool() -> Pool<u8> {
 pub(crate) struct FinderThread {
     commands: Sender<Command>,
     results: Only<Batch>,
+    /// Where hash records come from (they go back when the tree stage
+    /// drops them), and window pieces.
     words: Pool<u32>,
     pieces: Pool<u8>,
     /// Absolute position up to which window bytes were queued.
@@ -413,6 +415,7 @@ struct TreeStage {
     matches: Vec<Match>,
     commands: Receiver<Command>,
     results: SyncSender<Batch>,
+    /// Where result batches come from.
     words: Pool<u32>,
     generation: u64,
 }
