@@ -24,8 +24,16 @@ use crate::SevenZError;
 /// A boxed folder coder.
 type BoxedDecode = Box<dyn Decode<Error = SevenZError> + Send>;
 
-/// Largest buffer between two coders or behind a packed stream.
+/// Largest buffer between two coders.
 const STREAM_BUF: usize = 64 << 10;
+
+/// Largest buffer behind a packed stream. Each fill is one read of the
+/// archive, and for `tokio::fs::File` each read is a round trip through the
+/// blocking pool: with 256 KiB reads instead of 64 KiB, the tokio face
+/// extracts a 200 MiB solid archive (one thread) 5 % faster, on par with
+/// `std::fs`; 1 MiB gained 1 % more but costs tokio's `File` as large a
+/// buffer of its own. A packed stream smaller than this gets its own size.
+const PACK_BUF: usize = 256 << 10;
 
 /// What a folder decoder needs or produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,8 +86,9 @@ struct StreamBuf {
 }
 
 impl StreamBuf {
-    fn new(capacity_hint: u64) -> Self {
-        let cap = capacity_hint.clamp(1, STREAM_BUF as u64) as usize;
+    /// A buffer for a stream of `capacity_hint` bytes, of at most `max`.
+    fn new(capacity_hint: u64, max: usize) -> Self {
+        let cap = capacity_hint.clamp(1, max as u64) as usize;
         let mut data = Pool::<u8>::global().lease(cap);
         data.resize(cap, 0);
         StreamBuf {
@@ -634,7 +643,7 @@ impl Builder<'_> {
             let slot = if let Some(src) = bound {
                 let child = self.node(src, false)?;
                 Slot {
-                    buf: StreamBuf::new(child.out_size),
+                    buf: StreamBuf::new(child.out_size, STREAM_BUF),
                     source: Source::Coder(Box::new(child)),
                 }
             } else {
@@ -645,7 +654,7 @@ impl Builder<'_> {
                     .position(|&p| p == in_index)
                     .ok_or_else(|| SevenZError::corrupt("a coder input is not connected"))?;
                 let size = self.pack_sizes[k];
-                let mut buf = StreamBuf::new(size);
+                let mut buf = StreamBuf::new(size, PACK_BUF);
                 buf.remaining = size;
                 buf.eof = size == 0;
                 buf.crc = self
