@@ -24,8 +24,12 @@ use crate::read::local_file_header::LocalFileHeader;
 use crate::read::zip_options::ZipOptions;
 use crate::ZipError;
 
-/// Stored bytes read from the source at a time.
-const READ_CHUNK: usize = 64 << 10;
+/// Stored bytes read from the source at a time. For `tokio::fs::File` each
+/// read is a round trip through the blocking pool: reading a zip of one
+/// 40 MiB deflated and one 30 MB stored entry took 59–64 ms through the
+/// tokio face with 256 KiB reads, 71–87 ms with 64 KiB (39 ms through
+/// `std::fs` either way).
+const READ_CHUNK: usize = 256 << 10;
 
 pub(crate) async fn seek<S: PollSource>(src: &mut S, pos: u64) -> Result<(), ZipError> {
     if poll_fn(|cx| src.poll_seek(cx, SeekFrom::Start(pos))).await? != pos {
