@@ -37,6 +37,16 @@ pub trait Decode {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, Self::Error>;
+
+    /// After [`Progress::StreamEnd`]: how many of the input bytes taken lie
+    /// past the stream's end. Most decoders stop exactly at the end (0, the
+    /// default). One that holds input to resume without rollback (PPMd)
+    /// may have taken more when the input came in pieces; a container that
+    /// finds what follows the stream by where its decoder stopped (a zip
+    /// data descriptor, read forward-only) gives these bytes again.
+    fn unused_after_end(&self) -> usize {
+        0
+    }
 }
 
 /// The coder contract's "after an error the coder stays failed": a coder
@@ -155,6 +165,9 @@ impl<D: Decode + ?Sized> Decode for Box<D> {
     ) -> Result<Progress, Self::Error> {
         (**self).decode(input, output)
     }
+    fn unused_after_end(&self) -> usize {
+        (**self).unused_after_end()
+    }
 }
 
 impl<E: Encode + ?Sized> Encode for Box<E> {
@@ -222,6 +235,9 @@ where
     type Error = E;
     fn decode(&mut self, input: &mut InBuf<'_>, output: &mut OutBuf<'_>) -> Result<Progress, E> {
         self.inner.decode(input, output).map_err(Into::into)
+    }
+    fn unused_after_end(&self) -> usize {
+        self.inner.unused_after_end()
     }
 }
 

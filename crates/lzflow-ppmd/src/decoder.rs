@@ -383,4 +383,9 @@ impl Decode for Ppmd7Decoder {
             Ok(Some((model, rc, 2 * (usize::from(props.order) + 2))))
         })
     }
+
+    /// [`unused_input`](Self::unused_input)'s length.
+    fn unused_after_end(&self) -> usize {
+        self.coder.unused_input().len()
+    }
 }

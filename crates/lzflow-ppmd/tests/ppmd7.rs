@@ -353,6 +353,8 @@ fn input_after_the_stream_stays_with_the_caller() {
         let taken_beyond = dec.unused_input();
         assert_eq!(pos - taken_beyond.len(), len, "piece {piece}");
         assert_eq!(taken_beyond, &stream[len..pos]);
+        // What a container holding the decoder as `dyn Decode` sees.
+        assert_eq!(Decode::unused_after_end(&dec), taken_beyond.len());
         // Done stays done, taking nothing.
         let mut input = InBuf::new(&stream[pos..]);
         assert_eq!(dec.decode(&mut input, &mut o).unwrap(), Progress::StreamEnd);

@@ -149,4 +149,9 @@ impl Decode for Ppmd8Decoder {
             read_head(head, head_len, props, limit, input)
         })
     }
+
+    /// [`unused_input`](Self::unused_input)'s length.
+    fn unused_after_end(&self) -> usize {
+        self.coder.unused_input().len()
+    }
 }
