@@ -186,6 +186,25 @@ impl Method {
         self.row().xz
     }
 
+    /// Most bytes past the end of its data that this method's decoder may
+    /// take without saying how many
+    /// ([`Decode::unused_after_end`](lzflow_core::Decode::unused_after_end)
+    /// says it for PPMd, which holds input to resume): 0 for the rest,
+    /// which stop exactly where their data ends. A container that finds
+    /// what follows the data only by where the decoder stopped (a zip data
+    /// descriptor, read forward-only) looks this far back.
+    ///
+    /// Deflate64's inflater (the `deflate64` crate) fills its bit buffer
+    /// two bytes at a time and keeps the bits it has not used when the data
+    /// ends: the buffer holds at most 32 bits, so up to 4 bytes, as many as
+    /// the input's split allowed it to load.
+    pub const fn read_ahead(self) -> usize {
+        match self {
+            Method::Deflate64 => 4,
+            _ => 0,
+        }
+    }
+
     /// The method with this zip compression method number.
     pub fn from_zip_id(id: u16) -> Option<Self> {
         TABLE.iter().find(|r| r.zip == Some(id)).map(|r| r.method)

@@ -800,6 +800,91 @@ fn sevenzip_ppmd() {
     sevenzip_method("sevenzip_ppmd", "PPMd", 98, None);
 }
 
+/// 7-Zip's WinZip AES entries of PPMd and of Deflate64 data, rewritten so
+/// that only data descriptors size them (as a streaming writer would
+/// write them), read forward-only from input arriving in pieces: PPMd's
+/// give back the bytes it held past its data, also from behind the
+/// decryptor, and read as the seekable reader reads the original; for
+/// Deflate64, whose inflater does not say where its data ended, the
+/// forward-only reader refuses the entry as unsupported.
+#[test]
+fn sevenzip_aes_entries_sized_only_by_descriptors_read_forward_only() {
+    for (method, readable) in [("PPMd", true), ("Deflate64", false)] {
+        let test = "sevenzip_aes_entries_sized_only_by_descriptors_read_forward_only";
+        if !have("7zz", test) {
+            return;
+        }
+        // Files only: 7-Zip stores empty ones, and an encrypted Stored
+        // entry sized only by its descriptor is not read forward-only.
+        let dir = TempDir::new(&format!("aes-descriptors-{method}"));
+        let mut rng = Rng(0xdec0de);
+        for (i, len) in [300, 333, 5000, 70_001].into_iter().enumerate() {
+            fs::write(dir.0.join(format!("f{i}.txt")), rng.text(len)).unwrap();
+        }
+        run(
+            tool("7zz")
+                .args(["a", "-tzip", "-bd", &format!("-mm={method}"), "-mem=AES256"])
+                .args([
+                    "-psecret", "out.zip", "f0.txt", "f1.txt", "f2.txt", "f3.txt",
+                ])
+                .current_dir(&dir.0),
+            "7zz a",
+        );
+        let original = fs::read(dir.0.join("out.zip")).unwrap();
+        let options = ZipOptions::new().with_password("secret");
+        let mut a = ZipArchive::open_with(Cursor::new(&original[..]), options.clone()).unwrap();
+        let mut want = Vec::new();
+        for i in 0..a.len() {
+            let mut data = Vec::new();
+            a.reader(i).unwrap().read_to_end(&mut data).unwrap();
+            want.push((a.directory().get(i).unwrap().name().into_owned(), data));
+        }
+        let rewritten = common::with_descriptors(&original);
+        for piece in [1, 5, 4096] {
+            let mut z = ZipStreamReader::with_options(Pieces(&rewritten, piece), options.clone());
+            let mut got = Vec::new();
+            let error = loop {
+                match z.next_entry() {
+                    Ok(Some(mut e)) => {
+                        let name = e.name().into_owned();
+                        let mut data = Vec::new();
+                        if let Err(err) = e.read_to_end(&mut data) {
+                            break Some(err);
+                        }
+                        got.push((name, data));
+                    }
+                    Ok(None) => break None,
+                    Err(err) => break Some(err.into()),
+                }
+            };
+            if readable {
+                assert!(error.is_none(), "{method} {piece}: {error:?}");
+                assert_eq!(got, want, "{method} {piece}");
+            } else {
+                let error = error.expect("a Deflate64 entry is refused");
+                let error = error.get_ref().and_then(|e| e.downcast_ref::<ZipError>());
+                assert!(
+                    matches!(error, Some(ZipError::UnsupportedFeature(_))),
+                    "{method} {piece}: {error:?}"
+                );
+                assert!(got.iter().all(|(_, d)| d.is_empty()), "{method}: {got:?}");
+            }
+        }
+    }
+}
+
+/// A reader giving out at most `.1` bytes per call.
+struct Pieces<'a>(&'a [u8], usize);
+
+impl Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.1).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
 #[test]
 fn sevenzip_xz() {
     sevenzip_method("sevenzip_xz", "XZ", 95, None);

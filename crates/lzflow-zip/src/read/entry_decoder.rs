@@ -25,10 +25,15 @@ use crate::read::zip_crypto::ZipCryptoDecoder;
 use crate::read::zip_options::ZipOptions;
 use crate::ZipError;
 
-/// Decrypted bytes held between the two stages. Also the most input an
-/// encrypted entry of unknown length may take past its data, which the
-/// forward-only reader keeps so it can give it again.
+/// Decrypted bytes held between the two stages. With [`HELD`], the most
+/// input an encrypted entry of unknown length may take past its data, which
+/// the forward-only reader keeps so it can give it again.
 pub(crate) const STAGE: usize = 32 << 10;
+
+/// More than a decompressor takes past its data and holds
+/// ([`Decode::unused_after_end`]): PPMd var. I (zip's) holds up to
+/// 4 × (order + 2) − 1 = 71 bytes at order 16.
+pub(crate) const HELD: usize = 128;
 
 /// Flag bit 6: PKWARE's strong encryption, which lzflow does not read.
 const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;
@@ -174,8 +179,11 @@ pub(crate) struct EntryDecoder {
     decompress: EntryCoder,
     checks: Checks,
     /// Input taken past the data, to be given again (unbounded
-    /// encrypted entries).
+    /// encrypted entries, and a decompressor that held input past its
+    /// end).
     unused: usize,
+    /// Most bytes past the data the decompressor may have taken.
+    read_ahead: usize,
 }
 
 /// One call of the decompressor, its output checked.
@@ -258,6 +266,16 @@ impl EntryDecoder {
         };
         let decompress = method::decoder(method, spec.uncompressed_size, &options.limits)?;
         let unbounded = spec.compressed_size.is_none();
+        let read_ahead = method::read_ahead(method);
+        if unbounded && read_ahead > 0 && matches!(decrypt, Some(Decrypt::Aes(_))) {
+            // Its authentication code follows the data, where the inflater
+            // does not say (`Method::read_ahead`): a guess would be checked
+            // against the code at once.
+            return Err(ZipError::UnsupportedFeature(
+                "a WinZip AES entry of Deflate64 data whose size only its data descriptor \
+                 gives, read forward-only",
+            ));
+        }
         let decrypt = decrypt.map(|coder| {
             let mut buf = Pool::<u8>::global().lease(STAGE);
             buf.resize(STAGE, 0);
@@ -287,11 +305,29 @@ impl EntryDecoder {
                 crc_value: 0,
             },
             unused: 0,
+            read_ahead,
         })
     }
 
+    /// Most stored bytes past the data the decompressor may have taken
+    /// ([`Method::read_ahead`](lzflow_methods::Method::read_ahead)): where
+    /// only a data descriptor sizes the entry, its data may have ended up
+    /// to this many bytes before [`consumed`](Self::consumed) says, and
+    /// the descriptor is there.
+    pub(crate) fn read_ahead(&self) -> usize {
+        self.read_ahead
+    }
+
+    /// The data ended `back` bytes before [`consumed`](Self::consumed)
+    /// said (at most [`read_ahead`](Self::read_ahead)), as its data
+    /// descriptor showed.
+    pub(crate) fn give_back(&mut self, back: usize) {
+        debug_assert!(back <= self.read_ahead);
+        self.checks.consumed -= back as u64;
+    }
+
     /// After the data ended: input bytes already taken that follow it and
-    /// must be given again (at most [`STAGE`]); 0 afterwards.
+    /// must be given again (at most [`STAGE`] + [`HELD`]); 0 afterwards.
     pub(crate) fn take_unused(&mut self) -> usize {
         std::mem::take(&mut self.unused)
     }
@@ -322,7 +358,12 @@ impl EntryDecoder {
             return Ok(Progress::StreamEnd);
         }
         let Some(stage) = &mut self.decrypt else {
-            return decompress(&mut self.decompress, &mut self.checks, input, output);
+            let p = decompress(&mut self.decompress, &mut self.checks, input, output)?;
+            if p == Progress::StreamEnd {
+                // Input the decompressor held past its end (PPMd).
+                self.unused = self.decompress.unused_after_end();
+            }
+            return Ok(p);
         };
         if stage.trailer {
             return trailer(stage, &mut self.checks, input);
@@ -344,9 +385,10 @@ impl EntryDecoder {
             let p = decompress(&mut self.decompress, &mut self.checks, &mut mid, output)?;
             stage.start += mid.pos();
             if p == Progress::StreamEnd && stage.unbounded {
-                // Decrypted ahead: what the decompressor left was not
-                // data, and its stored bytes follow the data.
-                let unused = stage.end - stage.start;
+                // Decrypted ahead: what the decompressor left, or took
+                // and held past its end (PPMd), was not data, and its
+                // stored bytes follow the data.
+                let unused = stage.end - stage.start + self.decompress.unused_after_end();
                 self.unused = unused;
                 stage.start = stage.end;
                 if let Decrypt::Aes(aes) = &mut stage.coder {

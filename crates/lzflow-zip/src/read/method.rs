@@ -62,6 +62,12 @@ pub(crate) fn decoder(
     }
 }
 
+/// Most stored bytes past its data that the decoder of zip method
+/// `method` may take ([`Method::read_ahead`]).
+pub(crate) fn read_ahead(method: u16) -> usize {
+    Method::from_zip_id(method).map_or(0, Method::read_ahead)
+}
+
 /// Bytes of the zip LZMA header: version (2), properties size (2), then
 /// the 5 properties bytes (lc/lp/pb and the dictionary size).
 const LZMA_HEADER: usize = 9;

@@ -7,16 +7,21 @@
 //! An entry's data ends where the sizes in its local header say, or, with
 //! a data descriptor (flag bit 3) and no sizes, where its decompressor
 //! ends; the descriptor after it is then checked against the CRC-32 and
-//! sizes of the data. A Stored entry with a descriptor and no sizes ends
+//! sizes of the data. PPMd gives back the bytes it held past its end;
+//! Deflate64's inflater may take up to 4 bytes past it without saying
+//! (`Method::read_ahead`), so its descriptor is looked for within those
+//! (the stored size it gives tells the place), and a WinZip AES entry of
+//! Deflate64 data sized only so is not read (`UnsupportedFeature`). A Stored entry with a descriptor and no sizes ends
 //! at the first descriptor that matches the data before it
 //! ([`descriptor_scan`](crate::read::descriptor_scan)). The entries end at
 //! the first central directory header (or end record); the source is left
 //! there.
 //!
 //! # Look-ahead memory
-//! One buffer: 64 KiB of input read at a time, up to 32 KiB kept behind
-//! the read position (an encrypted entry of unknown length decrypts ahead
-//! of its decompressor and gives back what was not its data), and one
+//! One buffer: 64 KiB of input read at a time, up to 32 KiB and 128 bytes
+//! kept behind the read position (an encrypted entry of unknown length
+//! decrypts ahead of its decompressor, and PPMd holds a few bytes past its
+//! data: both give back what was not data), and one
 //! whole local header (at most 30 + 2 × 65,535 bytes). So the buffer
 //! never passes [`MAX_LOOK_AHEAD`] bytes, whatever the archive says;
 //! decoders come on top, under the memory limit.
@@ -37,7 +42,7 @@ use crate::read::central_directory::FLAG_ENCRYPTED;
 use crate::read::data_descriptor::DataDescriptor;
 use crate::read::descriptor_scan::{DescriptorScan, Scanned};
 use crate::read::dos_time::DosDateTime;
-use crate::read::entry_decoder::{EntryDecoder, EntrySpec, METHOD_AES, STAGE};
+use crate::read::entry_decoder::{EntryDecoder, EntrySpec, HELD, METHOD_AES, STAGE};
 use crate::read::entry_name;
 use crate::read::extra_field::{self, AesExtra};
 use crate::read::local_file_header::LocalFileHeader;
@@ -47,7 +52,7 @@ use crate::ZipError;
 /// Input read from the source at a time.
 const READ_CHUNK: usize = 64 << 10;
 /// Bytes kept behind the read position, to be given again.
-const HISTORY: usize = STAGE;
+const HISTORY: usize = STAGE + HELD;
 /// The longest local header: the fixed part, a name and an extra field of
 /// 65,535 bytes each.
 const MAX_HEADER: usize = LocalFileHeader::LEN + 2 * 0xffff;
@@ -598,7 +603,9 @@ impl<S: PollRead> PollZipStream<S> {
                     let mut input = InBuf::new(&window[..n]).with_last(last);
                     let mut output = OutBuf::new(out);
                     let p = dec.decode(&mut input, &mut output)?;
-                    *left -= input.pos() as u64;
+                    // Input held past the data's end (PPMd) was not data:
+                    // the stored size then says more than the data.
+                    *left = *left - input.pos() as u64 + dec.take_unused() as u64;
                     (input.pos(), output.pos(), p == Progress::StreamEnd)
                 }
                 Data::Open { dec } => {
@@ -763,9 +770,29 @@ impl<S: PollRead> PollZipStream<S> {
             }
         };
         let zip64 = cur.header.zip64;
-        let found = DataDescriptor::recognize(bytes, zip64, &expected)
-            .or_else(|| DataDescriptor::recognize(bytes, !zip64, &expected));
-        let Some(len) = found else {
+        let recognize = |bytes: &[u8], expected: &DataDescriptor| {
+            DataDescriptor::recognize(bytes, zip64, expected)
+                .or_else(|| DataDescriptor::recognize(bytes, !zip64, expected))
+        };
+        // A decompressor that may have read past its data: the descriptor
+        // is where one with the stored size that far back matches (the
+        // size differs for each place, so one matches at most).
+        let read_ahead = match &self.data {
+            Some(Data::Open { dec }) => dec
+                .read_ahead()
+                .min(usize::try_from(expected.compressed_size).unwrap_or(usize::MAX))
+                .min(self.start),
+            _ => 0,
+        };
+        let found = (0..=read_ahead).find_map(|back| {
+            let expected = DataDescriptor {
+                compressed_size: expected.compressed_size - back as u64,
+                ..expected
+            };
+            recognize(&self.buf[self.start - back..self.start + got], &expected)
+                .map(|len| (back, len, expected))
+        });
+        let Some((back, len, expected)) = found else {
             return Poll::Ready(Err(self.descriptor_mismatch(bytes, &expected)));
         };
         let disagrees = cur
@@ -783,7 +810,10 @@ impl<S: PollRead> PollZipStream<S> {
                     .unwrap_or_default()
             ))));
         }
-        self.start += len;
+        if let Some(Data::Open { dec }) = &mut self.data {
+            dec.give_back(back);
+        }
+        self.start = self.start - back + len;
         Poll::Ready(Ok(()))
     }
 

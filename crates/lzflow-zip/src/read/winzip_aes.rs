@@ -18,6 +18,7 @@ use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 use sha1::Sha1;
 use zeroize::Zeroizing;
 
+use crate::read::entry_decoder::HELD;
 use crate::ZipError;
 
 /// PBKDF2 iteration count fixed by the format.
@@ -247,9 +248,11 @@ impl WinZipAesDecoder {
     /// its data ends (a forward-only reader of an entry with a data
     /// descriptor): it decrypts whatever input it is given, ahead of the
     /// decompressor, and authenticates each call's bytes only when the
-    /// next call shows that all of them were data. When the decompressor
-    /// has ended, [`end_of_data`](Self::end_of_data) says how much of the
-    /// last call's output it left, and the decoder then reads the
+    /// next call shows that all of them were data (but for the last
+    /// [`HELD`] bytes, which a decompressor may have held past its end).
+    /// When the decompressor has ended, [`end_of_data`](Self::end_of_data)
+    /// says how much of its output was not data (what it left of the last
+    /// call's and what it held), and the decoder then reads the
     /// authentication code from the input that follows the data (the
     /// caller gives those unused bytes again).
     ///
@@ -364,8 +367,12 @@ impl Decode for WinZipAesDecoder {
                     match &mut self.lag {
                         None => mac.update(src),
                         Some(lag) => {
-                            mac.update(lag);
-                            lag.clear();
+                            // Of the earlier calls' bytes, the caller's
+                            // decompressor may hold a few past the data
+                            // (PPMd): those wait too.
+                            let done = lag.len().saturating_sub(HELD);
+                            mac.update(&lag[..done]);
+                            lag.drain(..done);
                             lag.extend_from_slice(src);
                         }
                     }

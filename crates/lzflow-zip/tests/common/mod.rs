@@ -190,3 +190,59 @@ pub fn lzflow_expected<'a>(row: &Row, expected: &'a str) -> &'a str {
         expected
     }
 }
+
+/// `zip` rewritten as a streaming writer would have written it: each local
+/// header with flag bit 3 and zeros for its CRC-32 and sizes, a data
+/// descriptor (with its signature) after the data, and a central directory
+/// to match (without extra fields, so only the forward-only reader reads
+/// WinZip AES entries of it). For archives of unencrypted or WinZip AES
+/// entries whose local headers give their sizes (32-bit): a ZipCrypto
+/// header's check byte would change with flag bit 3.
+pub fn with_descriptors(zip: &[u8]) -> Vec<u8> {
+    let u16_at = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]);
+    let u32_at = |at: usize| u32::from_le_bytes(zip[at..at + 4].try_into().unwrap());
+    let (mut out, mut central, mut count) = (Vec::new(), Vec::new(), 0u16);
+    let mut at = 0;
+    while zip[at..].starts_with(b"PK\x03\x04") {
+        let flags = u16_at(at + 6);
+        assert_eq!(flags & 8, 0, "with a descriptor already");
+        assert!(flags & 1 == 0 || u16_at(at + 8) == 99, "ZipCrypto");
+        let (crc, packed, size) = (u32_at(at + 14), u32_at(at + 18), u32_at(at + 22));
+        assert!(packed != u32::MAX && size != u32::MAX, "Zip64");
+        let (name_len, extra_len) = (usize::from(u16_at(at + 26)), usize::from(u16_at(at + 28)));
+        let data_at = at + 30 + name_len + extra_len;
+        let name = &zip[at + 30..at + 30 + name_len];
+        let offset = out.len() as u32;
+        out.extend_from_slice(&zip[at..at + 6]);
+        out.extend_from_slice(&(flags | 8).to_le_bytes());
+        out.extend_from_slice(&zip[at + 8..at + 14]);
+        out.extend_from_slice(&[0; 12]);
+        out.extend_from_slice(&zip[at + 26..data_at]);
+        out.extend_from_slice(&zip[data_at..data_at + packed as usize]);
+        for v in [0x0807_4b50, crc, packed, size] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        central.extend_from_slice(b"PK\x01\x02\x14\x03");
+        central.extend_from_slice(&zip[at + 4..at + 6]);
+        central.extend_from_slice(&(flags | 8).to_le_bytes());
+        central.extend_from_slice(&zip[at + 8..at + 14]);
+        for v in [crc, packed, size] {
+            central.extend_from_slice(&v.to_le_bytes());
+        }
+        central.extend_from_slice(&(name_len as u16).to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name);
+        at = data_at + packed as usize;
+        count += 1;
+    }
+    let central_at = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&count.to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&central_at.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
