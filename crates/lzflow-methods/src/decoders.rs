@@ -270,17 +270,20 @@ impl Inflater {
         self.0.reset(false);
     }
 
-    /// Inflates `input` into `output`: bytes taken, bytes made and whether
-    /// the stream ended, or what is wrong with the data.
-    fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> Result<(usize, usize, bool), String> {
+    /// Inflates `input` into `output`: bytes taken, bytes made (also when
+    /// the data then proves wrong: they came before the fault), and
+    /// whether the stream ended or what is wrong with the data.
+    fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> (usize, usize, Result<bool, String>) {
         let (in0, out0) = (self.0.total_in(), self.0.total_out());
         let status = self
             .0
-            .decompress(input, output, flate2::FlushDecompress::None)
-            .map_err(|e| e.to_string())?;
+            .decompress(input, output, flate2::FlushDecompress::None);
         let used = (self.0.total_in() - in0) as usize;
         let made = (self.0.total_out() - out0) as usize;
-        Ok((used, made, status == flate2::Status::StreamEnd))
+        let ended = status
+            .map(|s| s == flate2::Status::StreamEnd)
+            .map_err(|e| e.to_string());
+        (used, made, ended)
     }
 }
 
@@ -301,20 +304,21 @@ impl Inflater {
         self.0.reset(miniz_oxide::DataFormat::Raw);
     }
 
-    /// Inflates `input` into `output`: bytes taken, bytes made and whether
-    /// the stream ended, or what is wrong with the data.
-    fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> Result<(usize, usize, bool), String> {
+    /// Inflates `input` into `output`: bytes taken, bytes made (also when
+    /// the data then proves wrong: they came before the fault), and
+    /// whether the stream ended or what is wrong with the data.
+    fn inflate(&mut self, input: &[u8], output: &mut [u8]) -> (usize, usize, Result<bool, String>) {
         use miniz_oxide::{MZError, MZFlush, MZStatus};
         let r = miniz_oxide::inflate::stream::inflate(&mut self.0, input, output, MZFlush::None);
         let ended = match r.status {
-            Ok(MZStatus::StreamEnd) => true,
+            Ok(MZStatus::StreamEnd) => Ok(true),
             // `Buf` is "no progress possible with this input or room",
             // which the caller judges.
-            Ok(_) | Err(MZError::Buf) => false,
-            Err(MZError::Data) => return Err("invalid data".into()),
-            Err(e) => return Err(format!("decompressor error {e:?}")),
+            Ok(_) | Err(MZError::Buf) => Ok(false),
+            Err(MZError::Data) => Err("invalid data".into()),
+            Err(e) => Err(format!("decompressor error {e:?}")),
         };
-        Ok((r.bytes_consumed, r.bytes_written, ended))
+        (r.bytes_consumed, r.bytes_written, ended)
     }
 }
 
@@ -369,15 +373,15 @@ impl Decode for DeflateDecoder {
         if self.done {
             return Ok(Progress::StreamEnd);
         }
-        let (used, made, ended) = self
-            .inner
-            .inflate(input.remaining(), output.spare_mut())
-            .map_err(|reason| MethodError::Data {
-                method: "Deflate",
-                reason,
-            })?;
+        let (used, made, ended) = self.inner.inflate(input.remaining(), output.spare_mut());
         input.advance(used);
+        // What came before a fault goes out with its error, so the output
+        // does not depend on where the calls fall.
         output.advance(made);
+        let ended = ended.map_err(|reason| MethodError::Data {
+            method: "Deflate",
+            reason,
+        })?;
         if ended {
             self.done = true;
             return Ok(Progress::StreamEnd);
@@ -388,7 +392,11 @@ impl Decode for DeflateDecoder {
 
 /// Deflate64 (Deflate with a 64 KiB window, longer matches and lengths),
 /// by the `deflate64` crate's inflater. It keeps the bits of a partial
-/// code itself, so it takes all the input it is given.
+/// code itself, so it takes all the input it is given, and up to 4 bytes
+/// past the data ([`Method::read_ahead`]). It copies zeros for a match
+/// that reaches before the start of the data where zlib reports an error
+/// (the containers' CRC-32 then does); its window is its own, so never
+/// another stream's bytes.
 #[cfg(feature = "deflate64")]
 struct Deflate64Decoder {
     /// Boxed: the inflater holds its 128 KiB window inline.
@@ -489,17 +497,16 @@ impl Decode for Bzip2Decoder {
         }
         self.between = false;
         let (in0, out0) = (self.inner.total_in(), self.inner.total_out());
-        let status = self
-            .inner
-            .decompress(input.remaining(), output.spare_mut())
-            .map_err(|e| MethodError::Data {
-                method: "BZip2",
-                reason: e.to_string(),
-            })?;
+        let status = self.inner.decompress(input.remaining(), output.spare_mut());
         let used = (self.inner.total_in() - in0) as usize;
         let made = (self.inner.total_out() - out0) as usize;
         input.advance(used);
+        // What came before a fault goes out with its error (as Deflate's).
         output.advance(made);
+        let status = status.map_err(|e| MethodError::Data {
+            method: "BZip2",
+            reason: e.to_string(),
+        })?;
         match status {
             bzip2::Status::StreamEnd => {
                 self.inner = bzip2::Decompress::new(false);
@@ -593,6 +600,99 @@ mod tests {
             ),
             "{r:?}"
         );
+    }
+
+    /// A fixed-Huffman Deflate block: 70 literals, then a match 1000 bytes
+    /// back (before the stream's start), then the end of the block.
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    fn too_far_back() -> (Vec<u8>, Vec<u8>) {
+        let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+        let mut push = |value: u32, n: u32| {
+            acc |= value << bits;
+            bits += n;
+            while bits >= 8 {
+                out.push(acc as u8);
+                acc >>= 8;
+                bits -= 8;
+            }
+        };
+        // Huffman codes go most significant bit first.
+        let code =
+            |push: &mut dyn FnMut(u32, u32), c: u32, n: u32| push(c.reverse_bits() >> (32 - n), n);
+        push(1, 1); // BFINAL
+        push(1, 2); // fixed Huffman codes
+        let text = b"hello, ".repeat(10);
+        for &b in &text {
+            code(&mut push, 0x30 + u32::from(b), 8);
+        }
+        code(&mut push, 1, 7); // length 3 (symbol 257)
+        code(&mut push, 19, 5); // distances 769-1024...
+        push(1000 - 769, 8); // ...1000
+        code(&mut push, 0, 7); // end of block (symbol 256)
+        push(0, 7);
+        (out, text)
+    }
+
+    /// `stream` decoded in `in_piece`/`out_piece` pieces: the bytes made
+    /// and how it ended (`None`: at its end).
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    fn in_pieces(
+        d: &mut dyn Decode<Error = MethodError>,
+        stream: &[u8],
+        in_piece: usize,
+        out_piece: usize,
+    ) -> (Vec<u8>, Option<MethodError>) {
+        let (mut got, mut pos, mut room) = (Vec::new(), 0usize, vec![0u8; out_piece]);
+        loop {
+            let end = pos.saturating_add(in_piece).min(stream.len());
+            let mut input = InBuf::new(&stream[pos..end]).with_last(end == stream.len());
+            let mut out = OutBuf::new(&mut room);
+            let r = d.decode(&mut input, &mut out);
+            pos += input.pos();
+            got.extend_from_slice(out.written());
+            match r {
+                Err(e) => return (got, Some(e)),
+                Ok(Progress::StreamEnd) => return (got, None),
+                Ok(_) => {}
+            }
+        }
+    }
+
+    const PIECES: [(usize, usize); 4] = [(usize::MAX, 4096), (1, 1), (3, 8), (5, 64)];
+
+    /// What Deflate's inflater made before the data proved wrong (a match
+    /// reaching before the start) goes out with the error, in whatever
+    /// pieces input and output come: the same bytes (the fuzz target
+    /// `method_split` found them depending on the pieces).
+    #[test]
+    #[cfg(feature = "deflate")]
+    fn deflate_output_before_a_fault_does_not_depend_on_the_pieces() {
+        let (stream, text) = too_far_back();
+        for (in_piece, out_piece) in PIECES {
+            let (got, error) = in_pieces(&mut DeflateDecoder::new(), &stream, in_piece, out_piece);
+            assert!(matches!(error, Some(MethodError::Data { .. })), "{error:?}");
+            assert_eq!(got, text, "pieces {in_piece}/{out_piece}");
+        }
+    }
+
+    /// The `deflate64` crate does not reject a match reaching before the
+    /// start of the data: it copies zeros from its fresh window (never an
+    /// earlier stream's bytes: each decoder has its own inflater). The
+    /// containers' CRC-32 then reports the entry; the bytes are the same
+    /// in any pieces. Should the crate start to refuse such data, this
+    /// test says so.
+    #[test]
+    #[cfg(feature = "deflate64")]
+    fn deflate64_fills_a_match_before_the_start_with_zeros() {
+        let (stream, text) = too_far_back();
+        let mut want = text;
+        want.extend_from_slice(&[0; 3]);
+        for (in_piece, out_piece) in PIECES {
+            let (got, error) =
+                in_pieces(&mut Deflate64Decoder::new(), &stream, in_piece, out_piece);
+            assert!(error.is_none(), "{error:?}");
+            assert_eq!(got, want, "pieces {in_piece}/{out_piece}");
+        }
     }
 
     #[test]
