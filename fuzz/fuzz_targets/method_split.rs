@@ -101,13 +101,12 @@ impl Decode for Capped {
         let room = output.spare_mut().len().min(self.left as usize);
         let spare = &mut output.spare_mut()[..room];
         let mut out = OutBuf::new(spare);
-        let p = self
-            .inner
-            .decode(input, &mut out)
-            .map_err(CappedError::Inner)?;
+        let r = self.inner.decode(input, &mut out);
+        // What came before an error goes out with it.
         let n = out.pos();
         output.advance(n);
         self.left -= n as u64;
+        let p = r.map_err(CappedError::Inner)?;
         // Room cut by the cap is room the caller did not run out of.
         Ok(match p {
             Progress::OutputFull if self.left == 0 => {
