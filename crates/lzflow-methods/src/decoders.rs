@@ -402,6 +402,9 @@ struct Deflate64Decoder {
     /// Boxed: the inflater holds its 128 KiB window inline.
     inner: Box<deflate64::InflaterManaged>,
     done: bool,
+    /// The data proved wrong: what the inflater decoded before goes out,
+    /// then the error, on every call.
+    failed: bool,
 }
 
 #[cfg(feature = "deflate64")]
@@ -410,6 +413,7 @@ impl Deflate64Decoder {
         Deflate64Decoder {
             inner: Box::new(deflate64::InflaterManaged::new()),
             done: false,
+            failed: false,
         }
     }
 }
@@ -425,27 +429,40 @@ impl Decode for Deflate64Decoder {
         if self.done {
             return Ok(Progress::StreamEnd);
         }
-        let r = self.inner.inflate(input.remaining(), output.spare_mut());
-        input.advance(r.bytes_consumed);
-        output.advance(r.bytes_written);
-        // The inflater stays in its error state, so a later call fails too.
-        if r.data_error {
-            return Err(MethodError::Data {
-                method: "Deflate64",
-                reason: "invalid data".into(),
-            });
+        if !self.failed {
+            let r = self.inner.inflate(input.remaining(), output.spare_mut());
+            input.advance(r.bytes_consumed);
+            output.advance(r.bytes_written);
+            if !r.data_error {
+                if self.inner.finished() {
+                    self.done = true;
+                    return Ok(Progress::StreamEnd);
+                }
+                return mid_stream(
+                    "Deflate64",
+                    input,
+                    output,
+                    r.bytes_consumed,
+                    r.bytes_written,
+                );
+            }
+            self.failed = true;
         }
-        if self.inner.finished() {
-            self.done = true;
-            return Ok(Progress::StreamEnd);
+        // The inflater may hold bytes it decoded before the fault in its
+        // window (how many depends on the room it was given): they go out
+        // first, so the output does not depend on the pieces. Its error
+        // state is not sticky by itself (it then says "finished").
+        if self.inner.available_output() > 0 {
+            let r = self.inner.inflate(&[], output.spare_mut());
+            output.advance(r.bytes_written);
+            if self.inner.available_output() > 0 {
+                return Ok(Progress::OutputFull);
+            }
         }
-        mid_stream(
-            "Deflate64",
-            input,
-            output,
-            r.bytes_consumed,
-            r.bytes_written,
-        )
+        Err(MethodError::Data {
+            method: "Deflate64",
+            reason: "invalid data".into(),
+        })
     }
 }
 
@@ -602,35 +619,71 @@ mod tests {
         );
     }
 
-    /// A fixed-Huffman Deflate block: 70 literals, then a match 1000 bytes
-    /// back (before the stream's start), then the end of the block.
+    /// Bits of a Deflate stream, least significant first.
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    #[derive(Default)]
+    struct Bits {
+        out: Vec<u8>,
+        acc: u32,
+        n: u32,
+    }
+
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    impl Bits {
+        fn push(&mut self, value: u32, n: u32) {
+            self.acc |= value << self.n;
+            self.n += n;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+
+        /// A Huffman code: most significant bit first.
+        fn code(&mut self, c: u32, n: u32) {
+            self.push(c.reverse_bits() >> (32 - n), n);
+        }
+
+        /// The start of a last block of fixed Huffman codes and 70
+        /// literals: the stream so far, and the text.
+        fn fixed_block_of_text() -> (Bits, Vec<u8>) {
+            let mut b = Bits::default();
+            b.push(1, 1); // BFINAL
+            b.push(1, 2); // fixed Huffman codes
+            let text = b"hello, ".repeat(10);
+            for &c in &text {
+                b.code(0x30 + u32::from(c), 8);
+            }
+            (b, text)
+        }
+
+        fn finish(mut self) -> Vec<u8> {
+            self.push(0, 7);
+            self.out
+        }
+    }
+
+    /// A fixed-Huffman block: 70 literals, a match 1000 bytes back (before
+    /// the stream's start), the end of the block.
     #[cfg(any(feature = "deflate", feature = "deflate64"))]
     fn too_far_back() -> (Vec<u8>, Vec<u8>) {
-        let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
-        let mut push = |value: u32, n: u32| {
-            acc |= value << bits;
-            bits += n;
-            while bits >= 8 {
-                out.push(acc as u8);
-                acc >>= 8;
-                bits -= 8;
-            }
-        };
-        // Huffman codes go most significant bit first.
-        let code =
-            |push: &mut dyn FnMut(u32, u32), c: u32, n: u32| push(c.reverse_bits() >> (32 - n), n);
-        push(1, 1); // BFINAL
-        push(1, 2); // fixed Huffman codes
-        let text = b"hello, ".repeat(10);
-        for &b in &text {
-            code(&mut push, 0x30 + u32::from(b), 8);
-        }
-        code(&mut push, 1, 7); // length 3 (symbol 257)
-        code(&mut push, 19, 5); // distances 769-1024...
-        push(1000 - 769, 8); // ...1000
-        code(&mut push, 0, 7); // end of block (symbol 256)
-        push(0, 7);
-        (out, text)
+        let (mut b, text) = Bits::fixed_block_of_text();
+        b.code(1, 7); // length 3 (symbol 257)
+        b.code(19, 5); // distances 769-1024...
+        b.push(1000 - 769, 8); // ...1000
+        b.code(0, 7); // end of block (symbol 256)
+        (b.finish(), text)
+    }
+
+    /// A fixed-Huffman block: 70 literals, then symbol 286, which neither
+    /// Deflate nor Deflate64 has.
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    fn bad_symbol() -> (Vec<u8>, Vec<u8>) {
+        let (mut b, text) = Bits::fixed_block_of_text();
+        b.code(0xC0 + 6, 8);
+        b.code(0, 7);
+        (b.finish(), text)
     }
 
     /// `stream` decoded in `in_piece`/`out_piece` pieces: the bytes made
@@ -692,6 +745,34 @@ mod tests {
                 in_pieces(&mut Deflate64Decoder::new(), &stream, in_piece, out_piece);
             assert!(error.is_none(), "{error:?}");
             assert_eq!(got, want, "pieces {in_piece}/{out_piece}");
+        }
+    }
+
+    /// Both inflaters fail on a symbol neither has, after handing out the
+    /// 70 bytes before it, in any pieces; asked again, they fail again
+    /// and make nothing (the `deflate64` crate's inflater held decoded
+    /// bytes back and then said "finished": found by `method_split`).
+    #[test]
+    #[cfg(any(feature = "deflate", feature = "deflate64"))]
+    fn an_invalid_symbol_fails_after_the_bytes_before_it_and_stays_failed() {
+        let (stream, text) = bad_symbol();
+        let decoders: Vec<fn() -> BoxedDecoder> = vec![
+            #[cfg(feature = "deflate")]
+            || Box::new(DeflateDecoder::new()),
+            #[cfg(feature = "deflate64")]
+            || Box::new(Deflate64Decoder::new()),
+        ];
+        for make in decoders {
+            for (in_piece, out_piece) in PIECES {
+                let mut d = make();
+                let (got, error) = in_pieces(&mut *d, &stream, in_piece, out_piece);
+                assert!(matches!(error, Some(MethodError::Data { .. })), "{error:?}");
+                assert_eq!(got, text, "pieces {in_piece}/{out_piece}");
+                let mut room = [0u8; 64];
+                let mut out = OutBuf::new(&mut room);
+                let again = d.decode(&mut InBuf::last(&[]), &mut out);
+                assert!(again.is_err() && out.pos() == 0, "{again:?}");
+            }
         }
     }
 
