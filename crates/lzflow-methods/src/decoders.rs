@@ -475,6 +475,9 @@ struct Bzip2Decoder {
     /// A stream ended and the next has taken no input: the data may end
     /// here.
     between: bool,
+    /// What was wrong with the data: every later call says it again (the
+    /// decompressor would take more input after a fault).
+    failed: Option<String>,
 }
 
 #[cfg(feature = "bzip2")]
@@ -483,6 +486,7 @@ impl Bzip2Decoder {
         Bzip2Decoder {
             inner: bzip2::Decompress::new(false),
             between: false,
+            failed: None,
         }
     }
 }
@@ -495,6 +499,12 @@ impl Decode for Bzip2Decoder {
         input: &mut InBuf<'_>,
         output: &mut OutBuf<'_>,
     ) -> Result<Progress, MethodError> {
+        if let Some(reason) = &self.failed {
+            return Err(MethodError::Data {
+                method: "BZip2",
+                reason: reason.clone(),
+            });
+        }
         if self.between {
             // Another stream follows only if it starts like one: a zip
             // entry read forward-only is followed by its data descriptor,
@@ -520,10 +530,17 @@ impl Decode for Bzip2Decoder {
         input.advance(used);
         // What came before a fault goes out with its error (as Deflate's).
         output.advance(made);
-        let status = status.map_err(|e| MethodError::Data {
-            method: "BZip2",
-            reason: e.to_string(),
-        })?;
+        let status = match status {
+            Ok(status) => status,
+            Err(e) => {
+                let reason = e.to_string();
+                self.failed = Some(reason.clone());
+                return Err(MethodError::Data {
+                    method: "BZip2",
+                    reason,
+                });
+            }
+        };
         match status {
             bzip2::Status::StreamEnd => {
                 self.inner = bzip2::Decompress::new(false);
@@ -773,6 +790,38 @@ mod tests {
                 let again = d.decode(&mut InBuf::last(&[]), &mut out);
                 assert!(again.is_err() && out.pos() == 0, "{again:?}");
             }
+        }
+    }
+
+    /// BZip2's decompressor takes more input after a fault (it asked for
+    /// more); the adapter keeps failing (found by `method_split`).
+    #[test]
+    #[cfg(feature = "bzip2")]
+    fn bzip2_stays_failed_after_a_fault() {
+        let text = b"a line of text, and another line of text\n".repeat(300);
+        let mut packed = Vec::new();
+        let mut enc = bzip2::write::BzEncoder::new(&mut packed, bzip2::Compression::new(9));
+        std::io::Write::write_all(&mut enc, &text).unwrap();
+        enc.finish().unwrap();
+        // The block's magic number (after "BZh9"), 6 bytes at a time.
+        packed[6] ^= 0x55;
+        let mut d = Bzip2Decoder::new();
+        let mut room = [0u8; 64];
+        let mut pos = 0;
+        let error = loop {
+            let mut input = InBuf::new(&packed[pos..pos + 6]);
+            let r = d.decode(&mut input, &mut OutBuf::new(&mut room));
+            pos += input.pos();
+            match r {
+                Err(e) => break e,
+                Ok(p) => assert_eq!(p, Progress::NeedInput),
+            }
+        };
+        assert!(matches!(error, MethodError::Data { .. }), "{error:?}");
+        for _ in 0..3 {
+            let mut input = InBuf::new(&packed[pos..pos + 6]);
+            let again = d.decode(&mut input, &mut OutBuf::new(&mut room));
+            assert!(again.is_err() && input.pos() == 0, "{again:?}");
         }
     }
 
