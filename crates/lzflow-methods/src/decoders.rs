@@ -433,18 +433,25 @@ impl Decode for Deflate64Decoder {
             let r = self.inner.inflate(input.remaining(), output.spare_mut());
             input.advance(r.bytes_consumed);
             output.advance(r.bytes_written);
-            if !r.data_error {
+            let (mut made, mut fault) = (r.bytes_written, r.data_error);
+            // It may stop with decoded bytes still in its window when the
+            // input runs out: they are taken while there is room, so that
+            // an input that ends here is not called truncated.
+            while !fault && !output.is_full() && self.inner.available_output() > 0 {
+                let r = self.inner.inflate(&[], output.spare_mut());
+                output.advance(r.bytes_written);
+                made += r.bytes_written;
+                fault = r.data_error;
+                if r.bytes_written == 0 {
+                    break;
+                }
+            }
+            if !fault {
                 if self.inner.finished() {
                     self.done = true;
                     return Ok(Progress::StreamEnd);
                 }
-                return mid_stream(
-                    "Deflate64",
-                    input,
-                    output,
-                    r.bytes_consumed,
-                    r.bytes_written,
-                );
+                return mid_stream("Deflate64", input, output, r.bytes_consumed, made);
             }
             self.failed = true;
         }
@@ -822,6 +829,38 @@ mod tests {
             let mut input = InBuf::new(&packed[pos..pos + 6]);
             let again = d.decode(&mut input, &mut OutBuf::new(&mut room));
             assert!(again.is_err() && input.pos() == 0, "{again:?}");
+        }
+    }
+
+    /// A cut stream gives every byte decoded before the cut, then the
+    /// truncation, in any pieces: the `deflate64` crate's inflater can stop
+    /// with decoded bytes in its window when its input runs out, which
+    /// were taken for a truncation with nothing made (found by
+    /// `method_split`).
+    #[test]
+    #[cfg(feature = "deflate64")]
+    fn deflate64_cut_anywhere_gives_the_same_bytes_in_any_pieces() {
+        let text: Vec<u8> = (0..3000u32)
+            .flat_map(|i| format!("{} {} ", i % 17, i % 251).into_bytes())
+            .collect();
+        let packed = miniz_oxide::deflate::compress_to_vec(&text, 6);
+        for cut in (1..packed.len()).step_by(7) {
+            let stream = &packed[..cut];
+            let (whole, error) =
+                in_pieces(&mut Deflate64Decoder::new(), stream, usize::MAX, 1 << 20);
+            assert!(text.starts_with(&whole), "cut {cut}");
+            let truncated =
+                |e: &Option<MethodError>| matches!(e, Some(MethodError::Truncated { .. }));
+            assert!(truncated(&error), "cut {cut}: {error:?}");
+            for (in_piece, out_piece) in [(2, 3), (65, 1), (1, 4096)] {
+                let (got, error) =
+                    in_pieces(&mut Deflate64Decoder::new(), stream, in_piece, out_piece);
+                assert!(
+                    truncated(&error),
+                    "cut {cut} {in_piece}/{out_piece}: {error:?}"
+                );
+                assert_eq!(got.len(), whole.len(), "cut {cut} {in_piece}/{out_piece}");
+            }
         }
     }
 
