@@ -35,8 +35,9 @@ pub(crate) fn zstd_frame_memory(window: u64) -> u64 {
 }
 
 /// BZip2's decoder at the largest block size (900k): four bytes per block
-/// byte for the inverse BWT, plus its tables (bzip2's own manual: 3600k).
-const BZIP2_STATE: u64 = 3700 << 10;
+/// byte for the inverse BWT, plus its tables (bzip2's own manual: 3600k),
+/// and the adapter's 64 KiB of room.
+const BZIP2_STATE: u64 = (3700 + 64) << 10;
 
 /// PPMd's coder beside its model memory: lzflow-ppmd's tables and
 /// buffers (its `memory_usage` counts 32 KiB), rounded up.
