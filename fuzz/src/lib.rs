@@ -156,7 +156,13 @@ where
     let whole = drive(&mut make(), stream, std::iter::empty(), std::iter::empty());
     let sliced = drive(&mut make(), stream, sizes(in_seed), sizes(out_seed));
     assert_eq!(whole.error, sliced.error, "error kind depends on the split");
-    assert!(whole.output == sliced.output, "output depends on the split");
+    assert!(
+        whole.output == sliced.output,
+        "output depends on the split: {} bytes whole, {} sliced (error {:?})",
+        whole.output.len(),
+        sliced.output.len(),
+        whole.error
+    );
     if whole.error.is_none() {
         assert!(
             whole.consumed.abs_diff(sliced.consumed) <= read_ahead,
