@@ -11,8 +11,9 @@
 //! Deflate64's inflater may take up to 4 bytes past it without saying
 //! (`Method::read_ahead`), so its descriptor is looked for within those
 //! (the stored size it gives tells the place), and a WinZip AES entry of
-//! Deflate64 data sized only so is not read (`UnsupportedFeature`). A Stored entry with a descriptor and no sizes ends
-//! at the first descriptor that matches the data before it
+//! Deflate64 data sized only so is not read (`UnsupportedFeature`). A
+//! Stored entry with a descriptor and no sizes ends at the first
+//! descriptor that matches the data before it
 //! ([`descriptor_scan`](crate::read::descriptor_scan)). The entries end at
 //! the first central directory header (or end record); the source is left
 //! there.
@@ -21,8 +22,8 @@
 //! One buffer: 64 KiB of input read at a time, up to 32 KiB and 128 bytes
 //! kept behind the read position (an encrypted entry of unknown length
 //! decrypts ahead of its decompressor, and PPMd holds a few bytes past its
-//! data: both give back what was not data), and one
-//! whole local header (at most 30 + 2 × 65,535 bytes). So the buffer
+//! data: both give back what was not data), and one whole local header
+//! (at most 30 + 2 × 65,535 bytes). So the buffer
 //! never passes [`MAX_LOOK_AHEAD`] bytes, whatever the archive says;
 //! decoders come on top, under the memory limit.
 //!
