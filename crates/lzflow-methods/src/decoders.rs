@@ -350,6 +350,9 @@ pub fn set_idle_decompressors(max: usize) {
 struct DeflateDecoder {
     inner: Recycled<Box<Inflater>>,
     done: bool,
+    /// What was wrong with the data, said again on every later call
+    /// whatever the backend would do.
+    failed: Option<String>,
 }
 
 #[cfg(feature = "deflate")]
@@ -358,6 +361,7 @@ impl DeflateDecoder {
         DeflateDecoder {
             inner: INFLATERS.take(|| Box::new(Inflater::new()), |i| i.reset()),
             done: false,
+            failed: None,
         }
     }
 }
@@ -373,14 +377,21 @@ impl Decode for DeflateDecoder {
         if self.done {
             return Ok(Progress::StreamEnd);
         }
+        let fault = |reason| MethodError::Data {
+            method: "Deflate",
+            reason,
+        };
+        if let Some(reason) = &self.failed {
+            return Err(fault(reason.clone()));
+        }
         let (used, made, ended) = self.inner.inflate(input.remaining(), output.spare_mut());
         input.advance(used);
         // What came before a fault goes out with its error, so the output
         // does not depend on where the calls fall.
         output.advance(made);
-        let ended = ended.map_err(|reason| MethodError::Data {
-            method: "Deflate",
-            reason,
+        let ended = ended.map_err(|reason| {
+            self.failed = Some(reason.clone());
+            fault(reason)
         })?;
         if ended {
             self.done = true;
