@@ -107,13 +107,15 @@ impl Decode for Capped {
         output.advance(n);
         self.left -= n as u64;
         let p = r.map_err(CappedError::Inner)?;
-        // Room cut by the cap is room the caller did not run out of.
-        Ok(match p {
-            Progress::OutputFull if self.left == 0 => {
-                return self.decode(input, output);
-            }
-            p => p,
-        })
+        if p == Progress::OutputFull && self.left == 0 {
+            // Room cut by the cap is room the caller did not run out of.
+            return self.decode(input, output);
+        }
+        Ok(p)
+    }
+
+    fn unused_after_end(&self) -> usize {
+        self.inner.unused_after_end()
     }
 }
 
