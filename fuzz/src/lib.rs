@@ -131,18 +131,6 @@ where
     D: Decode,
     D::Error: CoderError,
 {
-    assert_split_independent_within(make, data, 0);
-}
-
-/// [`assert_split_independent`] for a decoder that may take up to
-/// `read_ahead` bytes past its stream's end without saying so
-/// (`lzflow_methods::Method::read_ahead`): on success the consumed counts
-/// may differ by that much.
-pub fn assert_split_independent_within<D>(make: impl Fn() -> D, data: &[u8], read_ahead: usize)
-where
-    D: Decode,
-    D::Error: CoderError,
-{
     let [n_in, n_out, rest @ ..] = data else {
         return;
     };
@@ -164,11 +152,9 @@ where
         whole.error
     );
     if whole.error.is_none() {
-        assert!(
-            whole.consumed.abs_diff(sliced.consumed) <= read_ahead,
-            "consumed count depends on the split: {} whole, {} sliced",
-            whole.consumed,
-            sliced.consumed
+        assert_eq!(
+            whole.consumed, sliced.consumed,
+            "consumed count depends on the split"
         );
     }
 }

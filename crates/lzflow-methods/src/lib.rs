@@ -61,7 +61,10 @@ mod zstd;
 
 #[cfg(feature = "ppmd")]
 pub use decoders::new_zip_ppmd_decoder;
-pub use decoders::{new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS};
+pub use decoders::{
+    new_decoder, set_idle_decompressors, BoxedDecoder, DEFAULT_IDLE_DECOMPRESSORS,
+    MAX_UNUSED_AFTER_END,
+};
 pub use encoders::{
     encoder_memory, encoder_properties, new_encoder, new_encoder_sized, ppmd_fitted_memory,
     ppmd_level, set_idle_compressors, BoxedEncoder, DEFAULT_IDLE_COMPRESSORS, MAX_LEVEL,

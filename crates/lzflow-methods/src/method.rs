@@ -196,8 +196,9 @@ impl Method {
     ///
     /// Deflate64's inflater (the `deflate64` crate) fills its bit buffer
     /// two bytes at a time and keeps the bits it has not used when the data
-    /// ends: the buffer holds at most 32 bits, so up to 4 bytes, as many as
-    /// the input's split allowed it to load.
+    /// ends: the buffer holds at most 32 bits, so up to 4 bytes (the same
+    /// however the input is split: its decoder gives it the stream in
+    /// pieces at fixed offsets).
     pub const fn read_ahead(self) -> usize {
         match self {
             Method::Deflate64 => 4,

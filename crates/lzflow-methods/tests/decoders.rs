@@ -257,11 +257,18 @@ fn deflate64_cut_is_truncated_and_corrupt_is_refused() {
         decode_all(Method::Deflate64, &[0x07, 0, 0, 0]),
         Err(MethodError::Data { .. })
     ));
-    // An error sticks.
+    // An error sticks. (The decoder gives the inflater the stream in
+    // pieces of 4 KiB at fixed offsets, or the last one: a byte alone is
+    // only read once it is the last.)
     let mut dec = decoder(Method::Deflate64, Limits::NONE);
     let mut space = [0u8; 16];
+    assert_eq!(
+        dec.decode(&mut InBuf::new(&[0x07]), &mut OutBuf::new(&mut space))
+            .unwrap(),
+        Progress::NeedInput
+    );
     assert!(dec
-        .decode(&mut InBuf::new(&[0x07]), &mut OutBuf::new(&mut space))
+        .decode(&mut InBuf::last(&[0]), &mut OutBuf::new(&mut space))
         .is_err());
     assert!(dec
         .decode(&mut InBuf::last(&[0]), &mut OutBuf::new(&mut space))

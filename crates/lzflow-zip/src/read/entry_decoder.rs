@@ -30,10 +30,10 @@ use crate::ZipError;
 /// the forward-only reader keeps so it can give it again.
 pub(crate) const STAGE: usize = 32 << 10;
 
-/// More than a decompressor takes past its data and holds
-/// ([`Decode::unused_after_end`]): PPMd var. I (zip's) holds up to
-/// 4 × (order + 2) − 1 = 71 bytes at order 16.
-pub(crate) const HELD: usize = 128;
+/// Most a decompressor takes past its data and says so
+/// ([`Decode::unused_after_end`]): Deflate64's last piece of input (64
+/// KiB), or the bytes PPMd held.
+pub(crate) const HELD: usize = lzflow_methods::MAX_UNUSED_AFTER_END;
 
 /// Flag bit 6: PKWARE's strong encryption, which lzflow does not read.
 const FLAG_STRONG_ENCRYPTION: u16 = 1 << 6;

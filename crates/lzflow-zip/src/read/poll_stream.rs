@@ -7,9 +7,9 @@
 //! An entry's data ends where the sizes in its local header say, or, with
 //! a data descriptor (flag bit 3) and no sizes, where its decompressor
 //! ends; the descriptor after it is then checked against the CRC-32 and
-//! sizes of the data. PPMd gives back the bytes it held past its end;
-//! Deflate64's inflater may take up to 4 bytes past it without saying
-//! (`Method::read_ahead`), so its descriptor is looked for within those
+//! sizes of the data. PPMd and Deflate64 give back the bytes they took
+//! past their end, but Deflate64's inflater may keep up to 4 without
+//! saying (`Method::read_ahead`), so its descriptor is looked for within those
 //! (the stored size it gives tells the place), and a WinZip AES entry of
 //! Deflate64 data sized only so is not read (`UnsupportedFeature`). A
 //! Stored entry with a descriptor and no sizes ends at the first
@@ -19,10 +19,10 @@
 //! there.
 //!
 //! # Look-ahead memory
-//! One buffer: 64 KiB of input read at a time, up to 32 KiB and 128 bytes
-//! kept behind the read position (an encrypted entry of unknown length
-//! decrypts ahead of its decompressor, and PPMd holds a few bytes past its
-//! data: both give back what was not data), and one whole local header
+//! One buffer: 64 KiB of input read at a time, up to 96 KiB kept behind
+//! the read position (an encrypted entry of unknown length decrypts ahead
+//! of its decompressor, and Deflate64 and PPMd take some bytes past their
+//! data: all give back what was not data), and one whole local header
 //! (at most 30 + 2 × 65,535 bytes). So the buffer
 //! never passes [`MAX_LOOK_AHEAD`] bytes, whatever the archive says;
 //! decoders come on top, under the memory limit.

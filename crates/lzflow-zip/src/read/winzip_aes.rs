@@ -18,8 +18,13 @@ use lzflow_core::{Decode, InBuf, OutBuf, Progress};
 use sha1::Sha1;
 use zeroize::Zeroizing;
 
-use crate::read::entry_decoder::HELD;
 use crate::ZipError;
+
+/// More than a decompressor that may follow WinZip AES in an entry of
+/// unknown length holds past its data ([`Decode::unused_after_end`]): PPMd
+/// var. I up to 4 × (16 + 2) − 1 = 71 bytes. (Deflate64, which takes up to
+/// its 64 KiB piece, is refused there: see `EntryDecoder::new`.)
+const LAG_HELD: usize = 128;
 
 /// PBKDF2 iteration count fixed by the format.
 const PBKDF2_ROUNDS: u32 = 1000;
@@ -249,7 +254,7 @@ impl WinZipAesDecoder {
     /// descriptor): it decrypts whatever input it is given, ahead of the
     /// decompressor, and authenticates each call's bytes only when the
     /// next call shows that all of them were data (but for the last
-    /// [`HELD`] bytes, which a decompressor may have held past its end).
+    /// [`LAG_HELD`] bytes, which a decompressor may have held past its end).
     /// When the decompressor has ended, [`end_of_data`](Self::end_of_data)
     /// says how much of its output was not data (what it left of the last
     /// call's and what it held), and the decoder then reads the
@@ -370,7 +375,7 @@ impl Decode for WinZipAesDecoder {
                             // Of the earlier calls' bytes, the caller's
                             // decompressor may hold a few past the data
                             // (PPMd): those wait too.
-                            let done = lag.len().saturating_sub(HELD);
+                            let done = lag.len().saturating_sub(LAG_HELD);
                             mac.update(&lag[..done]);
                             lag.drain(..done);
                             lag.extend_from_slice(src);
