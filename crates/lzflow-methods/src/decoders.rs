@@ -997,6 +997,28 @@ mod tests {
         }
     }
 
+    /// A Deflate64 block whose code table is damaged gives the same bytes
+    /// and fails at the same place however its input is split: the
+    /// inflater sees the same pieces (whole, it gave 2 bytes and failed at
+    /// byte 101; in 61-byte pieces, 0 bytes at byte 115, before). The
+    /// stream is the one `method_split` found this with.
+    #[test]
+    #[cfg(feature = "deflate64")]
+    fn a_damaged_deflate64_table_fails_the_same_in_any_pieces() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures/fuzz/deflate64-damaged-table.bin"
+        );
+        let stream = std::fs::read(path).unwrap();
+        let (whole, error) = in_pieces(&mut Deflate64Decoder::new(), &stream, usize::MAX, 1 << 16);
+        assert!(matches!(error, Some(MethodError::Data { .. })), "{error:?}");
+        for (in_piece, out_piece) in [(61, 31), (1, 1), (7, 144)] {
+            let (got, e) = in_pieces(&mut Deflate64Decoder::new(), &stream, in_piece, out_piece);
+            assert_eq!(got, whole, "{in_piece}/{out_piece}");
+            assert_eq!(format!("{e:?}"), format!("{error:?}"));
+        }
+    }
+
     /// A cut stream gives every byte decoded before the cut, then the
     /// truncation, in any pieces: the `deflate64` crate's inflater can stop
     /// with decoded bytes in its window when its input runs out, which
