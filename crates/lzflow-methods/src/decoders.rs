@@ -950,19 +950,41 @@ mod tests {
     #[test]
     #[cfg(feature = "bzip2")]
     fn a_damaged_bzip2_block_gives_the_same_bytes_in_any_pieces() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/fuzz/bzip2-overrun-block.bz2"
+        let whole = fails_alike_in_any_pieces(
+            || Box::new(Bzip2Decoder::new()),
+            "bzip2-overrun-block.bz2",
+            &[(6, 49), (6, 2), (1, 1), (4096, 65537)],
         );
-        let damaged = std::fs::read(path).unwrap();
-        let (whole, error) = in_pieces(&mut Bzip2Decoder::new(), &damaged, usize::MAX, 1 << 20);
-        assert!(matches!(error, Some(MethodError::Data { .. })), "{error:?}");
         assert_eq!(whole.len(), 4 * BZIP2_ROOM);
-        for (in_piece, out_piece) in [(6, 49), (6, 2), (1, 1), (4096, 65537)] {
-            let (got, e) = in_pieces(&mut Bzip2Decoder::new(), &damaged, in_piece, out_piece);
-            assert!(got == whole, "{in_piece}/{out_piece}: {} bytes", got.len());
-            assert_eq!(format!("{e:?}"), format!("{error:?}"));
+    }
+
+    /// The stream `fixtures/fuzz/{name}` decoded whole and in each of
+    /// `pieces` (input, output): the same bytes and the same data error
+    /// every time. Returns the bytes.
+    #[cfg(any(feature = "deflate64", feature = "bzip2"))]
+    fn fails_alike_in_any_pieces(
+        make: fn() -> BoxedDecoder,
+        name: &str,
+        pieces: &[(usize, usize)],
+    ) -> Vec<u8> {
+        let path = format!("{}/../../fixtures/fuzz/{name}", env!("CARGO_MANIFEST_DIR"));
+        let stream = std::fs::read(path).unwrap();
+        let (whole, error) = in_pieces(&mut *make(), &stream, usize::MAX, 1 << 20);
+        assert!(
+            matches!(error, Some(MethodError::Data { .. })),
+            "{name}: {error:?}"
+        );
+        for &(i, o) in pieces {
+            let (got, e) = in_pieces(&mut *make(), &stream, i, o);
+            assert!(
+                got == whole,
+                "{name} {i}/{o}: {} bytes, {} whole",
+                got.len(),
+                whole.len()
+            );
+            assert_eq!(format!("{e:?}"), format!("{error:?}"), "{name} {i}/{o}");
         }
+        whole
     }
 
     /// BZip2's decompressor takes more input after a fault (it asked for
@@ -1005,18 +1027,11 @@ mod tests {
     #[test]
     #[cfg(feature = "deflate64")]
     fn a_damaged_deflate64_table_fails_the_same_in_any_pieces() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../fixtures/fuzz/deflate64-damaged-table.bin"
+        fails_alike_in_any_pieces(
+            || Box::new(Deflate64Decoder::new()),
+            "deflate64-damaged-table.bin",
+            &[(61, 31), (1, 1), (7, 144)],
         );
-        let stream = std::fs::read(path).unwrap();
-        let (whole, error) = in_pieces(&mut Deflate64Decoder::new(), &stream, usize::MAX, 1 << 16);
-        assert!(matches!(error, Some(MethodError::Data { .. })), "{error:?}");
-        for (in_piece, out_piece) in [(61, 31), (1, 1), (7, 144)] {
-            let (got, e) = in_pieces(&mut Deflate64Decoder::new(), &stream, in_piece, out_piece);
-            assert_eq!(got, whole, "{in_piece}/{out_piece}");
-            assert_eq!(format!("{e:?}"), format!("{error:?}"));
-        }
     }
 
     /// A cut stream gives every byte decoded before the cut, then the
