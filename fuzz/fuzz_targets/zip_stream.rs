@@ -8,11 +8,13 @@
 //! buffer or in odd small reads.
 //!
 //! One exception, for errors only: when one of the two errors is
-//! `Truncated`, a WinZip AES authentication failure, or an entry's data
-//! being longer or shorter than its size, the other may be another error
-//! at the same entry. Which of two faults of one entry is met first
-//! depends on the split: the size check runs on what each decoder call
-//! made, the end of the input is seen before the decoder has given what
+//! `Truncated`, a WinZip AES authentication failure, an entry's data
+//! being longer or shorter than its size, or the compression-ratio limit,
+//! the other may be another error at the same entry. Which of two faults
+//! of one entry is met first depends on the split: the size and ratio
+//! checks run on what each decoder call made (the ratio against the stored
+//! bytes taken so far, which Deflate64 takes in 64 KiB pieces), the end of
+//! the input is seen before the decoder has given what
 //! it holds, and the AES stage checks the authentication code when it has
 //! decrypted ahead to the end, before or after the decompressor fails on
 //! the altered data (see the ignored `fuzz_zip_stream_*` tests in
@@ -28,7 +30,7 @@ use std::io::{self, Cursor, Read};
 
 use libfuzzer_sys::fuzz_target;
 use lzflow_fuzz::zip_options;
-use lzflow_zip::{ZipError, ZipStreamReader};
+use lzflow_zip::{LimitExceeded, ZipError, ZipStreamReader};
 
 /// Piece sizes the input arrives in, cycled.
 const INPUT_SPLITS: [&[usize]; 16] = [
@@ -103,6 +105,11 @@ impl Stop {
         let racing = match &e {
             ZipError::Truncated | ZipError::Authentication { .. } => true,
             ZipError::Corrupt(what) => what.starts_with("entry data is"),
+            // Checked once per call on what it made, against the stored
+            // bytes taken so far (Deflate64's decoder takes 64 KiB pieces):
+            // where a damaged entry is also a bomb, which shows first
+            // depends on the pieces.
+            ZipError::Limit(LimitExceeded::Ratio { .. }) => true,
             _ => false,
         };
         Stop {
