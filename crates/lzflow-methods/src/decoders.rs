@@ -617,6 +617,13 @@ struct Bzip2Decoder {
     room: Lease<u8>,
     start: usize,
     end: usize,
+    /// Between streams: the first bytes of what follows, taken while they
+    /// may still be the magic `BZh` of another stream (all input offered
+    /// is taken); when they prove not to be, they are not the data's
+    /// ([`Decode::unused_after_end`]).
+    magic: usize,
+    /// The data ended (after a stream, something that is not another).
+    ended: bool,
 }
 
 #[cfg(feature = "bzip2")]
@@ -631,6 +638,8 @@ impl Bzip2Decoder {
             room,
             start: 0,
             end: 0,
+            magic: 0,
+            ended: false,
         }
     }
 }
@@ -657,23 +666,41 @@ impl Decode for Bzip2Decoder {
                     reason: reason.clone(),
                 });
             }
+            if self.ended {
+                return Ok(Progress::StreamEnd);
+            }
             if self.between {
                 // Another stream follows only if it starts like one: a zip
                 // entry read forward-only is followed by its data
                 // descriptor, not by the end of the input.
-                let next = input.remaining();
-                let n = next.len().min(3);
-                if next[..n] != b"BZh"[..n] || (n == 0 && input.is_last()) {
-                    return Ok(Progress::StreamEnd);
+                const MAGIC: &[u8; 3] = b"BZh";
+                while self.magic < MAGIC.len() {
+                    match input.remaining().first() {
+                        Some(&b) if b == MAGIC[self.magic] => {
+                            input.advance(1);
+                            self.magic += 1;
+                        }
+                        None if !input.is_last() => return Ok(Progress::NeedInput),
+                        None if self.magic > 0 => {
+                            return Err(MethodError::Truncated { method: "BZip2" })
+                        }
+                        _ => {
+                            self.ended = true;
+                            return Ok(Progress::StreamEnd);
+                        }
+                    }
                 }
-                if n < 3 {
-                    return if input.is_last() {
-                        Err(MethodError::Truncated { method: "BZip2" })
-                    } else {
-                        Ok(Progress::NeedInput)
-                    };
-                }
+                // Another stream: its magic goes to the decompressor first.
                 self.between = false;
+                self.magic = 0;
+                let before = self.inner.total_in();
+                match self.inner.decompress(MAGIC, &mut self.room[..]) {
+                    Ok(_) if self.inner.total_in() - before == 3 => {}
+                    Ok(_) => self.failed = Some("a stream's magic was not taken".into()),
+                    Err(e) => self.failed = Some(e.to_string()),
+                }
+                (self.start, self.end) = (0, 0);
+                continue;
             }
             let (in0, out0) = (self.inner.total_in(), self.inner.total_out());
             let status = self.inner.decompress(input.remaining(), &mut self.room[..]);
@@ -702,6 +729,16 @@ impl Decode for Bzip2Decoder {
                 // Input taken, a block not yet whole: go on with the rest.
                 Ok(_) => {}
             }
+        }
+    }
+
+    /// The start of what followed the data, taken while it might have been
+    /// another stream.
+    fn unused_after_end(&self) -> usize {
+        if self.ended {
+            self.magic
+        } else {
+            0
         }
     }
 }
@@ -985,6 +1022,49 @@ mod tests {
             assert_eq!(format!("{e:?}"), format!("{error:?}"), "{name} {i}/{o}");
         }
         whole
+    }
+
+    /// After a BZip2 stream, bytes that may start another (`B`, `BZ`) are
+    /// taken while they come one at a time, and given back when the next
+    /// proves them not to be: all input offered is always taken before
+    /// `NeedInput` (the zip forward-only reader looped on a data
+    /// descriptor whose CRC-32 starts with "BZ").
+    #[test]
+    #[cfg(feature = "bzip2")]
+    fn bzip2_takes_what_may_start_another_stream_and_gives_it_back() {
+        let mut packed = Vec::new();
+        let mut enc = bzip2::write::BzEncoder::new(&mut packed, bzip2::Compression::new(1));
+        std::io::Write::write_all(&mut enc, b"some text").unwrap();
+        enc.finish().unwrap();
+        let end = packed.len();
+        packed.extend_from_slice(b"BZx");
+        let mut d = Bzip2Decoder::new();
+        let (mut room, mut pos) = ([0u8; 64], 0);
+        let p = loop {
+            let mut input = InBuf::new(&packed[pos..pos + 1]);
+            let p = d.decode(&mut input, &mut OutBuf::new(&mut room)).unwrap();
+            if p == Progress::NeedInput {
+                assert_eq!(input.pos(), 1, "at {pos}: all input is taken");
+            }
+            pos += input.pos();
+            if p == Progress::StreamEnd {
+                break p;
+            }
+        };
+        assert_eq!(p, Progress::StreamEnd);
+        assert_eq!((pos, d.unused_after_end()), (end + 2, 2));
+        // "BZ" and nothing after it: a cut stream.
+        let mut d = Bzip2Decoder::new();
+        let mut input = InBuf::last(&packed[..end + 2]);
+        let mut room = [0u8; 64];
+        let r = loop {
+            match d.decode(&mut input, &mut OutBuf::new(&mut room)) {
+                Ok(Progress::StreamEnd) => break Ok(()),
+                Ok(_) => {}
+                Err(e) => break Err(e),
+            }
+        };
+        assert!(matches!(r, Err(MethodError::Truncated { .. })), "{r:?}");
     }
 
     /// BZip2's decompressor takes more input after a fault (it asked for

@@ -349,6 +349,11 @@ impl Node {
                 return Err(data_size("the coded data goes on past its declared size"));
             }
             match progress {
+                // Bytes it took past its end (BZip2's look for another
+                // stream) were packed bytes after the coded data.
+                Progress::StreamEnd if dec.unused_after_end() > 0 => {
+                    return Err(data_size("packed bytes follow the end of the coded data"))
+                }
                 Progress::StreamEnd => break,
                 _ if used == 0 && waiting(&self.readiness) => return Ok(Pull::Wait),
                 _ if used == 0 && buf.is_empty() && buf.eof => return Err(stalled()),

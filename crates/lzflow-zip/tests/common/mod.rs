@@ -193,12 +193,12 @@ pub fn lzflow_expected<'a>(row: &Row, expected: &'a str) -> &'a str {
 
 /// `zip` rewritten as a streaming writer would have written it: each local
 /// header with flag bit 3 and zeros for its CRC-32 and sizes, a data
-/// descriptor (with its signature) after the data, and a central directory
+/// descriptor (with its signature or not) after the data, and a central directory
 /// to match (without extra fields, so only the forward-only reader reads
 /// WinZip AES entries of it). For archives of unencrypted or WinZip AES
 /// entries whose local headers give their sizes (32-bit): a ZipCrypto
 /// header's check byte would change with flag bit 3.
-pub fn with_descriptors(zip: &[u8]) -> Vec<u8> {
+pub fn with_descriptors(zip: &[u8], signature: bool) -> Vec<u8> {
     let u16_at = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]);
     let u32_at = |at: usize| u32::from_le_bytes(zip[at..at + 4].try_into().unwrap());
     let (mut out, mut central, mut count) = (Vec::new(), Vec::new(), 0u16);
@@ -219,7 +219,10 @@ pub fn with_descriptors(zip: &[u8]) -> Vec<u8> {
         out.extend_from_slice(&[0; 12]);
         out.extend_from_slice(&zip[at + 26..data_at]);
         out.extend_from_slice(&zip[data_at..data_at + packed as usize]);
-        for v in [0x0807_4b50, crc, packed, size] {
+        if signature {
+            out.extend_from_slice(b"PK\x07\x08");
+        }
+        for v in [crc, packed, size] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         central.extend_from_slice(b"PK\x01\x02\x14\x03");
