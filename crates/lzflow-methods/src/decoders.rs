@@ -8,7 +8,7 @@
 //! last four is a feature; without it, its method is
 //! [`MethodError::Disabled`].
 
-use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
+use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress, Sticky};
 #[cfg(feature = "deflate")]
 use lzflow_core::{Recycled, Recycler};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
@@ -354,7 +354,7 @@ struct DeflateDecoder {
     done: bool,
     /// What was wrong with the data, said again on every later call
     /// whatever the backend would do.
-    failed: Option<String>,
+    failed: Sticky<MethodError>,
 }
 
 #[cfg(feature = "deflate")]
@@ -363,7 +363,7 @@ impl DeflateDecoder {
         DeflateDecoder {
             inner: INFLATERS.take(|| Box::new(Inflater::new()), |i| i.reset()),
             done: false,
-            failed: None,
+            failed: Sticky::default(),
         }
     }
 }
@@ -379,22 +379,18 @@ impl Decode for DeflateDecoder {
         if self.done {
             return Ok(Progress::StreamEnd);
         }
-        let fault = |reason| MethodError::Data {
-            method: "Deflate",
-            reason,
-        };
-        if let Some(reason) = &self.failed {
-            return Err(fault(reason.clone()));
-        }
+        self.failed.check()?;
         let (used, made, ended) = self.inner.inflate(input.remaining(), output.spare_mut());
         input.advance(used);
         // What came before a fault goes out with its error, so the output
         // does not depend on where the calls fall.
         output.advance(made);
-        let ended = ended.map_err(|reason| {
-            self.failed = Some(reason.clone());
-            fault(reason)
-        })?;
+        let ended = self
+            .failed
+            .record(ended.map_err(|reason| MethodError::Data {
+                method: "Deflate",
+                reason,
+            }))?;
         if ended {
             self.done = true;
             return Ok(Progress::StreamEnd);
@@ -612,9 +608,10 @@ struct Bzip2Decoder {
     /// A stream ended and the next has taken no input: the data may end
     /// here.
     between: bool,
-    /// What was wrong with the data: every later call says it again (the
-    /// decompressor would take more input after a fault).
-    failed: Option<String>,
+    /// What was wrong with the data: every later call says it again, once
+    /// what came before it is out (the decompressor would take more input
+    /// after a fault).
+    failed: Sticky<MethodError>,
     /// Decompressed bytes, `start..end` not yet handed out.
     room: Lease<u8>,
     start: usize,
@@ -636,13 +633,21 @@ impl Bzip2Decoder {
         Bzip2Decoder {
             inner: bzip2::Decompress::new(false),
             between: false,
-            failed: None,
+            failed: Sticky::default(),
             room,
             start: 0,
             end: 0,
             magic: 0,
             ended: false,
         }
+    }
+
+    /// Keeps the fault, to be said once what came before it is out.
+    fn fail(&mut self, reason: String) {
+        let _ = self.failed.record::<()>(Err(MethodError::Data {
+            method: "BZip2",
+            reason,
+        }));
     }
 }
 
@@ -662,12 +667,7 @@ impl Decode for Bzip2Decoder {
                 }
             }
             // What came before a fault is out: now the fault.
-            if let Some(reason) = &self.failed {
-                return Err(MethodError::Data {
-                    method: "BZip2",
-                    reason: reason.clone(),
-                });
-            }
+            self.failed.check()?;
             if self.ended {
                 return Ok(Progress::StreamEnd);
             }
@@ -696,10 +696,13 @@ impl Decode for Bzip2Decoder {
                 self.between = false;
                 self.magic = 0;
                 let before = self.inner.total_in();
-                match self.inner.decompress(MAGIC, &mut self.room[..]) {
-                    Ok(_) if self.inner.total_in() - before == 3 => {}
-                    Ok(_) => self.failed = Some("a stream's magic was not taken".into()),
-                    Err(e) => self.failed = Some(e.to_string()),
+                let reason = match self.inner.decompress(MAGIC, &mut self.room[..]) {
+                    Ok(_) if self.inner.total_in() - before == 3 => None,
+                    Ok(_) => Some("a stream's magic was not taken".into()),
+                    Err(e) => Some(e.to_string()),
+                };
+                if let Some(reason) = reason {
+                    self.fail(reason);
                 }
                 (self.start, self.end) = (0, 0);
                 continue;
@@ -711,7 +714,7 @@ impl Decode for Bzip2Decoder {
             input.advance(used);
             (self.start, self.end) = (0, made);
             match status {
-                Err(e) => self.failed = Some(e.to_string()),
+                Err(e) => self.fail(e.to_string()),
                 Ok(bzip2::Status::StreamEnd) => {
                     self.inner = bzip2::Decompress::new(false);
                     self.between = true;

@@ -10,7 +10,7 @@ use crate::Method;
 
 /// What can go wrong looking up a method, parsing its properties or
 /// decoding with it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum MethodError {
     /// A method lzflow does not implement (or not in this role).
