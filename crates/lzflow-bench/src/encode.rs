@@ -130,9 +130,10 @@ const RSS_ENCODERS: [(&str, Encoder); 3] = [
 ];
 
 /// `<encoder> <threads> <quick|full>`: loads the text input (at the
-/// parent's scale), then encodes it once at preset 6 and returns the peak RSS above the loaded input, in KiB, as
-/// the "output". A fresh process has no pooled tables or freed heap to
-/// reuse, so this is what one encode needs.
+/// parent's scale), then encodes it once at preset 6 and returns the peak
+/// RSS above the loaded input, in KiB, as the "output". A fresh process
+/// has no pooled tables or freed heap to reuse, so this is what one encode
+/// needs.
 pub(crate) fn encode_rss(args: &[String]) -> io::Result<u64> {
     let bad = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, what.to_string());
     let [who, threads, scale] = args else {
@@ -295,15 +296,15 @@ pub fn compare_encode(rounds: usize, only: Option<&str>) -> io::Result<()> {
             .collect();
         // Peak RSS of one encode in a fresh process, KiB, and the ratio to
         // liblzma's on one thread.
+        let scale = if crate::workloads::is_quick() {
+            "quick"
+        } else {
+            "full"
+        };
         let rss_kib: Vec<Option<u64>> = match &rss {
             Some(jobs) => jobs
                 .iter()
                 .map(|(who, threads)| {
-                    let scale = if crate::workloads::is_quick() {
-                        "quick"
-                    } else {
-                        "full"
-                    };
                     let args = [who.to_string(), threads.to_string(), scale.to_string()];
                     crate::child::run("encode-rss", &args).map(|c| Some(c.out_bytes))
                 })
