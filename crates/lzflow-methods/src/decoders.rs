@@ -353,8 +353,11 @@ struct DeflateDecoder {
     inner: Recycled<Box<Inflater>>,
     done: bool,
     /// What was wrong with the data, said again on every later call
-    /// whatever the backend would do.
-    failed: Sticky<MethodError>,
+    /// whatever the backend would do. Its reason only, not a `Sticky`
+    /// `MethodError`: a decoder is allocated per zip entry, and the whole
+    /// error would make each larger (the zip reader's warm read is held to
+    /// 64 bytes allocated per entry).
+    failed: Option<String>,
 }
 
 #[cfg(feature = "deflate")]
@@ -363,7 +366,7 @@ impl DeflateDecoder {
         DeflateDecoder {
             inner: INFLATERS.take(|| Box::new(Inflater::new()), |i| i.reset()),
             done: false,
-            failed: Sticky::default(),
+            failed: None,
         }
     }
 }
@@ -379,18 +382,22 @@ impl Decode for DeflateDecoder {
         if self.done {
             return Ok(Progress::StreamEnd);
         }
-        self.failed.check()?;
+        let fault = |reason| MethodError::Data {
+            method: "Deflate",
+            reason,
+        };
+        if let Some(reason) = &self.failed {
+            return Err(fault(reason.clone()));
+        }
         let (used, made, ended) = self.inner.inflate(input.remaining(), output.spare_mut());
         input.advance(used);
         // What came before a fault goes out with its error, so the output
         // does not depend on where the calls fall.
         output.advance(made);
-        let ended = self
-            .failed
-            .record(ended.map_err(|reason| MethodError::Data {
-                method: "Deflate",
-                reason,
-            }))?;
+        let ended = ended.map_err(|reason| {
+            self.failed = Some(reason.clone());
+            fault(reason)
+        })?;
         if ended {
             self.done = true;
             return Ok(Progress::StreamEnd);
