@@ -8,7 +8,9 @@
 //! last four is a feature; without it, its method is
 //! [`MethodError::Disabled`].
 
-use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress, Sticky};
+#[cfg(feature = "bzip2")]
+use lzflow_core::Sticky;
+use lzflow_core::{Decode, ErrInto, InBuf, Lease, Limits, OutBuf, Pool, Progress};
 #[cfg(feature = "deflate")]
 use lzflow_core::{Recycled, Recycler};
 use lzflow_filters::{try_new_filter, Direction, Filter, MAX_TAIL};
