@@ -24,6 +24,7 @@ macro_rules! outln {
 mod cmd;
 mod codec;
 mod format;
+mod interrupt;
 mod output;
 mod progress;
 mod report;
@@ -99,6 +100,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    interrupt::install();
     // xz's command line (and program names) become a subcommand line.
     let args = match xz_compat::translate(std::env::args_os().collect()) {
         Ok(args) => args,

@@ -143,6 +143,8 @@ pub struct PendingFile {
     path: PathBuf,
     writer: BufWriter<File>,
     committed: bool,
+    /// Removed on a signal too, until committed or dropped.
+    _listed: crate::interrupt::Listed,
 }
 
 impl PendingFile {
@@ -162,30 +164,28 @@ impl PendingFile {
                 Err(e) => return Err(e),
             }
         }
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| {
-                if e.kind() == io::ErrorKind::AlreadyExists {
-                    io::Error::new(
-                        e.kind(),
-                        format!(
-                            "{}: output file exists; use -f to overwrite it",
-                            path.display()
-                        ),
-                    )
-                } else {
-                    io::Error::new(
-                        e.kind(),
-                        format!("{}: {}", path.display(), crate::report::describe(&e)),
-                    )
-                }
-            })?;
+        let open = || OpenOptions::new().write(true).create_new(true).open(path);
+        let (file, listed) = crate::interrupt::create_listed(path, open).map_err(|e| {
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "{}: output file exists; use -f to overwrite it",
+                        path.display()
+                    ),
+                )
+            } else {
+                io::Error::new(
+                    e.kind(),
+                    format!("{}: {}", path.display(), crate::report::describe(&e)),
+                )
+            }
+        })?;
         Ok(PendingFile {
             path: path.to_path_buf(),
             writer: BufWriter::with_capacity(1 << 16, file),
             committed: false,
+            _listed: listed,
         })
     }
 

@@ -1,5 +1,5 @@
 //! Writing archive entries to disk without harming the machine: the rules
-//! every container's extraction follows (7z today, zip next).
+//! every container's extraction follows (7z and zip).
 //!
 //! * Paths stay below the target: absolute paths, drive letters, `..`,
 //!   backslash tricks and NULs are refused ([`safe_relative_path`]), and no
@@ -17,12 +17,15 @@
 //! * An entry whose data fails leaves no file of its name (unless
 //!   [`ExtractOptions::keep_broken`]); [`Extractor::rollback`] removes
 //!   everything an extraction created (used when the password is wrong).
+//! * A program ended by a signal calls [`remove_partial_files`] first, so
+//!   that not even the temporary file of the entry being written is left.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
 use crate::{CoderError, Culprit};
@@ -379,7 +382,48 @@ impl Drop for OutputFile {
     fn drop(&mut self) {
         if self.file.take().is_some() {
             let _ = fs::remove_file(&self.temp);
+            forget_partial(&self.temp);
         }
+    }
+}
+
+/// The temporary files of the entries being written in this process (by
+/// every extractor), and whether [`remove_partial_files`] has run.
+static PARTIALS: Mutex<Partials> = Mutex::new(Partials {
+    paths: Vec::new(),
+    stopped: false,
+});
+
+struct Partials {
+    /// A few at most: one per entry being written.
+    paths: Vec<PathBuf>,
+    stopped: bool,
+}
+
+fn partials() -> MutexGuard<'static, Partials> {
+    // The list stays consistent whatever panicked while it was held.
+    PARTIALS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn forget_partial(temp: &Path) {
+    let mut p = partials();
+    if let Some(i) = p.paths.iter().position(|q| q == temp) {
+        p.paths.swap_remove(i);
+    }
+}
+
+/// Removes the temporary file of every entry being extracted in this
+/// process, for a program about to end on a signal (Ctrl+C), whose
+/// destructors do not run: without this, an interrupted extraction leaves
+/// a hidden `.lzflow-*.partial` file beside the entry it was writing.
+/// Files already moved into place are complete and stay. Afterwards no
+/// extractor in the process starts another file: [`Extractor::create_file`]
+/// fails with an [`io::ErrorKind::Interrupted`] error.
+pub fn remove_partial_files() {
+    let mut p = partials();
+    p.stopped = true;
+    for path in p.paths.drain(..) {
+        let _ = fs::remove_file(path);
     }
 }
 
@@ -602,14 +646,25 @@ impl Extractor {
                 std::process::id(),
                 self.temp_seq
             ));
+            // Created and listed under the lock: `remove_partial_files`
+            // sees every temporary file or stops it being made.
+            let mut registry = partials();
+            if registry.stopped {
+                let stopped = io::Error::new(
+                    io::ErrorKind::Interrupted,
+                    "extraction stopped (remove_partial_files)",
+                );
+                return Err(ExtractError::io(&temp, stopped));
+            }
             match create_new(&temp, mode) {
                 Ok(file) => {
+                    registry.paths.push(temp.clone());
                     return Ok(Some(OutputFile {
                         file: Some(file),
                         temp,
                         target,
                         attrs,
-                    }))
+                    }));
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(ExtractError::io(&temp, e)),
@@ -626,6 +681,8 @@ impl Extractor {
         if result.is_err() {
             let _ = fs::remove_file(&out.temp);
         }
+        // Moved into place, or removed: no longer partial.
+        forget_partial(&out.temp);
         result
     }
 

@@ -363,8 +363,10 @@ pub fn run(args: &Args) -> Status {
         return status;
     }
     let path = Path::new(&args.archive);
-    let file = match File::options().write(true).create_new(true).open(path) {
-        Ok(f) => f,
+    let open = || File::options().write(true).create_new(true).open(path);
+    // Listed until written or removed: a signal removes it too.
+    let (file, _listed) = match crate::interrupt::create_listed(path, open) {
+        Ok(made) => made,
         Err(e) => {
             let e = if e.kind() == io::ErrorKind::AlreadyExists {
                 io::Error::new(
