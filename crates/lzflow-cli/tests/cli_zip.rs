@@ -333,3 +333,48 @@ fn which(tool: &str) -> bool {
     );
     found
 }
+
+/// As Info-ZIP and 7-Zip do, `a` stores what does not shrink, small or
+/// large: at -mx1 zlib-rs's fixed Huffman codes would make noise 6 %
+/// larger. Text is still compressed.
+#[test]
+fn lzflow_a_stores_zip_entries_that_do_not_shrink() {
+    let dir = temp("zip-store");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    let mut noise = |len: usize| -> Vec<u8> {
+        (0..len / 8)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x.to_le_bytes()
+            })
+            .collect()
+    };
+    std::fs::write(dir.join("small.bin"), noise(100_000)).unwrap();
+    std::fs::write(dir.join("large.bin"), noise(3 << 20)).unwrap();
+    std::fs::write(dir.join("text.txt"), b"stored or not ".repeat(100_000)).unwrap();
+    for level in ["-mx1", "-mx5"] {
+        let archive = dir.join(format!("t{level}.zip"));
+        let out = bin()
+            .current_dir(&dir)
+            .args(["a", level])
+            .arg(&archive)
+            .args(["small.bin", "large.bin", "text.txt"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{level}: {out:?}");
+        let a = lzflow::zip::ZipArchive::open(std::fs::File::open(&archive).unwrap()).unwrap();
+        let methods: Vec<_> = a
+            .directory()
+            .iter()
+            .map(|e| (e.name().into_owned(), e.method()))
+            .collect();
+        let want =
+            [("small.bin", 0), ("large.bin", 0), ("text.txt", 8)].map(|(n, m)| (n.to_string(), m));
+        assert_eq!(methods, want, "{level}");
+        let out = bin().args(["t", "-q"]).arg(&archive).output().unwrap();
+        assert!(out.status.success(), "{level}: {out:?}");
+    }
+}

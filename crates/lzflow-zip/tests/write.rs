@@ -437,6 +437,66 @@ fn data_that_does_not_shrink_is_stored_when_asked() {
     }
 }
 
+/// An entry too long to hold for `store_if_larger` (over 1 MiB) is judged
+/// by its first 64 KiB: noise is stored (a seekable sink) or kept in
+/// Deflate's stored blocks (a sink that cannot seek, where Stored would
+/// need a descriptor), text is compressed. Without the option, Deflate at
+/// level 1 (zlib-rs's fixed Huffman codes) makes noise 6 % larger.
+#[test]
+fn a_long_entry_that_does_not_shrink_is_stored_when_asked() {
+    let noise = Rng(29).bytes(3 << 20);
+    let text = Rng(29).text(3 << 20);
+    let entry = |zip: &[u8], name: &str| {
+        let a = ZipArchive::open(Cursor::new(zip)).unwrap();
+        let e = a.directory().iter().find(|e| e.name() == name).unwrap();
+        (e.method(), e.compressed_size(), e.uncompressed_size())
+    };
+    for level in [1, 6] {
+        for seekable in [true, false] {
+            let what = format!("level {level}, seekable {seekable}");
+            let o = EntryOptions::default().with_method(WriteMethod::Deflate, level);
+            let write = |o: &EntryOptions| {
+                let fill = |w: &mut dyn FnMut(&str, &[u8])| {
+                    w("noise", &noise);
+                    w("text", &text);
+                };
+                if seekable {
+                    let mut z = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+                    fill(&mut |n, d| z.add_file(n, d, o).unwrap());
+                    z.finish().unwrap().into_inner()
+                } else {
+                    let mut z = ZipWriter::new_streaming(Vec::new()).unwrap();
+                    fill(&mut |n, d| z.add_file(n, d, o).unwrap());
+                    z.finish().unwrap()
+                }
+            };
+            let plain = write(&o);
+            let (method, packed, size) = entry(&plain, "noise");
+            assert_eq!((method, size), (8, noise.len() as u64), "{what}");
+            if level == 1 {
+                assert!(packed > size + size / 20, "{what}: {packed}");
+            }
+
+            let zip = write(&o.clone().with_store_if_larger(true));
+            let (method, packed, _) = entry(&zip, "noise");
+            if seekable {
+                assert_eq!((method, packed), (0, noise.len() as u64), "{what}");
+            } else {
+                // 5 bytes of stored-block header per block (zlib-rs's hold
+                // 32 KiB) and the end.
+                assert_eq!(method, 8, "{what}");
+                assert!(packed <= size + 5 * (size / 16_384 + 2), "{what}: {packed}");
+            }
+            let (method, packed, _) = entry(&zip, "text");
+            assert_eq!(method, 8, "{what}");
+            assert!(packed < text.len() as u64 / 2, "{what}: {packed}");
+            let got = read_both(&zip, None);
+            assert_eq!(got[0], ("noise".to_string(), noise.clone()), "{what}");
+            assert_eq!(got[1], ("text".to_string(), text.clone()), "{what}");
+        }
+    }
+}
+
 /// A reader that gives `len` bytes of text, then fails.
 struct FailingReader(usize);
 

@@ -322,7 +322,11 @@ pub fn add_options(args: &super::add::Args) -> Result<AddOptions, String> {
     if level == 0 {
         method = WriteMethod::Stored;
     }
-    let mut entry = EntryOptions::default().with_method(method, level);
+    // As Info-ZIP and 7-Zip do: what does not shrink is stored (Deflate
+    // at -mx1 would make a photo 6 % larger).
+    let mut entry = EntryOptions::default()
+        .with_method(method, level)
+        .with_store_if_larger(true);
     if let Some(p) = &args.password {
         entry = entry.with_password(p);
     }

@@ -120,9 +120,12 @@ pub struct EntryOptions {
     pub comment: String,
     /// Encryption (default none).
     pub encryption: Encryption,
-    /// Store the data when the method does not make it smaller (the
-    /// writer keeps the entry in memory up to
-    /// [`STORE_CHECK_LIMIT`](crate::STORE_CHECK_LIMIT) bytes to decide).
+    /// Store the data when the method does not make it smaller. An entry
+    /// of up to [`STORE_CHECK_LIMIT`](crate::STORE_CHECK_LIMIT) bytes is
+    /// kept in memory and compressed whole to decide; a longer one is
+    /// judged by its first 64 KiB, compressed once more on their own (in
+    /// a sink that cannot seek, its data then goes in Deflate's stored
+    /// blocks: Stored would need a data descriptor).
     pub store_if_larger: bool,
     /// The data's size and CRC-32, when the caller knows them: a Stored
     /// entry then needs no data descriptor even in a sink that cannot

@@ -11,7 +11,8 @@
 //!   `store_if_larger`) are held in memory: an entry that ends within
 //!   them is compressed whole and written with its CRC-32 and sizes in its
 //!   local header, whatever the sink.
-//! * A longer entry is streamed. In a sink that can seek, its local header
+//! * A longer entry is streamed (with `store_if_larger`, Stored when its
+//!   first 64 KiB do not shrink). In a sink that can seek, its local header
 //!   is rewritten with the CRC-32 and sizes after the data (no data
 //!   descriptor); in one that cannot, flag bit 3 is set and a data
 //!   descriptor follows the data, with 8-byte sizes when they need them.
@@ -49,7 +50,7 @@ use std::task::{ready, Context, Poll};
 
 use lzflow_core::parallel::{OrderedPool, PieceWorker, WorkerDied};
 use lzflow_core::source::PollWrite;
-use lzflow_core::{Recycled, Recycler};
+use lzflow_core::{Pool, Recycled, Recycler};
 
 use crate::read::dos_time::DosDateTime;
 use crate::write::central_directory::CentralRecord;
@@ -66,6 +67,11 @@ use crate::{DataDescriptor, LocalFileHeader, ZipError};
 pub const HOLD: usize = 64 << 10;
 /// How much of an entry `store_if_larger` holds to compare.
 pub const STORE_CHECK_LIMIT: usize = 1 << 20;
+/// The first bytes of a longer entry `store_if_larger` compresses on their
+/// own to decide: data that does not shrink there (a photo, a video, an
+/// archive) is stored. Small, so that the trial costs little even for
+/// LZMA at level 9.
+const STORE_SAMPLE: usize = 64 << 10;
 /// Output held before it is written to the sink.
 const FLUSH_AT: usize = 64 << 10;
 /// Input compressed per call: bounded work per poll.
@@ -543,12 +549,17 @@ impl<S: PollWrite> PollZipWriter<S> {
                 check_size_given(entry)?;
                 return Poll::Ready(Ok(n));
             }
-            if entry.held.len() + buf.len() <= entry.collect {
-                entry.held.extend_from_slice(buf);
-                entry.crc.update(buf);
-                entry.size += buf.len() as u64;
+            if entry.held.len() < entry.collect {
+                // Filled to exactly `collect` before streaming, whatever
+                // the writes: a streamed entry starts with the same held
+                // bytes on any number of threads (`store_if_larger`
+                // judges it by them).
+                let n = buf.len().min(entry.collect - entry.held.len());
+                entry.held.extend_from_slice(&buf[..n]);
+                entry.crc.update(&buf[..n]);
+                entry.size += n as u64;
                 check_size_given(entry)?;
-                return Poll::Ready(Ok(buf.len()));
+                return Poll::Ready(Ok(n));
             }
             if !self.pending.is_empty() {
                 // Streamed: after every entry before it.
@@ -974,6 +985,16 @@ fn start_streaming(
     offset: u64,
     out: &mut Vec<u8>,
 ) -> Result<(), ZipError> {
+    if entry.options.store_if_larger
+        && entry.options.method != WriteMethod::Stored
+        && !shrinks(
+            &entry.options,
+            &entry.held[..STORE_SAMPLE.min(entry.held.len())],
+        )?
+    {
+        entry.options.method = WriteMethod::Stored;
+        set_method(entry, WriteMethod::Stored);
+    }
     let zip_crypto = matches!(entry.options.encryption, Encryption::ZipCryptoWeak { .. });
     let given = entry
         .options
@@ -1005,6 +1026,20 @@ fn start_streaming(
     // What is held goes in a step at a time (`push_held_step`).
     entry.enc = Some(encoders(&entry.options, entry.options.method, check)?);
     Ok(())
+}
+
+/// Whether the entry's method makes `sample` smaller, compressed on its
+/// own: how `store_if_larger` judges an entry too long to hold.
+fn shrinks(options: &EntryOptions, sample: &[u8]) -> Result<bool, ZipError> {
+    let mut enc = method::encoder_sized(
+        options.method.id(),
+        options.level,
+        Some(sample.len() as u64),
+    )?;
+    let mut packed = Vec::with_capacity(sample.len() + 1024);
+    let mut scratch = Pool::<u8>::global().lease_any(16 << 10);
+    lzflow_core::encode_to_end(&mut enc, sample, &mut packed, &mut scratch)?;
+    Ok(packed.len() < sample.len())
 }
 
 /// Gives the streaming encoder the next step of what was held. Not
