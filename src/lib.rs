@@ -61,7 +61,9 @@
 //! * `zip` (feature `zip`): reading zip archives, through the central
 //!   directory (`ZipArchive` over `Read + Seek`, `AsyncZipArchive` for
 //!   tokio and futures-io) or forward-only from a reader that cannot seek
-//!   (`ZipStreamReader`, `AsyncZipStreamReader`), and writing them
+//!   (`ZipStreamReader`, `AsyncZipStreamReader`), listing the central
+//!   directory through one window (`CentralDirectoryReader`,
+//!   `AsyncCentralDirectoryReader`), and writing them
 //!   (`ZipWriter`, `AsyncZipWriter`, `body_stream` for HTTP bodies).
 //! * [`detect`](mod@detect): the front door, a format from its first bytes
 //!   ([`detect()`]), a reader of whichever stream it is ([`decoder`]), an
@@ -94,7 +96,8 @@
 //! sans-I/O parsers and a coder graph, then one poll-style core per way of
 //! reading or writing in its own crate (7z: `PollArchive`, `PollWriter`;
 //! random access into `.xz`: `PollSeekableXz`; zip: `PollZipArchive`,
-//! `PollZipWriter`, and `PollZipStream` for forward-only reading) that its
+//! `PollZipWriter`, `PollZipStream` for forward-only reading and
+//! `PollCentralDirectoryReader` for listing) that its
 //! std face drives over a `Blocking` source with `block_on`. This crate
 //! adds only runtime adapters (`tokio::source`, `futures::source`:
 //! `TokioSource`, `TokioSink`, `TokioWriter`, `FuturesSource`,
@@ -108,7 +111,14 @@
 //! `step_stream` turns a container's lending cursor into an owned
 //! `Stream` of entries (7z's `into_entries`, the zip stream reader's). The
 //! single-stream formats share one poll loop (`pump.rs`) for std, tokio
-//! and futures-io. A new container follows the same recipe.
+//! and futures-io (`std_io.rs` makes `std::io` readers and writers its
+//! never-pending source and sink; `mt.rs` holds the loops of the
+//! multi-threaded XZ faces, which wait on workers without blocking).
+//! `tokio::coop` spends tokio's cooperative budget in the tokio faces, so
+//! a task over an always-ready source still yields; `tokio::seek` puts
+//! tokio's two-step seek behind one poll function; `sevenz::async_spooled`
+//! spools a non-seekable async source for the 7z faces. A new container
+//! follows the same recipe.
 //!
 //! # Errors
 //! Faces return `io::Error`s whose kind says who is to blame

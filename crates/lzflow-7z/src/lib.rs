@@ -26,7 +26,9 @@
 //!   pumping, skipping, the entry walk, one wrong-password rule in
 //!   `error.rs`); `archive`: [`Archive`], its `Read + Seek` face;
 //!   `extract`: the one extraction walk, under [`ExtractOptions`] with the
-//!   rules every lzflow container shares (`lzflow_core::extract`).
+//!   rules every lzflow container shares (`lzflow_core::extract`);
+//!   `folder_prefetch`: the folders after the current one decoded side by
+//!   side on lzflow-core's `OrderedPool`, handed to the core in order.
 //! * [`multi_volume`]: split archives (`name.7z.001`, …) as one stream
 //!   ([`Archive::open_volumes`]); [`spool`]: non-seekable sources copied to
 //!   memory, then to a temporary file ([`Archive::open_spooled`]).
@@ -34,8 +36,8 @@
 //! `write/`:
 //! * [`Writer`]: the writer state machine (`writer`). Entries are
 //!   compressed into folders as they arrive (`folder_encoder`, on
-//!   `folder_workers` when folders go in parallel; LZMA2, LZMA or Copy,
-//!   optional BCJ/Delta, or BCJ2 (`bcj2_encoder`: four packed streams),
+//!   `folder_workers` when folders go in parallel; LZMA2, LZMA, PPMd,
+//!   Deflate, BZip2 or Copy, optional BCJ/Delta, or BCJ2 (`bcj2_encoder`: four packed streams),
 //!   with the branch filter picked by machine in `x86_executable`,
 //!   AES-256 by `aes_encoder`) and go out through `sink`. Folders are recorded by
 //!   `folder_record`, entries (`entry_name`, `entry_fields`) by column in
@@ -46,6 +48,9 @@
 //!   same state machine writes into an `output_spool` drained to the sink
 //!   after every piece, or runs on a `writer_thread` when compressing
 //!   threads would make its calls wait.
+//!
+//! `secret_buf`: pooled buffers for plaintext (to and from AES), wiped
+//! before they are reused.
 //!
 //! Every CRC is verified; a wrong password is reported as
 //! [`SevenZError::WrongPassword`], a missing one as

@@ -8,6 +8,13 @@
 //! Errors are one enum per layer; each implements [`CoderError`], which sorts
 //! it by [`Culprit`] and so decides the [`std::io::ErrorKind`] it becomes.
 //!
+//! [`Limits`] are what a caller allows hostile input (memory, output);
+//! [`Pool`] lends coders their buffers and tables, so that steady-state
+//! coding allocates nothing; [`parallel`] is the one worker pool the
+//! multi-threaded coders share ([`parallel::OrderedPool`], pieces handed
+//! back in order); [`Readiness`] lets async faces wait on those threads
+//! without blocking.
+//!
 //! [`source`] holds the poll-style byte source and sink traits that every
 //! container's one core is written against, with [`source::Blocking`] and
 //! [`source::block_on`] for the std faces.

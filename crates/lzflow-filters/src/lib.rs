@@ -6,18 +6,24 @@
 //! in-place interface, [`Filter`], so a chain is a `Vec<Box<dyn Filter>>`.
 //!
 //! # Organization
-//! * [`FilterKind`] names the filters and maps XZ filter IDs and 7z method
-//!   IDs to them; [`FilterConfig`] holds their options and reads and writes
-//!   their properties.
+//! * [`FilterKind`] names the filters (their XZ filter IDs and 7z method
+//!   IDs are lzflow-methods' registry); [`FilterConfig`] holds their
+//!   options and reads and writes their properties.
+//! * `bcj/` holds one converter per architecture, `delta.rs` the Delta
+//!   filter; [`FilterError`] (`error.rs`) is what building one can fail
+//!   with.
 //! * [`new_filter`] builds a [`Filter`] for a configuration and a
-//!   [`Direction`].
+//!   [`Direction`] ([`try_new_filter`] for options not checked yet),
+//!   [`new_chain`] a list of them.
 //! * [`FilterDecoder`] and [`FilterEncoder`] put a chain in front of (or
 //!   behind) any [`lzflow_core::Decode`] / [`lzflow_core::Encode`], such as
 //!   the LZMA2 coders, keeping their sans-I/O contract: results do not depend
 //!   on how input and output are split. [`decode_chain`] and
 //!   [`encode_chain`] build their filter lists from configurations in XZ
 //!   order; [`PassThrough`] makes a `FilterDecoder` that filters raw bytes
-//!   (a 7z BCJ coder fed by a Copy coder, for instance).
+//!   (a 7z BCJ coder fed by a Copy coder, for instance). The chain both
+//!   adapters run (`chain.rs`) keeps the bytes a filter cannot convert
+//!   yet.
 //!
 //! ```
 //! use lzflow_filters::{new_filter, Direction, FilterConfig, FilterKind};

@@ -17,7 +17,9 @@
 //!
 //! Decoding: `range_decoder` (with its x86-64 bit trees), `window`,
 //! `lzma_decoder` (the probability table, symbol loop and
-//! [`LzmaDecoder`]), `lzma2_decoder`, `alone_decoder`.
+//! [`LzmaDecoder`]), `lzma2_decoder`, `alone_decoder`, and
+//! `mt_lzma2_decoder` ([`MtLzma2Decoder`]: a stream cut at its dictionary
+//! resets, decoded by `lzma2_decoder`s on several threads).
 //!
 //! Encoding, from the bottom up:
 //! * `range_encoder`, `price` (bit prices), `length_encoder`,

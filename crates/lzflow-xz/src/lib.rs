@@ -27,15 +27,18 @@
 //!   `xz --list` does, without decoding any data ([`info::LayoutReader`]
 //!   asks for byte ranges; [`info::read_info`] reads them);
 //! * `seekable` — [`BlockMap`] and [`SeekableXzDecoder`]: random access,
-//!   decoding from the Block that holds an offset.
+//!   decoding from the Block that holds an offset;
+//! * `poll_seekable` — [`PollSeekableXz`], the one poll-style core of
+//!   random-access reading over a source that seeks, and
+//!   `seekable_reader` — [`SeekableXzReader`], its std face.
 //!
 //! Dependencies go one way, from the bottom up: `vli`, `check`, `error`;
 //! `stream_flags`, `block_header`, `index`; `block_decoder`,
 //! `block_encoder`; `stream_decoder`, which knows nothing of threads (it
 //! defines `BlockDispatch`); `mt_decoder`, which implements it over
 //! `block_decoder`; `decoder`, on top of both; `encoder`, then
-//! `mt_encoder` on top of it; `info`; `seekable` and the faces over it
-//! (they use `decoder`'s options). No module uses one that comes later.
+//! `mt_encoder` on top of it; `info`; `seekable`, then `poll_seekable`
+//! and `seekable_reader` over it (they use `decoder`'s options). No module uses one that comes later.
 //!
 //! ```no_run
 //! use lzflow_core::{Decode, InBuf, OutBuf, Progress};

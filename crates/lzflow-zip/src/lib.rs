@@ -8,7 +8,10 @@
 //! [`PollRead`](lzflow_core::source::PollRead)), each driven by the std
 //! face here and by the facade's tokio and futures-io faces. Methods come from the one registry, `lzflow-methods`.
 //!
-//! `read/`: the records of PKWARE's APPNOTE, one file each:
+//! `error.rs`: [`ZipError`], every layer's failures grouped by culprit.
+//!
+//! `read/`: `little_endian`, the bounds-checked field reads the records
+//! share; the records of PKWARE's APPNOTE, one file each:
 //! `end_of_central_directory` (with the Zip64 locator and record),
 //! `central_directory` (borrowed entry views), `local_file_header`,
 //! `data_descriptor`, `extra_field`, and the entry metadata they carry
@@ -24,7 +27,8 @@
 //! each core under the rules every lzflow container shares; `archive`,
 //! `stream_reader` and `directory_reader`, their std faces
 //! ([`ZipArchive`], [`ZipStreamReader`], [`CentralDirectoryReader`]);
-//! `zip_options`, the password and limits.
+//! `zip_options`, the password and limits (`test_archive`, built for
+//! tests only, makes archives by hand).
 //!
 //! `write/`: the same records as written (`local_file_header`,
 //! `data_descriptor`, `central_directory`, `end_of_central_directory`

@@ -1,6 +1,6 @@
 //! Reading: the APPNOTE records, one file each, then the entry decoder
-//! (decryption, method, checks), the one poll-style reading core and its
-//! std face.
+//! (decryption, method, checks) and the three poll-style cores (through
+//! the central directory, forward only, listing), each with its std face.
 
 pub(crate) mod archive;
 pub(crate) mod central_directory;

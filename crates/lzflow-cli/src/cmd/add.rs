@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(value_name = "FILE", required_unless_present = "stdin_name")]
     pub files: Vec<String>,
     /// Store standard input as one file entry named NAME (7-Zip's
-    /// -si[NAME]); without NAME, the archive's name without its extension,
+    /// -siNAME); without NAME, the archive's name without its extension,
     /// as 7-Zip names it.
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", conflicts_with = "files")]
     pub stdin_name: Option<String>,

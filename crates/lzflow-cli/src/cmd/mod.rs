@@ -1,4 +1,7 @@
-//! One module per subcommand; `x` and `a` (7z) slot in beside these.
+//! One module per subcommand (`add`: a; `compress`: c; `decompress`: d;
+//! `extract`: x and e; `list`: l; `test`: t), plus `walk`, the extraction
+//! walk `x` and `e` share, and `zip`, the zip side of `l`, `t`, `x` and
+//! `a`.
 
 pub mod add;
 pub mod compress;

@@ -1,4 +1,4 @@
-//! The zip side of `lzflow l`, `t` and `x`: archives recognised by their
+//! The zip side of `lzflow l`, `t`, `x` and `a`: archives recognised by their
 //! first record's signature. Files are read through their central
 //! directory; standard input (`-`) forward-only, entry by entry.
 

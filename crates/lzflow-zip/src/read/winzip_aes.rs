@@ -254,7 +254,7 @@ impl WinZipAesDecoder {
     /// descriptor): it decrypts whatever input it is given, ahead of the
     /// decompressor, and authenticates each call's bytes only when the
     /// next call shows that all of them were data (but for the last
-    /// [`LAG_HELD`] bytes, which a decompressor may have held past its end).
+    /// 128 bytes, `LAG_HELD`, which a decompressor may have held past its end).
     /// When the decompressor has ended, [`end_of_data`](Self::end_of_data)
     /// says how much of its output was not data (what it left of the last
     /// call's and what it held), and the decoder then reads the
