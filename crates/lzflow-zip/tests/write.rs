@@ -495,6 +495,20 @@ fn a_long_entry_that_does_not_shrink_is_stored_when_asked() {
             assert_eq!(got[1], ("text".to_string(), text.clone()), "{what}");
         }
     }
+    // Encrypted, the AES block names the method chosen.
+    let (aes, password) = encryptions().swap_remove(1);
+    let o = EntryOptions::default()
+        .with_method(WriteMethod::Deflate, 1)
+        .with_store_if_larger(true)
+        .with_encryption(aes);
+    let mut w = ZipWriter::new(Cursor::new(Vec::new())).unwrap();
+    w.add_file("noise", &noise[..], &o).unwrap();
+    let zip = w.finish().unwrap().into_inner();
+    let options = ZipOptions::new().with_password(password.unwrap());
+    let a = ZipArchive::open_with(Cursor::new(&zip[..]), options).unwrap();
+    let e = a.directory().get(0).unwrap();
+    assert_eq!(e.aes().map(|aes| aes.method), Some(0));
+    assert_eq!(read_both(&zip, password)[0].1, noise);
 }
 
 /// A reader that gives `len` bytes of text, then fails.
