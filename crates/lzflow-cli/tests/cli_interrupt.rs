@@ -12,21 +12,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{bin, files_below, scratch};
-
-/// `len` bytes of xorshift noise: nothing for a compressor to shrink, so
-/// output starts at once and keeps coming.
-fn noise(len: usize) -> Vec<u8> {
-    let mut x = 0x2545_f491_4f6c_dd1d_u64;
-    (0..len / 8)
-        .flat_map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x.to_le_bytes()
-        })
-        .collect()
-}
+use support::{bin, files_below, noise, scratch};
 
 /// Text of `len` bytes from a few words: PPMd's decoder takes its time
 /// over it, so an extraction can be caught in the middle.

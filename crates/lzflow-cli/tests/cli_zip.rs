@@ -1,5 +1,7 @@
 //! `lzflow l`, `t` and `x` on zip archives from the fixture corpus.
 
+mod support;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -341,19 +343,8 @@ fn which(tool: &str) -> bool {
 fn lzflow_a_stores_zip_entries_that_do_not_shrink() {
     let dir = temp("zip-store");
     std::fs::create_dir_all(&dir).unwrap();
-    let mut x = 0x2545_f491_4f6c_dd1d_u64;
-    let mut noise = |len: usize| -> Vec<u8> {
-        (0..len / 8)
-            .flat_map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x.to_le_bytes()
-            })
-            .collect()
-    };
-    std::fs::write(dir.join("small.bin"), noise(100_000)).unwrap();
-    std::fs::write(dir.join("large.bin"), noise(3 << 20)).unwrap();
+    std::fs::write(dir.join("small.bin"), support::noise(100_000)).unwrap();
+    std::fs::write(dir.join("large.bin"), support::noise(3 << 20)).unwrap();
     std::fs::write(dir.join("text.txt"), b"stored or not ".repeat(100_000)).unwrap();
     for level in ["-mx1", "-mx5"] {
         let archive = dir.join(format!("t{level}.zip"));

@@ -90,3 +90,17 @@ pub fn has_7zz() -> bool {
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// `len` bytes of xorshift noise (a multiple of 8): nothing a compressor
+/// can shrink.
+pub fn noise(len: usize) -> Vec<u8> {
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    (0..len / 8)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        })
+        .collect()
+}
