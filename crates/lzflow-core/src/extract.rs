@@ -418,7 +418,7 @@ fn forget_partial(temp: &Path) {
 /// a hidden `.lzflow-*.partial` file beside the entry it was writing.
 /// Files already moved into place are complete and stay. Afterwards no
 /// extractor in the process starts another file: [`Extractor::create_file`]
-/// fails with an [`io::ErrorKind::Interrupted`] error.
+/// fails with an [`ExtractError::Io`] error ("extraction stopped").
 pub fn remove_partial_files() {
     let mut p = partials();
     p.stopped = true;
@@ -650,10 +650,8 @@ impl Extractor {
             // sees every temporary file or stops it being made.
             let mut registry = partials();
             if registry.stopped {
-                let stopped = io::Error::new(
-                    io::ErrorKind::Interrupted,
-                    "extraction stopped (remove_partial_files)",
-                );
+                // Not `Interrupted`, which loops take as "try again".
+                let stopped = io::Error::other("extraction stopped (remove_partial_files)");
                 return Err(ExtractError::io(&temp, stopped));
             }
             match create_new(&temp, mode) {
