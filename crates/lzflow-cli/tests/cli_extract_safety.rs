@@ -368,3 +368,61 @@ fn header_limits_name_the_option_that_raises_them() {
     }
     let _ = fs::remove_dir_all(dir);
 }
+
+/// An entry whose path would leave the target stops the extraction
+/// before anything is written; with `--skip-unsafe` the others are
+/// extracted and each unsafe one is a warning (status 1), 7z and zip
+/// alike.
+#[test]
+fn skip_unsafe_extracts_the_rest_and_warns() {
+    let dir = scratch("skip-unsafe");
+    let files: [(&str, &[u8]); 5] = [
+        ("ok.txt", b"fine"),
+        ("../up.txt", b"up"),
+        ("/abs.txt", b"abs"),
+        ("a\\..\\..\\bs.txt", b"bs"),
+        ("sub/fine.txt", b"fine too"),
+    ];
+    let sevenz = dir.join("evil.7z");
+    fs::write(&sevenz, copy_archive(&files)).unwrap();
+    let mut archives = vec![sevenz];
+    // Python's zipfile writes any name it is given.
+    let zip = dir.join("evil.zip");
+    let script = format!(
+        "import zipfile\nz = zipfile.ZipFile({:?}, 'w')\n{}z.close()\n",
+        zip.to_str().unwrap(),
+        files
+            .iter()
+            .map(|(n, d)| format!("z.writestr({n:?}, {:?})\n", std::str::from_utf8(d).unwrap()))
+            .collect::<String>()
+    );
+    match Command::new("python3").args(["-c", &script]).status() {
+        Ok(s) if s.success() => archives.push(zip),
+        _ => eprintln!("SKIPPED the zip half: python3 cannot write the archive"),
+    }
+    for archive in archives {
+        let what = archive.display().to_string();
+        let out_dir = dir.join("out").join(archive.file_name().unwrap());
+        let out = extract(&archive, &out_dir, &[]);
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("outside the target directory"),
+            "{what}"
+        );
+        assert!(!out_dir.exists() || listing(&out_dir).is_empty(), "{what}");
+
+        let out = extract(&archive, &out_dir, &["--skip-unsafe"]);
+        assert_eq!(out.status.code(), Some(1), "{what}: {}", stderr(&out));
+        assert_eq!(listing(&out_dir), ["ok.txt", "sub"], "{what}");
+        assert_eq!(fs::read(out_dir.join("sub/fine.txt")).unwrap(), b"fine too");
+        let err = stderr(&out);
+        for unsafe_name in ["../up.txt", "/abs.txt", "a\\\\..\\\\..\\\\bs.txt"] {
+            assert!(
+                err.contains(&format!("\"{unsafe_name}\": not extracted: it would be written outside the target directory")),
+                "{what}: {err}"
+            );
+        }
+        assert!(!dir.join("out").join("up.txt").exists());
+        assert!(!dir.join("up.txt").exists());
+    }
+}

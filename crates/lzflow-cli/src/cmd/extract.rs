@@ -12,8 +12,8 @@ use indicatif::ProgressBar;
 use lzflow::sevenz::signature_header::SIGNATURE;
 use lzflow::sevenz::spool::spool;
 use lzflow::sevenz::{
-    Archive, ArchiveOptions, Entry, ExtractOptions, MultiVolume, Overwrite, SevenZError,
-    SpoolOptions, Spooled,
+    Archive, ArchiveOptions, Entry, ExtractOptions, MultiVolume, Overwrite, PathPolicy,
+    SevenZError, SpoolOptions, Spooled,
 };
 use lzflow::Limits;
 
@@ -63,6 +63,12 @@ pub struct Args {
     /// (7-Zip's -aos).
     #[arg(long)]
     pub skip_existing: bool,
+    /// Skip the entries whose paths would leave the target directory
+    /// (absolute, with `..` or a drive letter) and extract the rest, with a
+    /// warning for each (status 1). By default such an entry stops the
+    /// extraction before anything is written
+    #[arg(long)]
+    pub skip_unsafe: bool,
     /// Keep the partial file of an entry whose data fails its check (by
     /// default no file is left for it).
     #[arg(long)]
@@ -166,8 +172,14 @@ pub fn run(args: &Args, flat: bool) -> Status {
     let dest = if args.stdout {
         Dest::Stdout
     } else {
+        let paths = if args.skip_unsafe {
+            PathPolicy::Skip
+        } else {
+            PathPolicy::Refuse
+        };
         let options = ExtractOptions::default()
             .with_overwrite(overwrite)
+            .with_paths(paths)
             .with_keep_broken(args.keep_broken)
             .with_unnamed(unnamed.clone());
         Dest::Disk {
@@ -192,6 +204,13 @@ pub fn run(args: &Args, flat: bool) -> Status {
                 report::file_warning(
                     name,
                     &format!("{entry}: not extracted: an earlier entry is also named {base} (-aoa overwrites)"),
+                );
+                status.warn();
+            }
+            for entry in &outcome.unsafe_paths {
+                report::file_warning(
+                    name,
+                    &format!("{entry:?}: not extracted: it would be written outside the target directory"),
                 );
                 status.warn();
             }

@@ -12,7 +12,8 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 
 use lzflow::extract::{
-    EntryAttrs, EntryKind, ExtractError, ExtractOptions, Extractor, Overwrite, Planned,
+    safe_relative_path, EntryAttrs, EntryKind, ExtractError, ExtractOptions, Extractor, Overwrite,
+    PathPolicy, Planned,
 };
 
 use crate::output::Sink;
@@ -56,6 +57,9 @@ pub struct Outcome {
     /// Files of `e` not written because an earlier entry has their name
     /// (under the default overwrite policy).
     pub collisions: Vec<String>,
+    /// Entries skipped because their paths would leave the target
+    /// (`--skip-unsafe`).
+    pub unsafe_paths: Vec<String>,
 }
 
 /// The walk's state over one archive.
@@ -137,13 +141,18 @@ impl<'a> Walk<'a> {
             }
             base
         } else {
-            name
+            name.clone()
         };
         let kind = if is_dir {
             EntryKind::Directory
         } else {
             EntryKind::File
         };
+        if ex.options().paths == PathPolicy::Skip && safe_relative_path(&stored).is_none() {
+            // Skipped by `plan_one` too; said here so that it is reported.
+            self.outcome.unsafe_paths.push(name);
+            return Ok(Step::Skip);
+        }
         Ok(match ex.plan_one(&stored, kind)? {
             Planned::Skip => Step::Skip,
             Planned::Write(rel) if is_dir => Step::Dir(rel),
