@@ -51,7 +51,23 @@ pub fn describe(err: &io::Error) -> String {
     if let Some(hint) = limit_hint(err) {
         text.push_str(hint);
     }
+    if is_unsafe_path(err) {
+        text.push_str(" (--skip-unsafe extracts the other entries)");
+    }
     text
+}
+
+/// Whether an entry's path that would leave the target stopped `err`'s
+/// extraction.
+fn is_unsafe_path(err: &io::Error) -> bool {
+    let mut source: Option<&(dyn Error + 'static)> = err.get_ref().map(|e| e as _);
+    while let Some(e) = source {
+        if let Some(lzflow::extract::ExtractError::UnsafePath { .. }) = e.downcast_ref() {
+            return true;
+        }
+        source = e.source();
+    }
+    false
 }
 
 const MEMLIMIT_HINT: &str = " (raise it with --memlimit, e.g. --memlimit 1GiB, or --memlimit max)";
