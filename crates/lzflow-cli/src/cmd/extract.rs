@@ -66,7 +66,7 @@ pub struct Args {
     /// Skip the entries whose paths would leave the target directory
     /// (absolute, with `..` or a drive letter) and extract the rest, with a
     /// warning for each (status 1). By default such an entry stops the
-    /// extraction before anything is written
+    /// extraction before anything is written.
     #[arg(long)]
     pub skip_unsafe: bool,
     /// Keep the partial file of an entry whose data fails its check (by
