@@ -60,14 +60,33 @@ pub fn describe(err: &io::Error) -> String {
 /// Whether an entry's path that would leave the target stopped `err`'s
 /// extraction.
 fn is_unsafe_path(err: &io::Error) -> bool {
+    chain_has(err, |e| {
+        matches!(
+            e.downcast_ref(),
+            Some(lzflow::extract::ExtractError::UnsafePath { .. })
+        )
+    })
+}
+
+/// Whether `is` holds for an error of `err`'s chain.
+pub fn chain_has(err: &io::Error, mut is: impl FnMut(&(dyn Error + 'static)) -> bool) -> bool {
+    in_chain(err, |e| is(e).then_some(())).is_some()
+}
+
+/// The first answer `find` gives for an error of `err`'s chain: its typed
+/// error, then each cause below it.
+pub fn in_chain<'a, T>(
+    err: &'a io::Error,
+    mut find: impl FnMut(&'a (dyn Error + 'static)) -> Option<T>,
+) -> Option<T> {
     let mut source: Option<&(dyn Error + 'static)> = err.get_ref().map(|e| e as _);
     while let Some(e) = source {
-        if let Some(lzflow::extract::ExtractError::UnsafePath { .. }) = e.downcast_ref() {
-            return true;
+        if let Some(found) = find(e) {
+            return Some(found);
         }
         source = e.source();
     }
-    false
+    None
 }
 
 const MEMLIMIT_HINT: &str = " (raise it with --memlimit, e.g. --memlimit 1GiB, or --memlimit max)";
@@ -79,30 +98,20 @@ fn limit_hint(err: &io::Error) -> Option<&'static str> {
     if err.kind() != io::ErrorKind::OutOfMemory {
         return None;
     }
-    let mut source: Option<&(dyn Error + 'static)> = match err.get_ref() {
-        Some(inner) => Some(inner),
-        None => None,
-    };
-    while let Some(e) = source {
-        let limit = limit_in(e);
-        if let Some(limit) = limit {
-            return match limit {
-                lzflow::LimitExceeded::Memory { .. } => Some(MEMLIMIT_HINT),
-                lzflow::LimitExceeded::HeaderSize { .. } => {
-                    Some(" (raise it with --max-header-size, e.g. --max-header-size 1GiB)")
-                }
-                lzflow::LimitExceeded::Entries { .. } => {
-                    Some(" (raise it with --max-entries, e.g. --max-entries 10000000)")
-                }
-                lzflow::LimitExceeded::Ratio { .. } => {
-                    Some(" (raise it with --max-ratio, e.g. --max-ratio 100000, or 0 for none)")
-                }
-                _ => None,
-            };
+    match in_chain(err, limit_in) {
+        // No typed limit: memory that could not be had.
+        None | Some(lzflow::LimitExceeded::Memory { .. }) => Some(MEMLIMIT_HINT),
+        Some(lzflow::LimitExceeded::HeaderSize { .. }) => {
+            Some(" (raise it with --max-header-size, e.g. --max-header-size 1GiB)")
         }
-        source = e.source();
+        Some(lzflow::LimitExceeded::Entries { .. }) => {
+            Some(" (raise it with --max-entries, e.g. --max-entries 10000000)")
+        }
+        Some(lzflow::LimitExceeded::Ratio { .. }) => {
+            Some(" (raise it with --max-ratio, e.g. --max-ratio 100000, or 0 for none)")
+        }
+        Some(_) => None,
     }
-    Some(MEMLIMIT_HINT)
 }
 
 /// Whether `err` is a memory limit that was hit (or memory that could

@@ -318,9 +318,12 @@ impl EntryAttrs {
 pub enum Planned {
     /// Write the entry at this path below the target.
     Write(PathBuf),
-    /// Skip the entry (unsafe path under [`PathPolicy::Skip`], an existing
-    /// file or an earlier duplicate under [`Overwrite::Skip`]).
+    /// Skip the entry (an existing file or an earlier duplicate under
+    /// [`Overwrite::Skip`]).
     Skip,
+    /// Skip the entry: its path would leave the target (under
+    /// [`PathPolicy::Skip`]); a separate answer so that callers can say so.
+    SkipUnsafe,
 }
 
 /// Writes one archive's entries below a target directory under the rules
@@ -478,7 +481,7 @@ impl Extractor {
                 PathPolicy::Refuse => Err(ExtractError::UnsafePath {
                     path: name.to_string(),
                 }),
-                PathPolicy::Skip => Ok(Planned::Skip),
+                PathPolicy::Skip => Ok(Planned::SkipUnsafe),
             };
         };
         // Every path the archive writes, with what it needs there; parents

@@ -6,14 +6,12 @@
 //! overwrite policy) or, with `-so`, to standard output.
 
 use std::collections::HashSet;
-use std::error::Error;
 use std::io::Seek;
 use std::io::{self, Read};
 use std::path::PathBuf;
 
 use lzflow::extract::{
-    safe_relative_path, EntryAttrs, EntryKind, ExtractError, ExtractOptions, Extractor, Overwrite,
-    PathPolicy, Planned,
+    EntryAttrs, EntryKind, ExtractError, ExtractOptions, Extractor, Overwrite, Planned,
 };
 
 use crate::output::Sink;
@@ -148,13 +146,12 @@ impl<'a> Walk<'a> {
         } else {
             EntryKind::File
         };
-        if ex.options().paths == PathPolicy::Skip && safe_relative_path(&stored).is_none() {
-            // Skipped by `plan_one` too; said here so that it is reported.
-            self.outcome.unsafe_paths.push(name);
-            return Ok(Step::Skip);
-        }
         Ok(match ex.plan_one(&stored, kind)? {
             Planned::Skip => Step::Skip,
+            Planned::SkipUnsafe => {
+                self.outcome.unsafe_paths.push(name);
+                Step::Skip
+            }
             Planned::Write(rel) if is_dir => Step::Dir(rel),
             Planned::Write(rel) => Step::File(rel),
         })
@@ -218,22 +215,15 @@ impl<'a> Walk<'a> {
 fn is_password_error(e: &io::Error) -> bool {
     use lzflow::sevenz::SevenZError;
     use lzflow::zip::ZipError;
-    let mut source: Option<&(dyn Error + 'static)> = e.get_ref().map(|e| e as _);
-    while let Some(err) = source {
-        let sevenz = err.downcast_ref::<SevenZError>();
-        let zip = err.downcast_ref::<ZipError>();
-        if matches!(
-            sevenz,
+    crate::report::chain_has(e, |err| {
+        matches!(
+            err.downcast_ref::<SevenZError>(),
             Some(SevenZError::WrongPassword | SevenZError::PasswordRequired)
         ) || matches!(
-            zip,
+            err.downcast_ref::<ZipError>(),
             Some(ZipError::WrongPassword | ZipError::PasswordRequired)
-        ) {
-            return true;
-        }
-        source = err.source();
-    }
-    false
+        )
+    })
 }
 
 /// Walks a 7z archive: every entry is planned before any is written, then
