@@ -71,6 +71,13 @@ pub struct Listed {
     path: PathBuf,
 }
 
+impl Listed {
+    /// The output's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Drop for Listed {
     fn drop(&mut self) {
         let mut list = outputs();

@@ -140,11 +140,10 @@ fn closed_pipe_ends(e: io::Error) -> io::Error {
 /// An output file under construction; removed on drop unless committed, so
 /// an error never leaves truncated output that looks complete.
 pub struct PendingFile {
-    path: PathBuf,
     writer: BufWriter<File>,
     committed: bool,
-    /// Removed on a signal too, until committed or dropped.
-    _listed: crate::interrupt::Listed,
+    /// Its path, also removed on a signal until committed or dropped.
+    listed: crate::interrupt::Listed,
 }
 
 impl PendingFile {
@@ -182,10 +181,9 @@ impl PendingFile {
             }
         })?;
         Ok(PendingFile {
-            path: path.to_path_buf(),
             writer: BufWriter::with_capacity(1 << 16, file),
             committed: false,
-            _listed: listed,
+            listed,
         })
     }
 
@@ -208,7 +206,7 @@ impl PendingFile {
 impl Drop for PendingFile {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = fs::remove_file(&self.path);
+            let _ = fs::remove_file(self.listed.path());
         }
     }
 }
