@@ -193,9 +193,9 @@ pub fn lzflow_expected<'a>(row: &Row, expected: &'a str) -> &'a str {
 
 /// `zip` rewritten as a streaming writer would have written it: each local
 /// header with flag bit 3 and zeros for its CRC-32 and sizes, a data
-/// descriptor (with its signature or not) after the data, and a central directory
-/// to match (without extra fields, so only the forward-only reader reads
-/// WinZip AES entries of it). For archives of unencrypted or WinZip AES
+/// descriptor (with its signature when `signature`) after the data, and a
+/// central directory to match (without extra fields, so only the
+/// forward-only reader reads WinZip AES entries of it). For archives of unencrypted or WinZip AES
 /// entries whose local headers give their sizes (32-bit): a ZipCrypto
 /// header's check byte would change with flag bit 3.
 pub fn with_descriptors(zip: &[u8], signature: bool) -> Vec<u8> {
