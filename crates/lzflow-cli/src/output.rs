@@ -97,12 +97,16 @@ impl Sink {
     }
 
     /// A new file at `path`; an existing file is an error unless `force`.
-    pub fn create(path: &Path, force: bool) -> io::Result<Sink> {
-        PendingFile::create(path, force).map(Sink::File)
+    /// With `like` (the input's metadata), the file is created with the
+    /// input's permission bits less setuid, setgid and sticky, so that the
+    /// umask applies to them (on Unix); else with 0o666 and the umask.
+    pub fn create(path: &Path, force: bool, like: Option<&fs::Metadata>) -> io::Result<Sink> {
+        PendingFile::create(path, force, like).map(Sink::File)
     }
 
-    /// Flushes and, for a file, keeps it and copies the input's permissions
-    /// and modification time onto it (as xz does).
+    /// Flushes and, for a file, keeps it and copies the input's
+    /// modification time onto it (and, off Unix, its read-only flag), as
+    /// xz does.
     pub fn commit(self, from: Option<&fs::Metadata>) -> io::Result<()> {
         match self {
             Sink::Stdout(mut w) => w.flush(),
@@ -147,7 +151,7 @@ pub struct PendingFile {
 }
 
 impl PendingFile {
-    fn create(path: &Path, force: bool) -> io::Result<PendingFile> {
+    fn create(path: &Path, force: bool, like: Option<&fs::Metadata>) -> io::Result<PendingFile> {
         if force {
             // Unlink rather than truncate, so a symlink or hard link at the
             // destination is replaced instead of written through.
@@ -163,7 +167,19 @@ impl PendingFile {
                 Err(e) => return Err(e),
             }
         }
-        let open = || OpenOptions::new().write(true).create_new(true).open(path);
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            // Not copied afterwards as xz does: a copied setuid bit would
+            // make a program of another user's archive run as its owner,
+            // and the user's umask would be overridden.
+            options.mode(like.map_or(0o666, |m| m.permissions().mode() & 0o777));
+        }
+        #[cfg(not(unix))]
+        let _ = like;
+        let open = || options.open(path);
         let (file, listed) = crate::interrupt::create_listed(path, open).map_err(|e| {
             if e.kind() == io::ErrorKind::AlreadyExists {
                 io::Error::new(
@@ -192,7 +208,9 @@ impl PendingFile {
         let file = self.writer.get_ref();
         if let Some(meta) = from {
             // Best effort, like xz: failing to copy metadata is not a reason
-            // to throw away correct output.
+            // to throw away correct output. Unix permission bits were given
+            // when the file was created.
+            #[cfg(not(unix))]
             let _ = file.set_permissions(meta.permissions());
             if let Ok(mtime) = meta.modified() {
                 let _ = file.set_modified(mtime);
@@ -226,7 +244,7 @@ mod tests {
         let path = scratch("partial");
         let _ = fs::remove_file(&path);
         {
-            let mut sink = Sink::create(&path, false).unwrap();
+            let mut sink = Sink::create(&path, false, None).unwrap();
             sink.write_all(b"half").unwrap();
             sink.flush().unwrap();
             assert!(path.exists());
@@ -234,12 +252,12 @@ mod tests {
         assert!(!path.exists(), "dropped without commit: removed");
 
         fs::write(&path, b"precious").unwrap();
-        let err = Sink::create(&path, false).err().expect("must refuse");
+        let err = Sink::create(&path, false, None).err().expect("must refuse");
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         assert!(err.to_string().contains("use -f"));
         assert_eq!(fs::read(&path).unwrap(), b"precious");
 
-        let mut sink = Sink::create(&path, true).unwrap();
+        let mut sink = Sink::create(&path, true, None).unwrap();
         sink.write_all(b"new").unwrap();
         sink.commit(None).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"new");

@@ -243,3 +243,55 @@ fn file_mode_names_keeps_and_refuses() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(fs::read(&input).unwrap(), data);
 }
+
+/// `lzflow ARGS` run by a shell with `umask` set first.
+#[cfg(unix)]
+fn under_umask(umask: &str, args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_lzflow"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn outputs_take_the_input_mode_without_special_bits_and_under_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("modes");
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let input = dir.join("tool");
+    fs::write(&input, b"#!/bin/sh\necho hi\n").unwrap();
+    let xz = dir.join("tool.xz");
+    // (input mode, umask, output mode): setuid, setgid and sticky never
+    // pass; the umask takes its bits, as for any file the user makes.
+    for (from, umask, want) in [
+        (0o4755, "022", 0o755),
+        (0o2775, "022", 0o755),
+        (0o1777, "027", 0o750),
+        (0o640, "000", 0o640),
+        (0o444, "022", 0o444),
+    ] {
+        let _ = fs::remove_file(&xz);
+        fs::set_permissions(&input, fs::Permissions::from_mode(from)).unwrap();
+        let out = under_umask(umask, &["c".as_ref(), "-k".as_ref(), input.as_os_str()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(mode(&xz), want, "c of {from:o} under umask {umask}");
+
+        // d gives the .xz file's bits the same treatment.
+        fs::set_permissions(&xz, fs::Permissions::from_mode(from)).unwrap();
+        let back = dir.join("tool");
+        fs::set_permissions(&back, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::remove_file(&back).unwrap();
+        let out = under_umask(umask, &["d".as_ref(), "-k".as_ref(), xz.as_os_str()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(mode(&back), want, "d of {from:o} under umask {umask}");
+        assert_eq!(fs::read(&back).unwrap(), b"#!/bin/sh\necho hi\n");
+    }
+    // A read-only output is still replaced with -f.
+    let out = under_umask("022", &["d".as_ref(), "-kf".as_ref(), xz.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(mode(&dir.join("tool")), 0o444);
+}

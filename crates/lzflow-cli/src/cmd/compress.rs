@@ -244,7 +244,7 @@ fn compress_one(
             }
             (None, None) => unreachable!("stdin without -o goes to stdout"),
         };
-        Sink::create(&out, args.force)?
+        Sink::create(&out, args.force, input.metadata.as_ref())?
     };
     let size = input.size();
     let metadata = input.metadata.clone();

@@ -151,7 +151,7 @@ fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<
         if let Some(inp) = &input_path {
             refuse_same_file(inp, &out)?;
         }
-        Sink::create(&out, args.force).map(metered)
+        Sink::create(&out, args.force, metadata.as_ref()).map(metered)
     })?;
     decoded
         .sink
@@ -214,7 +214,7 @@ fn slice(file: &str, offset: u64, args: &Args) -> io::Result<()> {
     let mut part = xz.take(args.length.unwrap_or(u64::MAX));
     match &args.output {
         Some(out) => {
-            let mut sink = Sink::create(out, args.force)?;
+            let mut sink = Sink::create(out, args.force, None)?;
             io::copy(&mut part, &mut sink)?;
             sink.commit(None)
         }
