@@ -73,6 +73,32 @@ impl Input {
         Self::open(arg)
     }
 
+    /// For an input to be removed after it is converted (`--rm`, without
+    /// `-f`): as xz, passes over (a skip warning) a file with more than
+    /// one hard link, whose data would stay under its other names, and
+    /// one with the setuid, setgid or sticky bit, which its output does
+    /// not get.
+    pub fn check_removable(&self) -> io::Result<()> {
+        #[cfg(unix)]
+        if let Some(meta) = &self.metadata {
+            use std::os::unix::fs::MetadataExt;
+            if meta.nlink() > 1 {
+                return Err(crate::report::skipped(
+                    "input file has more than one hard link, skipping",
+                ));
+            }
+            if meta.mode() & 0o6000 != 0 {
+                return Err(crate::report::skipped(
+                    "file has setuid or setgid bit set, skipping",
+                ));
+            }
+            if meta.mode() & 0o1000 != 0 {
+                return Err(crate::report::skipped("file has sticky bit set, skipping"));
+            }
+        }
+        Ok(())
+    }
+
     /// The input's size when it is a regular file.
     pub fn size(&self) -> Option<u64> {
         self.metadata

@@ -201,3 +201,76 @@ fn man_page_and_completions_are_generated() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
 }
+
+#[test]
+fn inputs_xz_would_not_remove_are_passed_over_as_xz_does() {
+    use std::os::unix::fs::PermissionsExt;
+    let with_xz = have("xz");
+    let dir = temp("keep");
+    // (what the input is: a mode, or None for a second hard link; xz's
+    // warning)
+    let cases = [
+        ("a second hard link", None, "more than one hard link"),
+        ("setuid", Some(0o4755), "setuid or setgid"),
+        ("setgid", Some(0o2755), "setuid or setgid"),
+        ("sticky", Some(0o1644), "sticky bit"),
+    ];
+    let make = |f: &Path, mode: Option<u32>| match mode {
+        Some(mode) => std::fs::set_permissions(f, PermissionsExt::from_mode(mode)).unwrap(),
+        None => {
+            let mut link = f.as_os_str().to_owned();
+            link.push(".link");
+            std::fs::hard_link(f, link).unwrap();
+        }
+    };
+    let data = text(10_000);
+    for (what, mode, warning) in cases {
+        let mut programs = vec![(bin(), vec![]), (bin(), vec!["c", "--rm"])];
+        if with_xz {
+            programs.push(("xz", vec![]));
+        }
+        for (program, args) in programs {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            let f = dir.join("in.txt");
+            std::fs::write(&f, &data).unwrap();
+            make(&f, mode);
+            // Removing the input after compressing it: passed over.
+            let out = Command::new(program).args(&args).arg(&f).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{program} {args:?}, {what}: {err}"
+            );
+            assert!(err.contains(warning), "{program} {args:?}, {what}: {err}");
+            assert_eq!(std::fs::read(&f).unwrap(), data, "{what}: input kept");
+            assert!(!dir.join("in.txt.xz").exists(), "{what}: no output");
+            // With -f it is done.
+            let out = Command::new(program)
+                .args(&args)
+                .arg("-f")
+                .arg(&f)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{program} -f, {what}: {out:?}");
+            assert!(!f.exists(), "{program} -f, {what}: input removed");
+            // Decompressing removes the .xz: the same rule for it.
+            let xz = dir.join("in.txt.xz");
+            make(&xz, mode);
+            let out = Command::new(program)
+                .args(if args.is_empty() {
+                    &["-d"][..]
+                } else {
+                    &["d", "--rm"]
+                })
+                .arg(&xz)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{program} d, {what}: {out:?}");
+            assert!(xz.exists() && !f.exists(), "{program} d, {what}");
+            std::fs::remove_file(&xz).unwrap();
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

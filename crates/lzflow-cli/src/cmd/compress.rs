@@ -221,6 +221,9 @@ fn compress_one(
         Input::open_regular(file)?
     };
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
+    if args.rm && !to_stdout && !args.force {
+        input.check_removable()?;
+    }
     let sink = if to_stdout {
         if io::stdout().is_terminal() && !args.force {
             return Err(io::Error::new(

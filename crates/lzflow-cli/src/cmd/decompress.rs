@@ -120,6 +120,9 @@ fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<
         input.reader = Box::new(meter.reader(input.reader));
     }
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
+    if args.rm && !to_stdout && !args.force {
+        input.check_removable()?;
+    }
     let input_path = input.path.clone();
     let metadata = input.metadata.clone();
     let decoded = decode_into(input, &args.decode, |format| {
