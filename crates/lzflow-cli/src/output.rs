@@ -56,13 +56,14 @@ impl Input {
     }
 
     /// [`open`](Self::open) for an input whose output is a file named
-    /// after it (and which is removed after, without `-k`): as xz does, a
-    /// symbolic link and anything but a regular file (a FIFO, a device, a
-    /// socket) are skipped, and never opened (opening a FIFO would wait
-    /// for a writer).
-    pub fn open_regular(arg: &str) -> io::Result<Input> {
+    /// after it (and which is removed after it unless `keep`): as xz does,
+    /// anything but a regular file (a FIFO, a device, a socket) is
+    /// skipped, and never opened (opening a FIFO would wait for a writer);
+    /// so is a symbolic link unless the input is kept (xz 5.4 follows one
+    /// with `-k`: only removing the link instead of the file is wrong).
+    pub fn open_regular(arg: &str, keep: bool) -> io::Result<Input> {
         if arg != "-" {
-            if fs::symlink_metadata(arg)?.file_type().is_symlink() {
+            if !keep && fs::symlink_metadata(arg)?.file_type().is_symlink() {
                 return Err(crate::report::skipped("is a symbolic link, skipping"));
             }
             let meta = fs::metadata(arg)?;

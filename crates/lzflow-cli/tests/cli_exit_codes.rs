@@ -207,10 +207,10 @@ fn output_within_20s(cmd: &mut Command) -> std::process::Output {
     child.wait_with_output().unwrap()
 }
 
-/// A FIFO or a symbolic link named on the xz command line is passed over
-/// with xz's warning (exit 2) when the output would be a file named after
-/// it: opening the FIFO used to wait for a writer for ever, and the link
-/// was compressed through and then removed.
+/// A FIFO, or a symbolic link that would be removed, named on the xz
+/// command line is passed over with xz's warning (exit 2) when the output
+/// would be a file named after it: opening the FIFO used to wait for a
+/// writer for ever, and the link was compressed through and then removed.
 #[cfg(unix)]
 #[test]
 fn a_fifo_or_a_link_is_skipped_as_xz_skips_it() {
@@ -238,6 +238,26 @@ fn a_fifo_or_a_link_is_skipped_as_xz_skips_it() {
     // Neither removed the link nor wrote beside it.
     assert!(fs::symlink_metadata(dir.join("link")).is_ok());
     assert!(!dir.join("link.xz").exists());
+    // Kept, the link is followed (as xz 5.4 follows it with -k); with
+    // --rm it is passed over.
+    for args in [&["-k", "link"][..], &["c", "link"], &["c", "--rm", "link"]] {
+        let _ = fs::remove_file(dir.join("link.xz"));
+        let out = output_within_20s(bin().args(args).current_dir(&dir));
+        let rm = args.contains(&"--rm");
+        assert_eq!(out.status.code(), Some(if rm { 2 } else { 0 }), "{args:?}");
+        assert_eq!(dir.join("link.xz").exists(), !rm, "{args:?}");
+        assert!(fs::symlink_metadata(dir.join("link")).is_ok(), "{args:?}");
+        if !rm {
+            let out = output_within_20s(bin().args(["d", "-c", "link.xz"]).current_dir(&dir));
+            assert_eq!(out.stdout, b"hello\n", "{args:?}");
+        }
+    }
+    if compare {
+        assert!(!dir.join("link.xz").exists(), "--rm wrote nothing");
+        let theirs = output_within_20s(Command::new("xz").args(["-k", "link"]).current_dir(&dir));
+        assert_eq!(theirs.status.code(), Some(0), "xz -k link");
+        assert!(dir.join("link.xz").exists(), "xz -k follows the link");
+    }
     fs::remove_dir_all(&dir).ok();
 }
 

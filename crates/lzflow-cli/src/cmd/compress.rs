@@ -218,7 +218,7 @@ fn compress_one(
     let input = if args.stdout || args.output.is_some() || args.force {
         Input::open(file)?
     } else {
-        Input::open_regular(file)?
+        Input::open_regular(file, !args.rm)?
     };
     let to_stdout = args.stdout || (input.path.is_none() && args.output.is_none());
     if args.rm && !to_stdout && !args.force {

@@ -110,7 +110,7 @@ fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<
     let mut input = if args.stdout || args.output.is_some() || args.force || file == "-" {
         Input::open_compressed(file)?
     } else {
-        Input::open_regular(file)?
+        Input::open_regular(file, !args.rm)?
     };
     // xz's report: compressed bytes in, decompressed bytes out.
     let meter = args
