@@ -26,6 +26,7 @@ mod codec;
 mod format;
 mod interrupt;
 mod output;
+mod password;
 mod progress;
 mod report;
 mod select;

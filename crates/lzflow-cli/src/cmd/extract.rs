@@ -19,6 +19,7 @@ use lzflow::Limits;
 
 use super::walk::{self, Dest, Outcome, Walk};
 use super::Status;
+use crate::password::Use;
 use crate::report;
 use crate::select::Selection;
 use crate::size::{human, parse_size};
@@ -240,7 +241,9 @@ pub fn report_selection(name: &str, selection: &Selection, selected: usize) {
 
 /// Opens the archive of `x`/`e` and walks it into `dest`.
 fn extract(args: &Args, dest: Dest, selection: &Selection, unnamed: &str) -> io::Result<Outcome> {
-    let password = args.password.as_deref();
+    let password =
+        crate::password::for_archive(&args.archive, args.password.as_deref(), Use::Data)?;
+    let password = password.as_deref();
     // Standard input holds a zip archive (read forward-only) or a 7z one
     // (spooled: its header is at the end).
     let mut stdin = None;
@@ -583,6 +586,25 @@ fn open_input(
     let bar = (!quiet && io::stderr().is_terminal()).then(|| crate::progress::styled(len, path));
     let had_password = options.password.is_some();
     Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, had_password))
+}
+
+/// Whether the 7z archive at `path` needs a password: to read its header,
+/// or (unless `listing`) its data. False when it cannot be opened for
+/// another reason: opening it again says why.
+pub fn needs_password(path: &str, listing: bool) -> bool {
+    let p = Path::new(path);
+    let inner = if lzflow::sevenz::multi_volume::is_first_volume(p) {
+        lzflow::sevenz::multi_volume::open_volumes(p).map(Source::Volumes)
+    } else {
+        File::open(p).map(Source::File)
+    };
+    let Ok(inner) = inner else {
+        return false;
+    };
+    match Archive::open_with(Counted { inner, bar: None }, ArchiveOptions::default()) {
+        Ok(archive) => !listing && archive.index().is_encrypted(),
+        Err(e) => matches!(e, SevenZError::PasswordRequired),
+    }
 }
 
 /// Refuses an archive with encrypted data when no password was given,

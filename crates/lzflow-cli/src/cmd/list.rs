@@ -76,8 +76,14 @@ pub fn run(args: &Args) -> Status {
             let options = args.limits.zip_options(u64::MAX, args.password.as_deref());
             Some(super::zip::list(file, options, &selection))
         } else if super::extract::is_7z(file) {
-            let options = args.limits.options(u64::MAX, args.password.as_deref());
-            Some(super::extract::list(file, options, &selection))
+            let password = args.password.as_deref();
+            Some(
+                crate::password::for_archive(file, password, crate::password::Use::Listing)
+                    .and_then(|pw| {
+                        let options = args.limits.options(u64::MAX, pw.as_deref());
+                        super::extract::list(file, options, &selection)
+                    }),
+            )
         } else {
             None
         };

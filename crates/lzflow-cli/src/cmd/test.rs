@@ -5,6 +5,7 @@ use std::io;
 
 use super::{decode_into, DecodeArgs, Status};
 use crate::output::Input;
+use crate::password::Use;
 use crate::report;
 use crate::select::Selection;
 
@@ -68,15 +69,22 @@ pub fn run(args: &Args) -> Status {
     };
     for file in &files {
         let name = if file == "-" { "(stdin)" } else { file };
+        let asked = crate::password::for_archive(file, args.password.as_deref(), Use::Data);
+        let pw = match &asked {
+            Ok(pw) => pw.as_deref(),
+            Err(e) => {
+                report::file_error(name, e);
+                status.fail_with(e);
+                continue;
+            }
+        };
         if super::zip::is_zip(file) {
-            let pw = args.password.as_deref();
             let options = args.limits.zip_options(args.decode.memlimit, pw);
             let tested = super::zip::test(file, options, &selection);
             archive_tested(name, tested, args, &selection, &mut status);
             continue;
         }
         if super::extract::is_7z(file) {
-            let pw = args.password.as_deref();
             let options = args.limits.options(args.decode.memlimit, pw);
             let tested = super::extract::test(file, options, args.decode.quiet, &selection);
             archive_tested(name, tested, args, &selection, &mut status);

@@ -75,6 +75,15 @@ fn stdin_stream(options: ZipOptions) -> io::Result<Box<ZipStreamReader<Box<dyn R
     )))
 }
 
+/// Whether the zip file at `path` has an encrypted entry (false when it
+/// cannot be opened: reading it says why).
+pub fn has_encrypted_entries(path: &str) -> bool {
+    File::open(path)
+        .ok()
+        .and_then(|f| ZipArchive::open(f).ok())
+        .is_some_and(|a| a.directory().iter().any(|e| e.is_encrypted()))
+}
+
 fn open(path: &str, options: ZipOptions) -> io::Result<Source> {
     if path == "-" {
         return Ok(Source::Stream(stdin_stream(options)?));
