@@ -107,6 +107,11 @@ pub struct EncodeOptions {
     pub filters: Vec<lzflow_filters::FilterConfig>,
     /// Worker threads; 1 = single-threaded.
     pub threads: u32,
+    /// Explicit LZMA settings (`--lzma2`), instead of the preset (.xz and
+    /// .lzma).
+    pub lzma: Option<lzflow_lzma::LzmaOptions>,
+    /// Uncompressed bytes per Block (.xz only).
+    pub block_size: Option<u64>,
 }
 
 /// Compresses everything from `input` into `output`, returning the writer.
@@ -126,6 +131,12 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             if opts.extreme {
                 builder = builder.extreme();
             }
+            if let Some(lzma) = opts.lzma {
+                builder = builder.lzma_options(lzma);
+            }
+            if let Some(size) = opts.block_size {
+                builder = builder.block_size(size);
+            }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
@@ -137,6 +148,12 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
                 .filters(opts.filters.clone());
             if opts.extreme {
                 builder = builder.extreme();
+            }
+            if let Some(lzma) = opts.lzma {
+                builder = builder.lzma_options(lzma);
+            }
+            if let Some(size) = opts.block_size {
+                builder = builder.block_size(size);
             }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;
@@ -150,6 +167,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
                 .match_finder_thread(opts.threads > 1);
             if opts.extreme {
                 builder = builder.extreme();
+            }
+            if let Some(lzma) = opts.lzma {
+                builder = builder.lzma_options(lzma);
             }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;

@@ -25,6 +25,7 @@ mod cmd;
 mod codec;
 mod format;
 mod interrupt;
+mod lzma_options;
 mod output;
 mod password;
 mod progress;

@@ -59,7 +59,34 @@ struct XzLine {
     check: Option<String>,
     memlimit: Option<String>,
     single_stream: bool,
+    /// `--lzma2[=OPTS]` / `--lzma1[=OPTS]`: the option string.
+    lzma: Option<String>,
+    /// A BCJ filter (`--x86[=start=N]`, ...) and its start offset.
+    bcj: Option<(String, Option<String>)>,
+    /// `--delta[=dist=N]`: the distance.
+    delta: Option<String>,
+    block_size: Option<String>,
     files: Vec<OsString>,
+}
+
+/// The BCJ filters both command lines name alike.
+const BCJ_FILTERS: &[&str] = &[
+    "x86", "arm", "armthumb", "arm64", "powerpc", "sparc", "ia64", "riscv",
+];
+
+/// The value of a filter's only option (`start=N`, `dist=N`) in `value`.
+fn filter_option(
+    filter: &str,
+    option: &str,
+    value: Option<String>,
+) -> Result<Option<String>, String> {
+    match value {
+        None => Ok(None),
+        Some(v) => match v.split_once('=') {
+            Some((name, n)) if name == option => Ok(Some(n.to_string())),
+            _ => Err(format!("--{filter}={v}: the option is {option}=N")),
+        },
+    }
 }
 
 /// The program name's own defaults: `unxz` decompresses, `xzcat` to
@@ -145,6 +172,18 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 "memlimit" | "memory" | "memlimit-decompress" => {
                     line.memlimit = Some(value_of(name)?)
                 }
+                "lzma1" | "lzma2" => line.lzma = Some(value.clone().unwrap_or_default()),
+                bcj if BCJ_FILTERS.contains(&bcj) => {
+                    let start = filter_option(bcj, "start", value.clone())?;
+                    line.bcj = Some((bcj.to_string(), start));
+                }
+                "delta" => {
+                    let dist = filter_option(name, "dist", value.clone())?;
+                    line.delta = Some(dist.unwrap_or_else(|| "1".into()));
+                }
+                "block-size" => line.block_size = Some(value_of(name)?),
+                // Output is never written sparse: nothing to turn off.
+                "no-sparse" => {}
                 "fast" => line.preset = Some(0),
                 "best" => line.preset = Some(9),
                 _ => return Err(format!("--{name}: not an option of xz's command line")),
@@ -243,6 +282,21 @@ fn build(line: XzLine) -> Vec<OsString> {
             push("-C");
             push(c);
         }
+        if let Some((bcj, start)) = &line.bcj {
+            push(&format!("--{bcj}"));
+            if let Some(start) = start {
+                push(&format!("--bcj-start={start}"));
+            }
+        }
+        if let Some(dist) = &line.delta {
+            push(&format!("--delta={dist}"));
+        }
+        if let Some(lzma) = &line.lzma {
+            push(&format!("--lzma2={lzma}"));
+        }
+        if let Some(size) = &line.block_size {
+            push(&format!("--block-size={size}"));
+        }
     } else if operation != Operation::List {
         if let Some(m) = &line.memlimit {
             push(&format!("--memlimit={m}"));
@@ -319,6 +373,70 @@ mod tests {
         assert!(t(&["lzflow", "-Y"]).unwrap_err().contains("-Y"));
         assert!(t(&["lzflow", "--frobnicate"]).is_err());
         assert!(t(&["lzflow", "-T"]).is_err());
+    }
+
+    #[test]
+    fn filter_chains_and_block_sizes_are_passed_on() {
+        // What the Linux kernel's scripts/xz_wrap.sh runs.
+        assert_eq!(
+            t(&[
+                "xz",
+                "--check=crc32",
+                "--threads=1",
+                "--x86",
+                "--lzma2=dict=32MiB"
+            ])
+            .unwrap(),
+            [
+                "lzflow",
+                "c",
+                "-T",
+                "1",
+                "-C",
+                "crc32",
+                "--x86",
+                "--lzma2=dict=32MiB",
+                "--"
+            ]
+        );
+        assert_eq!(
+            t(&[
+                "lzflow",
+                "-k",
+                "--arm64=start=16",
+                "--delta=dist=4",
+                "--lzma2",
+                "--block-size=1MiB",
+                "--no-sparse",
+                "f"
+            ])
+            .unwrap(),
+            [
+                "lzflow",
+                "c",
+                "--arm64",
+                "--bcj-start=16",
+                "--delta=4",
+                "--lzma2=",
+                "--block-size=1MiB",
+                "--",
+                "f"
+            ]
+        );
+        assert_eq!(
+            t(&["lzma", "--lzma1=preset=1,lc=4", "-c"]).unwrap(),
+            [
+                "lzflow",
+                "c",
+                "-c",
+                "-F",
+                "lzma",
+                "--lzma2=preset=1,lc=4",
+                "--"
+            ]
+        );
+        assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));
+        assert!(t(&["xz", "--block-size"]).is_err());
     }
 
     #[test]

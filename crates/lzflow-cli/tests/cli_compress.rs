@@ -295,3 +295,93 @@ fn outputs_take_the_input_mode_without_special_bits_and_under_the_umask() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(mode(&dir.join("tool")), 0o444);
 }
+
+/// xz's filter-chain options, as the Linux kernel's `scripts/xz_wrap.sh`
+/// gives them on xz's command line, and `lzflow c --lzma2`: xz lists the
+/// chain and Block sizes written, the chunks carry the literal settings,
+/// and xz and lzflow read the data back.
+#[test]
+fn lzma2_options_and_block_sizes_are_written_as_asked() {
+    let dir = scratch("lzma2-options");
+    let data = sample(600_000);
+    let line = [
+        "--check=crc32",
+        "--x86",
+        "--lzma2=dict=1MiB,lc=2,pb=0",
+        "--block-size=128KiB",
+        "-c",
+    ];
+    let out = pipe(bin().args(line), &data);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let xz = out.stdout;
+    assert!(lzflow_d(&xz) == data);
+    // The first chunk of the first Block (after the 12-byte Stream Header
+    // and the Block Header, whose first byte gives its size) resets the
+    // dictionary and gives its properties: (pb * 5 + lp) * 9 + lc.
+    let chunk = 12 + (usize::from(xz[12]) + 1) * 4;
+    assert_eq!((xz[chunk] & 0xE0, xz[chunk + 5]), (0xE0, 2));
+    let file = dir.join("k.xz");
+    fs::write(&file, &xz).unwrap();
+    if let Some(back) = xz_d(&xz, &[]) {
+        assert!(back == data);
+        let list = Command::new("xz")
+            .args(["--robot", "-lvv"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let list = String::from_utf8(list.stdout).unwrap();
+        let blocks: Vec<Vec<&str>> = list
+            .lines()
+            .filter(|l| l.starts_with("block\t"))
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert_eq!(blocks.len(), 5, "{list}");
+        for (i, b) in blocks.iter().enumerate() {
+            let size = if i < 4 {
+                131_072
+            } else {
+                600_000 - 4 * 131_072
+            };
+            assert_eq!(b[7], size.to_string(), "{list}");
+            assert_eq!(
+                (b[9], b[15]),
+                ("CRC32", "--x86 --lzma2=dict=1MiB"),
+                "{list}"
+            );
+        }
+    }
+
+    // .lzma through the subcommand: the header holds the settings.
+    let lzma = compress(
+        &data,
+        &[
+            "-F",
+            "lzma",
+            "--lzma1",
+            "preset=1e,dict=256KiB,lc=1,lp=3,pb=0",
+        ],
+    );
+    // Properties (pb * 5 + lp) * 9 + lc with pb = 0, then the dictionary.
+    assert_eq!(lzma[..5], [3 * 9 + 1, 0, 0, 4, 0]);
+    assert!(lzflow_d(&lzma) == data);
+    if let Some(back) = xz_d(&lzma, &[]) {
+        assert!(back == data);
+    }
+
+    // What xz refuses, we refuse, before writing anything.
+    for (args, says) in [
+        (&["--lzma2", "lc=4,lp=1"][..], "lc + lp <= 4"),
+        (&["--lzma2", "mf=bt9"], "mf=bt9"),
+        (
+            &["-F", "lzip", "--lzma2", "dict=1MiB"],
+            "--lzma2 needs .xz or .lzma",
+        ),
+        (&["-F", "lzma", "--block-size", "1MiB"], "--block-size"),
+        (&["--block-size", "0"], "block size of 0"),
+    ] {
+        let out = pipe(bin().args(["c", "-c"]).args(args), &data);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}

@@ -91,6 +91,15 @@ pub struct Args {
     /// Delta filter with distance N bytes (1..=256).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub delta: Option<u32>,
+    /// LZMA2 (for .lzma, LZMA) settings as xz takes them, applied in order
+    /// to preset 6: preset=N[e], dict=SIZE, lc, lp, pb, mode=fast|normal,
+    /// nice, mf=hc3|hc4|bt2|bt3|bt4, depth; instead of the preset.
+    #[arg(long, visible_alias = "lzma1", value_name = "OPTS")]
+    pub lzma2: Option<String>,
+    /// Uncompressed bytes per .xz Block (default: one Block, or three
+    /// dictionaries each with -T).
+    #[arg(long, value_name = "SIZE", value_parser = parse_block_size)]
+    pub block_size: Option<u64>,
     /// Write the output to OUT (only with a single input file).
     #[arg(short, long, value_name = "OUT", conflicts_with = "stdout")]
     pub output: Option<PathBuf>,
@@ -145,12 +154,22 @@ impl Args {
             f.distance = distance;
             filters.push(f);
         }
-        if self.format != Format::Xz && (!filters.is_empty() || self.check != CheckArg::Crc64) {
+        if self.format != Format::Xz
+            && (!filters.is_empty() || self.check != CheckArg::Crc64 || self.block_size.is_some())
+        {
             return Err(format!(
-                ".{} supports neither filters nor --check; use --format xz",
+                ".{} supports neither filters nor --check nor --block-size; use --format xz",
                 self.format
             ));
         }
+        let lzma = match &self.lzma2 {
+            // lzip's header has room for the dictionary size only.
+            Some(_) if self.format == Format::Lzip => {
+                return Err(".lz fixes the LZMA settings; --lzma2 needs .xz or .lzma".into())
+            }
+            Some(spec) => Some(crate::lzma_options::parse(spec)?),
+            None => None,
+        };
         let threads = match self.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
             n => n,
@@ -162,6 +181,8 @@ impl Args {
             check: self.check.into(),
             filters,
             threads,
+            lzma,
+            block_size: self.block_size,
         })
     }
 }
@@ -277,4 +298,12 @@ fn compress_one(
         }
     }
     Ok(())
+}
+
+/// A Block size: at least one byte.
+fn parse_block_size(text: &str) -> Result<u64, String> {
+    match crate::size::parse_bytes(text)? {
+        0 => Err("a block size of 0 bytes".into()),
+        n => Ok(n),
+    }
 }
