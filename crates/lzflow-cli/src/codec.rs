@@ -14,6 +14,8 @@ pub struct DecodeOptions {
     pub single_stream: bool,
     /// Format forced by `--format`; None = detect from the magic bytes.
     pub format: Option<Format>,
+    /// .xz: do not verify Block checks.
+    pub ignore_check: bool,
 }
 
 /// Reads the first bytes to identify the format, then returns it with a
@@ -62,6 +64,9 @@ pub fn decode(
             let mut builder = lzflow::bufread::XzDecoder::builder().memlimit(opts.memlimit);
             if opts.single_stream {
                 builder = builder.single_stream();
+            }
+            if opts.ignore_check {
+                builder = builder.ignore_check();
             }
             let mut decoder = builder.build(input);
             let n = io::copy(&mut decoder, sink)?;

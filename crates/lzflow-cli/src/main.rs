@@ -47,7 +47,7 @@ use clap::{CommandFactory, Parser, Subcommand};
     about = "Decompress, test, list and compress .xz, .lzma and .lz files; create, extract, list and test .7z and .zip archives",
     after_help = "Input files are kept unless --rm is given. Use `-` (or no FILE) for standard input.\n\n\
 xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.xz, -z -d -t -l -c -k -f \
--v -q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE), with xz's defaults: compress, standard input to \
+-v -q -Q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE, --x86 and the other BCJ filters, --delta, --lzma2, --block-size, --ignore-check), with xz's defaults: compress, standard input to \
 standard output, and input files removed unless -k or -c; so do the names unxz, xzcat, lzcat, unlzma, \
 lzma and lzip for a link to the binary.\n\n\
 Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -bd, -so, -r (wildcards always \
@@ -61,6 +61,9 @@ Exit status of a, x, e, and t and l on 7z/zip archives (as 7-Zip): 0 success, 1 
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// xz's -Q: a warning does not make the exit status 2.
+    #[arg(long, global = true, hide = true)]
+    no_warn: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -130,6 +133,7 @@ fn main() -> ExitCode {
             return ExitCode::from(status);
         }
     };
+    let no_warn = cli.no_warn;
     let status = match cli.command {
         Command::D(args) => cmd::decompress::run(&args),
         Command::T(args) => cmd::test::run(&args),
@@ -143,6 +147,11 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Command::Manpage => generated(|out| clap_mangen::Man::new(Cli::command()).render(out)),
+    };
+    let status = if no_warn {
+        status.without_warnings()
+    } else {
+        status
     };
     ExitCode::from(status.code())
 }

@@ -66,6 +66,8 @@ struct XzLine {
     /// `--delta[=dist=N]`: the distance.
     delta: Option<String>,
     block_size: Option<String>,
+    ignore_check: bool,
+    no_warn: bool,
     files: Vec<OsString>,
 }
 
@@ -184,6 +186,8 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 "block-size" => line.block_size = Some(value_of(name)?),
                 // Output is never written sparse: nothing to turn off.
                 "no-sparse" => {}
+                "ignore-check" => line.ignore_check = true,
+                "no-warn" => line.no_warn = true,
                 "fast" => line.preset = Some(0),
                 "best" => line.preset = Some(9),
                 _ => return Err(format!("--{name}: not an option of xz's command line")),
@@ -213,6 +217,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 'v' => line.verbose = true,
                 'q' => line.quiet = true,
                 'e' => line.extreme = true,
+                'Q' => line.no_warn = true,
                 '0'..='9' => line.preset = Some(c as u32 - '0' as u32),
                 'T' => line.threads = Some(value_of(c)?),
                 'F' => line.format = Some(value_of(c)?),
@@ -304,6 +309,12 @@ fn build(line: XzLine) -> Vec<OsString> {
         if line.single_stream {
             push("--single-stream");
         }
+        if line.ignore_check {
+            push("--ignore-check");
+        }
+    }
+    if line.no_warn {
+        push("--no-warn");
     }
     out.push(OsString::from("--"));
     out.extend(line.files);
@@ -433,6 +444,18 @@ mod tests {
                 "lzma",
                 "--lzma2=preset=1,lc=4",
                 "--"
+            ]
+        );
+        assert_eq!(
+            t(&["xz", "-dQ", "--ignore-check", "f.xz"]).unwrap(),
+            [
+                "lzflow",
+                "d",
+                "--rm",
+                "--ignore-check",
+                "--no-warn",
+                "--",
+                "f.xz"
             ]
         );
         assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));

@@ -274,3 +274,54 @@ fn inputs_xz_would_not_remove_are_passed_over_as_xz_does() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-Q` keeps a warning from making the status 2, and `--ignore-check`
+/// decodes a Block whose check does not match; xz does the same.
+#[test]
+fn no_warn_and_ignore_check_behave_as_in_xz() {
+    let with_xz = have("xz");
+    let dir = temp("quiet-check");
+    let f = dir.join("f.txt");
+    let data = text(30_000);
+    std::fs::write(&f, &data).unwrap();
+    std::os::unix::fs::symlink(&f, dir.join("link")).unwrap();
+    run(Command::new(bin()).args(["-k"]).arg(&f));
+    // The last byte of the Block's check (CRC64) comes right before the
+    // Index, whose size the Stream Footer's Backward Size gives.
+    let mut xz = std::fs::read(dir.join("f.txt.xz")).unwrap();
+    let footer = xz.len() - 12;
+    let backward = u32::from_le_bytes(xz[footer + 4..footer + 8].try_into().unwrap());
+    let index = footer - (backward as usize + 1) * 4;
+    xz[index - 1] ^= 0xFF;
+    let bad = dir.join("bad.xz");
+    std::fs::write(&bad, &xz).unwrap();
+    let mut programs = vec![bin()];
+    if with_xz {
+        programs.push("xz");
+    }
+    for program in programs {
+        let status = |args: &[&str]| {
+            let out = Command::new(program)
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            (out.status.code(), out.stdout)
+        };
+        // A symbolic link to be removed is passed over: a warning.
+        assert_eq!(status(&["link"]).0, Some(2), "{program}");
+        assert_eq!(status(&["-Q", "link"]).0, Some(0), "{program}");
+        assert_eq!(status(&["--no-warn", "link"]).0, Some(0), "{program}");
+        // A bad check is an error, with or without -Q.
+        assert_eq!(status(&["-dcQ", "bad.xz"]).0, Some(1), "{program}");
+        let (code, out) = status(&["-dc", "--ignore-check", "bad.xz"]);
+        assert_eq!(code, Some(0), "{program}");
+        assert!(out == data, "{program}: --ignore-check gives the data");
+        assert_eq!(
+            status(&["-t", "--ignore-check", "bad.xz"]).0,
+            Some(0),
+            "{program}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

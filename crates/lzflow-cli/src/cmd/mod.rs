@@ -51,6 +51,10 @@ pub struct DecodeArgs {
     /// Input format; by default it is detected from the magic bytes.
     #[arg(short = 'F', long, value_name = "FORMAT")]
     pub format: Option<Format>,
+    /// Do not verify the .xz Block checks (CRC32, CRC64, SHA-256): only to
+    /// salvage data, as corrupt output then goes unnoticed.
+    #[arg(long)]
+    pub ignore_check: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -62,6 +66,7 @@ impl DecodeArgs {
             memlimit: self.memlimit,
             single_stream: self.single_stream,
             format: self.format,
+            ignore_check: self.ignore_check,
         }
     }
 }
@@ -163,6 +168,16 @@ impl Status {
     }
 
     /// The process exit code.
+    /// xz's `-Q`: warnings (xz's table) no longer make the status 2; their
+    /// messages are still printed.
+    pub fn without_warnings(mut self) -> Self {
+        if self.style == Style::Xz {
+            self.warned = false;
+        }
+        self
+    }
+
+    /// The exit code.
     pub fn code(self) -> u8 {
         match self.style {
             Style::Xz if self.failed => 1,
