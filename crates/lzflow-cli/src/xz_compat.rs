@@ -68,6 +68,7 @@ struct XzLine {
     block_size: Option<String>,
     ignore_check: bool,
     no_warn: bool,
+    robot: bool,
     files: Vec<OsString>,
 }
 
@@ -187,6 +188,9 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 // Output is never written sparse: nothing to turn off.
                 "no-sparse" => {}
                 "ignore-check" => line.ignore_check = true,
+                // Machine-readable output: lzflow has it for listings;
+                // elsewhere its messages are the same either way.
+                "robot" => line.robot = true,
                 "no-warn" => line.no_warn = true,
                 "fast" => line.preset = Some(0),
                 "best" => line.preset = Some(9),
@@ -267,6 +271,9 @@ fn build(line: XzLine) -> Vec<OsString> {
         }
     } else if line.verbose {
         push("-v");
+    }
+    if line.robot && operation == Operation::List {
+        push("--robot");
     }
     if let Some(f) = format {
         push("-F");
@@ -457,6 +464,10 @@ mod tests {
                 "--",
                 "f.xz"
             ]
+        );
+        assert_eq!(
+            t(&["xz", "--robot", "-lv", "f.xz"]).unwrap(),
+            ["lzflow", "l", "-v", "--robot", "--", "f.xz"]
         );
         assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));
         assert!(t(&["xz", "--block-size"]).is_err());

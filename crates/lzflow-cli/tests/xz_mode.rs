@@ -325,3 +325,69 @@ fn no_warn_and_ignore_check_behave_as_in_xz() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--robot -l` and `--robot -lv` print what xz prints, byte for byte:
+/// multi-block, multi-stream with padding, every check, an empty file,
+/// and the totals line after a file that cannot be listed.
+#[test]
+fn robot_listings_are_xz_s() {
+    let dir = temp("robot");
+    let fixture = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/generated/xz")
+            .join(name)
+    };
+    // Two streams with stream padding between and after them.
+    let mut two = std::fs::read(fixture("check-sha256.xz")).unwrap();
+    two.extend_from_slice(&[0; 8]);
+    two.extend(std::fs::read(fixture("multiblock-mt.xz")).unwrap());
+    two.extend_from_slice(&[0; 4]);
+    std::fs::write(dir.join("two.xz"), &two).unwrap();
+    let mut files: Vec<PathBuf> = [
+        "multiblock-mt.xz",
+        "check-none.xz",
+        "check-crc32.xz",
+        "empty.xz",
+    ]
+    .iter()
+    .map(|n| fixture(n))
+    .collect();
+    files.push(dir.join("two.xz"));
+    let with_xz = have("xz");
+    for verbose in [&["--robot", "-l"][..], &["--robot", "-lv"]] {
+        let ours = run(Command::new(bin()).args(verbose).args(&files));
+        let ours = String::from_utf8(ours.stdout).unwrap();
+        let kinds: Vec<&str> = ours
+            .lines()
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        assert_eq!(kinds.iter().filter(|k| **k == "name").count(), 5, "{ours}");
+        assert_eq!(kinds.last(), Some(&"totals"), "{ours}");
+        assert!(ours.contains("\tNone,CRC32,CRC64,SHA-256\t12\t5\n"), "{ours}");
+        if with_xz {
+            let theirs = run(Command::new("xz").args(verbose).args(&files));
+            assert_eq!(
+                ours,
+                String::from_utf8(theirs.stdout).unwrap(),
+                "{verbose:?}"
+            );
+        }
+    }
+    // A file that is not .xz is an error, and the totals line still ends
+    // the listing.
+    let text = dir.join("plain.txt");
+    std::fs::write(&text, "not xz").unwrap();
+    for program in std::iter::once(bin()).chain(with_xz.then_some("xz")) {
+        let out = Command::new(program)
+            .args(["--robot", "-l"])
+            .arg(&text)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{program}");
+        assert_eq!(
+            out.stdout, b"totals\t0\t0\t0\t0\t---\tNone\t0\t0\n",
+            "{program}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

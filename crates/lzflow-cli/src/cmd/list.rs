@@ -24,6 +24,11 @@ pub struct Args {
     /// Also list every stream and block.
     #[arg(short, long)]
     pub verbose: bool,
+    /// .xz files only: xz's machine-readable listing (`xz --robot -l`),
+    /// tab-separated `name`, `file`, (with -v) `stream` and `block` lines
+    /// per file, and a `totals` line.
+    #[arg(long)]
+    pub robot: bool,
     /// Password of a 7z archive with encrypted headers.
     #[arg(short, long, value_name = "PASSWORD")]
     pub password: Option<String>,
@@ -40,6 +45,17 @@ struct Summary {
     padding: u64,
     /// Check IDs present, as a bit set (like xz).
     checks: u16,
+}
+
+impl Summary {
+    fn add(&mut self, other: &Summary) {
+        self.streams += other.streams;
+        self.blocks += other.blocks;
+        self.compressed += other.compressed;
+        self.uncompressed += other.uncompressed;
+        self.padding += other.padding;
+        self.checks |= other.checks;
+    }
 }
 
 /// Runs `lzflow l`.
@@ -65,6 +81,21 @@ pub fn run(args: &Args) -> Status {
         }
     };
     for (i, file) in files.iter().enumerate() {
+        if args.robot {
+            match load(file) {
+                Ok((info, size)) => {
+                    let sum = summarize(&info, size);
+                    print_robot(file, &info, &sum, args.verbose);
+                    totals.add(&sum);
+                    listed += 1;
+                }
+                Err(e) => {
+                    report::file_error(file, &e);
+                    status.fail();
+                }
+            }
+            continue;
+        }
         if is_lzip(file) {
             if let Err(e) = list_lzip(file, args.verbose) {
                 report::file_error(file, &e);
@@ -120,13 +151,16 @@ pub fn run(args: &Args) -> Status {
             }
             print_row(&sum, file);
         }
-        totals.streams += sum.streams;
-        totals.blocks += sum.blocks;
-        totals.compressed += sum.compressed;
-        totals.uncompressed += sum.uncompressed;
-        totals.padding += sum.padding;
-        totals.checks |= sum.checks;
+        totals.add(&sum);
         listed += 1;
+    }
+    if args.robot {
+        // Always the last line, even when no file could be listed.
+        outln!(
+            "totals\t{}\t{listed}",
+            robot_fields(&totals, &check_names(totals.checks, ","))
+        );
+        return status;
     }
     if listed > 1 && !args.verbose {
         outln!("{}", "-".repeat(79));
@@ -246,7 +280,12 @@ fn check_name(id: u8) -> String {
     }
 }
 
+/// The names of the checks in `set`; "None" for an empty set, as xz
+/// prints it for totals over no file.
 fn check_names(set: u16, sep: &str) -> String {
+    if set == 0 {
+        return check_name(0);
+    }
     (0..16u8)
         .filter(|id| set & (1 << id) != 0)
         .map(check_name)
@@ -326,6 +365,64 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
                 comp_off,
                 uncomp_off,
                 total,
+                block.uncompressed_size,
+                ratio(total, block.uncompressed_size),
+                check_name(s.check_id)
+            );
+            comp_off += total;
+            uncomp_off += block.uncompressed_size;
+        }
+        stream_off += s.compressed_size + s.padding;
+    }
+}
+
+/// The columns `file` and `totals` lines share: streams, blocks, sizes,
+/// ratio, checks, padding.
+fn robot_fields(sum: &Summary, checks: &str) -> String {
+    format!(
+        "{}\t{}\t{}\t{}\t{}\t{checks}\t{}",
+        sum.streams,
+        sum.blocks,
+        sum.compressed,
+        sum.uncompressed,
+        ratio(sum.compressed, sum.uncompressed),
+        sum.padding
+    )
+}
+
+/// One file as `xz --robot -l` (`-v`: `-lv`) prints it: the columns are
+/// xz's, in its order, separated by tabs.
+fn print_robot(name: &str, info: &XzInfo, sum: &Summary, verbose: bool) {
+    outln!("name\t{name}");
+    outln!("file\t{}", robot_fields(sum, &check_names(sum.checks, ",")));
+    if !verbose {
+        return;
+    }
+    let (mut comp_off, mut uncomp_off) = (0u64, 0u64);
+    for (n, s) in info.streams.iter().enumerate() {
+        outln!(
+            "stream\t{}\t{}\t{comp_off}\t{uncomp_off}\t{}\t{}\t{}\t{}\t{}",
+            n + 1,
+            s.blocks.len(),
+            s.compressed_size,
+            s.uncompressed_size,
+            ratio(s.compressed_size, s.uncompressed_size),
+            check_name(s.check_id),
+            s.padding
+        );
+        comp_off += s.compressed_size + s.padding;
+        uncomp_off += s.uncompressed_size;
+    }
+    let (mut stream_off, mut uncomp_off, mut in_file) = (0u64, 0u64, 0usize);
+    for (n, s) in info.streams.iter().enumerate() {
+        let mut comp_off = stream_off + 12;
+        for (b, block) in s.blocks.iter().enumerate() {
+            let total = block.unpadded_size.div_ceil(4) * 4;
+            in_file += 1;
+            outln!(
+                "block\t{}\t{}\t{in_file}\t{comp_off}\t{uncomp_off}\t{total}\t{}\t{}\t{}",
+                n + 1,
+                b + 1,
                 block.uncompressed_size,
                 ratio(total, block.uncompressed_size),
                 check_name(s.check_id)
