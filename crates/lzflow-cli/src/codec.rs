@@ -115,8 +115,10 @@ pub struct EncodeOptions {
     /// Explicit LZMA settings (`--lzma2`), instead of the preset (.xz and
     /// .lzma).
     pub lzma: Option<lzflow_lzma::LzmaOptions>,
-    /// Uncompressed bytes per Block (.xz only).
+    /// Uncompressed bytes per .xz Block or .lz member.
     pub block_size: Option<u64>,
+    /// The preset's dictionary replaced (`--dict-size`, lzip's `-s`).
+    pub dict_size: Option<u32>,
 }
 
 /// Compresses everything from `input` into `output`, returning the writer.
@@ -139,6 +141,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             if let Some(lzma) = opts.lzma {
                 builder = builder.lzma_options(lzma);
             }
+            if let Some(dict) = opts.dict_size {
+                builder = builder.dict_size(dict);
+            }
             if let Some(size) = opts.block_size {
                 builder = builder.block_size(size);
             }
@@ -156,6 +161,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             }
             if let Some(lzma) = opts.lzma {
                 builder = builder.lzma_options(lzma);
+            }
+            if let Some(dict) = opts.dict_size {
+                builder = builder.dict_size(dict);
             }
             if let Some(size) = opts.block_size {
                 builder = builder.block_size(size);
@@ -176,6 +184,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             if let Some(lzma) = opts.lzma {
                 builder = builder.lzma_options(lzma);
             }
+            if let Some(dict) = opts.dict_size {
+                builder = builder.dict_size(dict);
+            }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
@@ -187,6 +198,12 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             if opts.extreme {
                 lzip.lzma = lzflow_lzma::LzmaOptions::preset_extreme(opts.preset)?;
             }
+            if let Some(dict) = opts.dict_size {
+                lzip.lzma.dict_size = dict;
+            }
+            if let Some(size) = opts.block_size {
+                lzip = lzip.with_member_size(size);
+            }
             let coder = lzflow_lzip::MtLzipEncoder::new(&lzip, opts.threads as usize)?;
             let mut enc = lzflow::write::Encoder::with_coder(output, coder);
             io::copy(input, &mut enc)?;
@@ -197,6 +214,12 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             let mut builder = lzflow::write::LzipEncoder::builder().preset(opts.preset);
             if opts.extreme {
                 builder = builder.extreme();
+            }
+            if let Some(dict) = opts.dict_size {
+                builder = builder.dict_size(dict);
+            }
+            if let Some(size) = opts.block_size {
+                builder = builder.block_size(size);
             }
             let mut enc = builder.build(output);
             io::copy(input, &mut enc)?;

@@ -69,7 +69,22 @@ struct XzLine {
     ignore_check: bool,
     no_warn: bool,
     robot: bool,
+    /// Invoked as `lzip`: its own options are taken too.
+    lzip: bool,
+    /// lzip's `-o FILE`.
+    output: Option<OsString>,
+    /// lzip's `-s SIZE`: the dictionary size.
+    dict_size: Option<String>,
     files: Vec<OsString>,
+}
+
+/// lzip's dictionary size: 12 to 29 mean powers of two, anything else is a
+/// size.
+fn lzip_dict(value: &str) -> String {
+    match value.parse::<u32>() {
+        Ok(n @ 12..=29) => (1u64 << n).to_string(),
+        _ => value.to_string(),
+    }
 }
 
 /// The BCJ filters both command lines name alike.
@@ -104,7 +119,10 @@ fn defaults_of(program: &str) -> Option<XzLine> {
             line.stdout = true;
         }
         "lzma" => line.format = Some("lzma".into()),
-        "lzip" => line.format = Some("lzip".into()),
+        "lzip" => {
+            line.format = Some("lzip".into());
+            line.lzip = true;
+        }
         _ => return None,
     }
     Some(line)
@@ -192,6 +210,11 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 // elsewhere its messages are the same either way.
                 "robot" => line.robot = true,
                 "no-warn" => line.no_warn = true,
+                "output" if line.lzip => line.output = Some(value_of(name)?.into()),
+                "dictionary-size" if line.lzip => {
+                    line.dict_size = Some(lzip_dict(&value_of(name)?))
+                }
+                "member-size" if line.lzip => line.block_size = Some(value_of(name)?),
                 "fast" => line.preset = Some(0),
                 "best" => line.preset = Some(9),
                 _ => return Err(format!("--{name}: not an option of xz's command line")),
@@ -222,6 +245,11 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 'q' => line.quiet = true,
                 'e' => line.extreme = true,
                 'Q' => line.no_warn = true,
+                // lzip's own: -o FILE, -s SIZE, -b SIZE, -n THREADS (plzip).
+                'o' if line.lzip => line.output = Some(value_of(c)?.into()),
+                's' if line.lzip => line.dict_size = Some(lzip_dict(&value_of(c)?)),
+                'b' if line.lzip => line.block_size = Some(value_of(c)?),
+                'n' if line.lzip => line.threads = Some(value_of(c)?),
                 '0'..='9' => line.preset = Some(c as u32 - '0' as u32),
                 'T' => line.threads = Some(value_of(c)?),
                 'F' => line.format = Some(value_of(c)?),
@@ -235,7 +263,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
 }
 
 /// The subcommand line doing what `line` asks.
-fn build(line: XzLine) -> Vec<OsString> {
+fn build(mut line: XzLine) -> Vec<OsString> {
     let operation = line.operation.unwrap_or(Operation::Compress);
     let mut out: Vec<OsString> = vec!["lzflow".into()];
     let mut push = |a: &str| out.push(OsString::from(a));
@@ -252,6 +280,14 @@ fn build(line: XzLine) -> Vec<OsString> {
         Some(f) => Some(f),
     };
     let writes = matches!(operation, Operation::Compress | Operation::Decompress);
+    // lzip's `-o -` is `-c`; another -o keeps the input.
+    let output = match line.output {
+        Some(o) if o == "-" => {
+            line.stdout = true;
+            None
+        }
+        o => o,
+    };
     if writes {
         if line.stdout {
             push("-c");
@@ -265,7 +301,7 @@ fn build(line: XzLine) -> Vec<OsString> {
             push("-v");
         }
         let named = line.files.iter().any(|f| f != "-");
-        if !line.keep && !line.stdout && named {
+        if !line.keep && !line.stdout && named && output.is_none() {
             // xz removes an input once its output is complete.
             push("--rm");
         }
@@ -275,7 +311,8 @@ fn build(line: XzLine) -> Vec<OsString> {
     if line.robot && operation == Operation::List {
         push("--robot");
     }
-    if let Some(f) = format {
+    // `l` knows the format from the file.
+    if let Some(f) = format.filter(|_| operation != Operation::List) {
         push("-F");
         push(f);
     }
@@ -309,6 +346,9 @@ fn build(line: XzLine) -> Vec<OsString> {
         if let Some(size) = &line.block_size {
             push(&format!("--block-size={size}"));
         }
+        if let Some(size) = &line.dict_size {
+            push(&format!("--dict-size={size}"));
+        }
     } else if operation != Operation::List {
         if let Some(m) = &line.memlimit {
             push(&format!("--memlimit={m}"));
@@ -322,6 +362,10 @@ fn build(line: XzLine) -> Vec<OsString> {
     }
     if line.no_warn {
         push("--no-warn");
+    }
+    if let Some(o) = output.filter(|_| writes) {
+        out.push("-o".into());
+        out.push(o);
     }
     out.push(OsString::from("--"));
     out.extend(line.files);
@@ -470,6 +514,34 @@ mod tests {
             ["lzflow", "l", "-v", "--robot", "--", "f.xz"]
         );
         assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));
+        // lzip's own options under its name; -l takes no format.
+        assert_eq!(
+            t(&["lzip", "-9", "-s", "16", "-b", "1MiB", "-n2", "-o", "f.lz", "f"]).unwrap(),
+            [
+                "lzflow",
+                "c",
+                "-F",
+                "lzip",
+                "--preset=9",
+                "-T",
+                "2",
+                "--block-size=1MiB",
+                "--dict-size=65536",
+                "-o",
+                "f.lz",
+                "--",
+                "f"
+            ]
+        );
+        assert_eq!(
+            t(&["lzip", "-l", "f.lz"]).unwrap(),
+            ["lzflow", "l", "--", "f.lz"]
+        );
+        assert_eq!(
+            t(&["lzip", "-o", "-", "f"]).unwrap(),
+            ["lzflow", "c", "-c", "-F", "lzip", "--", "f"]
+        );
+        assert!(t(&["xz", "-s", "16"]).unwrap_err().contains("-s"));
         assert!(t(&["xz", "--block-size"]).is_err());
     }
 

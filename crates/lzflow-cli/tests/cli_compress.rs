@@ -351,6 +351,24 @@ fn lzma2_options_and_block_sizes_are_written_as_asked() {
         }
     }
 
+    // --dict-size replaces the preset's dictionary: .xz's filter
+    // properties and .lzma's header say 1 MiB.
+    let xz = compress(&data, &["-9", "--dict-size", "1MiB"]);
+    let file = dir.join("d.xz");
+    fs::write(&file, &xz).unwrap();
+    assert!(lzflow_d(&xz) == data);
+    if xz_d(&xz, &[]).is_some() {
+        let list = Command::new("xz")
+            .args(["--robot", "-lvv"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let list = String::from_utf8(list.stdout).unwrap();
+        assert!(list.contains("\t--lzma2=dict=1MiB\n"), "{list}");
+    }
+    let lzma = compress(&data, &["-F", "lzma", "--dict-size", "1MiB"]);
+    assert_eq!(lzma[1..5], (1u32 << 20).to_le_bytes());
+
     // .lzma through the subcommand: the header holds the settings.
     let lzma = compress(
         &data,
@@ -377,6 +395,7 @@ fn lzma2_options_and_block_sizes_are_written_as_asked() {
             "--lzma2 needs .xz or .lzma",
         ),
         (&["-F", "lzma", "--block-size", "1MiB"], "--block-size"),
+        (&["--dict-size", "2KiB"], "4KiB to 1536MiB"),
         (&["--block-size", "0"], "block size of 0"),
     ] {
         let out = pipe(bin().args(["c", "-c"]).args(args), &data);

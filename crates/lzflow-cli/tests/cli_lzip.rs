@@ -178,3 +178,79 @@ fn threads_write_plzip_members_the_same_whatever_their_number() {
     assert!(back.stdout == data);
     let _ = fs::remove_dir_all(dir);
 }
+
+/// Through a link named `lzip`, lzip's own options work as in lzip: `-s`
+/// (a size, or 12 to 29 for a power of two), `-b` (member size), `-o`
+/// (keeps the input), `-n` (threads, as plzip) and `-l`; lzip reads what
+/// comes out, and `lzip -lv` shows the dictionary and member count asked.
+#[cfg(unix)]
+#[test]
+fn a_link_named_lzip_takes_lzip_s_options() {
+    let dir = scratch("as-lzip");
+    let lzip_link = dir.join("lzip");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_lzflow"), &lzip_link).unwrap();
+    let data = sample();
+    let f = dir.join("f");
+    fs::write(&f, &data).unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(&lzip_link)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        out
+    };
+    let real = Command::new("lzip").arg("--version").output().is_ok();
+    // (options, dictionary lzip -lv shows, members)
+    for (args, dict, members) in [
+        (&["-kf", "-s", "16", "f"][..], "64 KiB", 1),
+        (&["-kf", "-s1MiB", "f"], "1 MiB", 1),
+        (&["-kf", "-0", "-b", "100KiB", "f"], "64 KiB", 3),
+        (
+            &["-kf", "-0", "--member-size=100KiB", "-n", "2", "f"],
+            "64 KiB",
+            3,
+        ),
+    ] {
+        run(args);
+        let lz = dir.join("f.lz");
+        let back = bin().args(["d", "-c"]).arg(&lz).output().unwrap();
+        assert!(back.stdout == data, "{args:?}");
+        let list = stdout(&run(&["-l", "f.lz"]));
+        assert!(list.contains(&format!("{members:>7} ")), "{args:?}: {list}");
+        if real {
+            let lv = Command::new("lzip")
+                .args(["-lv"])
+                .arg(&lz)
+                .output()
+                .unwrap();
+            let lv = stdout(&lv);
+            let row = lv.lines().nth(1).unwrap_or_default();
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            assert_eq!(
+                fields[..3].join(" "),
+                format!("{dict} {members}"),
+                "{args:?}: {lv}"
+            );
+        }
+    }
+    // -o writes there and keeps the input; -o - is standard output.
+    run(&["-o", "g.lz", "f"]);
+    assert!(f.exists());
+    let back = bin()
+        .args(["d", "-c"])
+        .arg(dir.join("g.lz"))
+        .output()
+        .unwrap();
+    assert!(back.stdout == data);
+    run(&["-d", "-o", "g.out", "g.lz"]);
+    assert!(fs::read(dir.join("g.out")).unwrap() == data);
+    assert!(dir.join("g.lz").exists());
+    let out = run(&["-o", "-", "f"]);
+    assert_eq!(&out.stdout[..4], b"LZIP");
+    // Not options of xz's line.
+    let out = bin().args(["-s", "16", "-k"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    fs::remove_dir_all(&dir).unwrap();
+}

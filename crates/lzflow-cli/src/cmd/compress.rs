@@ -96,10 +96,14 @@ pub struct Args {
     /// nice, mf=hc3|hc4|bt2|bt3|bt4, depth; instead of the preset.
     #[arg(long, visible_alias = "lzma1", value_name = "OPTS")]
     pub lzma2: Option<String>,
-    /// Uncompressed bytes per .xz Block (default: one Block, or three
-    /// dictionaries each with -T).
+    /// Uncompressed bytes per .xz Block or .lz member (default: one, or
+    /// with -T three dictionaries for .xz and two for .lz).
     #[arg(long, value_name = "SIZE", value_parser = parse_block_size)]
     pub block_size: Option<u64>,
+    /// Dictionary size, in place of the preset's (4KiB to 1536MiB; .lz
+    /// rounds it up to a size lzip can code, at most 512 MiB).
+    #[arg(long, value_name = "SIZE", value_parser = parse_dict_size)]
+    pub dict_size: Option<u32>,
     /// Write the output to OUT (only with a single input file).
     #[arg(short, long, value_name = "OUT", conflicts_with = "stdout")]
     pub output: Option<PathBuf>,
@@ -154,13 +158,14 @@ impl Args {
             f.distance = distance;
             filters.push(f);
         }
-        if self.format != Format::Xz
-            && (!filters.is_empty() || self.check != CheckArg::Crc64 || self.block_size.is_some())
-        {
+        if self.format != Format::Xz && (!filters.is_empty() || self.check != CheckArg::Crc64) {
             return Err(format!(
-                ".{} supports neither filters nor --check nor --block-size; use --format xz",
+                ".{} supports neither filters nor --check; use --format xz",
                 self.format
             ));
+        }
+        if self.format == Format::Lzma && self.block_size.is_some() {
+            return Err(".lzma is one stream: --block-size needs .xz or .lz".into());
         }
         let lzma = match &self.lzma2 {
             // lzip's header has room for the dictionary size only.
@@ -183,6 +188,7 @@ impl Args {
             threads,
             lzma,
             block_size: self.block_size,
+            dict_size: self.dict_size,
         })
     }
 }
@@ -305,5 +311,15 @@ fn parse_block_size(text: &str) -> Result<u64, String> {
     match crate::size::parse_bytes(text)? {
         0 => Err("a block size of 0 bytes".into()),
         n => Ok(n),
+    }
+}
+
+/// A dictionary size within what the encoders take.
+fn parse_dict_size(text: &str) -> Result<u32, String> {
+    let bytes = crate::size::parse_bytes(text)?;
+    let range = u64::from(lzflow_lzma::DICT_SIZE_MIN)..=u64::from(lzflow_lzma::DICT_SIZE_MAX);
+    match u32::try_from(bytes) {
+        Ok(n) if range.contains(&bytes) => Ok(n),
+        _ => Err(format!("{text}: the dictionary must be 4KiB to 1536MiB")),
     }
 }
