@@ -363,7 +363,10 @@ fn robot_listings_are_xz_s() {
             .collect();
         assert_eq!(kinds.iter().filter(|k| **k == "name").count(), 5, "{ours}");
         assert_eq!(kinds.last(), Some(&"totals"), "{ours}");
-        assert!(ours.contains("\tNone,CRC32,CRC64,SHA-256\t12\t5\n"), "{ours}");
+        assert!(
+            ours.contains("\tNone,CRC32,CRC64,SHA-256\t12\t5\n"),
+            "{ours}"
+        );
         if with_xz {
             let theirs = run(Command::new("xz").args(verbose).args(&files));
             assert_eq!(
