@@ -50,8 +50,9 @@ xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.x
 -v -q -Q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE, --x86 and the other BCJ filters, --delta, --lzma2, --block-size, --ignore-check), with xz's defaults: compress, standard input to \
 standard output, and input files removed unless -k or -c; so do the names unxz, xzcat, lzcat, unlzma, \
 lzma and lzip for a link to the binary.\n\n\
-Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -bd, -so, -r (wildcards always \
-match at any depth), -i!WILDCARD, -x!WILDCARD; `a` also -si[NAME] and, with -tzip, -so.\n\n\
+Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -bd, -bsp0, -so, -r (wildcards always \
+match at any depth), -i!WILDCARD, -x!WILDCARD (-bb, -bso and -bse are accepted and change nothing); \
+`a` also -si[NAME], -ms=on|off|Nf|SIZE and, with -tzip, -so.\n\n\
 Exit status of c, d, the xz command line, and t and l on .xz/.lzma/.lz files (as xz): \
 0 success, 1 error, 2 warning.\n\
 Exit status of a, x, e, and t and l on 7z/zip archives (as 7-Zip): 0 success, 1 warning \
@@ -180,8 +181,10 @@ fn generated(make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) 
 /// `--overwrite`, `-aos` `--skip-existing`, `-so` `--stdout`; for `x`,
 /// `e`, `l` and `t`, `-i!W` is `--include=W`, `-x!W` `--exclude=W` and
 /// `-r` is dropped (wildcards always match at any depth); for `a`, `-si`
-/// and `-siNAME` are `--stdin-name=NAME` and `-so` `--stdout`; `-bd` (no
-/// progress) is `--quiet` for `x`, `e`, `t` and `a`.
+/// and `-siNAME` are `--stdin-name=NAME` and `-so` `--stdout`, and `-r`
+/// is dropped too; `-bd` and `-bsp0` (no progress) are `--quiet` for `x`,
+/// `e`, `t` and `a`, whose other output switches (`-bb`, `-bso`, `-bse`)
+/// are dropped.
 fn expand_presets(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut command = "";
@@ -243,7 +246,18 @@ fn seven_zip_switch(command: &str, text: &str) -> Option<Option<String>> {
         "-aos" if extracting => "--skip-existing".to_string(),
         "-so" if extracting || command == "a" => "--stdout".to_string(),
         "-bd" if extracting || matches!(command, "t" | "a") => "--quiet".to_string(),
-        "-r" if selecting => return Some(None),
+        // Wildcards always match at any depth, and `a` always adds what
+        // is below a directory it is given.
+        "-r" if selecting || command == "a" => return Some(None),
+        // No progress; the other output switches (-bb log level, -bso and
+        // -bse streams, -bsp1/2) change nothing lzflow prints.
+        "-bsp0" if extracting || matches!(command, "t" | "a") => "--quiet".to_string(),
+        s if (s.starts_with("-bb") || s.starts_with("-bs"))
+            && s.len() <= 5
+            && (extracting || matches!(command, "t" | "a")) =>
+        {
+            return Some(None)
+        }
         _ => {
             if let Some(w) = text.strip_prefix("-i!").filter(|_| selecting) {
                 format!("--include={w}")
@@ -276,6 +290,20 @@ mod tests {
             .into_iter()
             .map(|s| s.into_string().unwrap())
             .collect()
+    }
+
+    #[test]
+    fn seven_zip_output_switches_and_recursion() {
+        assert_eq!(
+            expand(&["lzflow", "a", "-r", "-bb3", "-bso0", "-bsp0", "x.7z", "d"]),
+            ["lzflow", "a", "--quiet", "x.7z", "d"]
+        );
+        assert_eq!(
+            expand(&["lzflow", "x", "-bse1", "-bsp1", "x.7z"]),
+            ["lzflow", "x", "x.7z"]
+        );
+        // Not a switch of `c` (nor a file name to guess about).
+        assert_eq!(expand(&["lzflow", "c", "-bb3"]), ["lzflow", "c", "-bb3"]);
     }
 
     #[test]

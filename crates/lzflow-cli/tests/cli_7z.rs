@@ -576,3 +576,57 @@ fn an_archive_inside_the_tree_it_adds_is_left_out() {
         let _ = fs::remove_dir_all(&d);
     }
 }
+
+/// 7-Zip's `-ms` (solid) switch gives the folders `--solid` gives, and
+/// its `-r`, `-bb3`, `-bso0` and `-bsp0` are taken; `lzflow l` and `7zz`
+/// count the folders.
+#[test]
+fn add_takes_7_zip_s_solid_and_output_switches() {
+    let dir = scratch("a-ms");
+    let src = dir.join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for (i, name) in ["a.txt", "b.txt", "c.txt"].iter().enumerate() {
+        std::fs::write(src.join(name), format!("file {i}\n").repeat(1000)).unwrap();
+    }
+    for (switches, folders) in [
+        (&["-ms=on"][..], 1),
+        (&["-ms=off"], 3),
+        (&["-ms=2f"], 2),
+        (&["-ms=1m", "-r", "-bb3", "-bso0", "-bsp0"], 1),
+    ] {
+        let archive = dir.join("s.7z");
+        let _ = std::fs::remove_file(&archive);
+        let out = bin()
+            .current_dir(&dir)
+            .arg("a")
+            .args(switches)
+            .arg(&archive)
+            .arg("src")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{switches:?}: {}", stderr(&out));
+        let list = stdout(&bin().arg("l").arg(&archive).output().unwrap());
+        assert!(
+            list.contains(&format!(" in {folders} folders")),
+            "{switches:?}: {list}"
+        );
+        if let Ok(seven) = Command::new("7zz")
+            .args(["l", "-slt"])
+            .arg(&archive)
+            .output()
+        {
+            assert!(
+                stdout(&seven).contains(&format!("Blocks = {folders}")),
+                "{switches:?}"
+            );
+        }
+    }
+    let out = bin()
+        .current_dir(&dir)
+        .args(["a", "-ms=e", "e.7z", "src"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    assert!(stderr(&out).contains("-ms=e"), "{}", stderr(&out));
+    std::fs::remove_dir_all(&dir).ok();
+}

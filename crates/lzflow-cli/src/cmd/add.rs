@@ -237,6 +237,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
     if let Some(level) = args.level {
         opts = with_level(opts, level, method);
     }
+    let mut solid = args.solid;
     for switch in &args.method {
         let (key, value) = match switch.split_once('=') {
             Some((k, v)) => (k, v),
@@ -261,11 +262,13 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
             "he" => opts = opts.with_encrypt_header(on(value)?),
             "mt" => opts = opts.with_threads(threads(switch, value)?),
             "hc" => opts = opts.with_compress_header(on(value)?),
+            // 7-Zip's -ms=on|off|{N}f|{SIZE}: as --solid.
+            "s" => solid = parse_solid(value).map_err(|e| format!("-m{switch}: {e}"))?,
             // The method, read above.
             "0" | "m" => {}
             _ => {
                 return Err(format!(
-                    "-m{switch}: unknown switch (known: x, 0, f, he, hc, mt)"
+                    "-m{switch}: unknown switch (known: x, 0, f, he, hc, mt, s)"
                 ))
             }
         }
@@ -278,7 +281,7 @@ fn options(args: &Args) -> Result<WriterOptions, String> {
     if let Some(p) = &args.password {
         opts = opts.with_password(p.clone());
     }
-    Ok(opts.with_solid(args.solid))
+    Ok(opts.with_solid(solid))
 }
 
 /// The name a path gets in the archive: as given, relative, with `/`
