@@ -51,9 +51,15 @@ pub fn detect(head: &[u8]) -> Detected {
 }
 
 /// The output name for decompressing `name`: the suffix stripped (`.xz`,
-/// `.lzma`, `.lz`... ) or mapped (`.txz` and `.tlz` become `.tar`). None
-/// when the name has no suffix of `format`, so the caller must ask for -o.
-pub fn strip_suffix(name: &str, format: Format) -> Option<String> {
+/// `.lzma`, `.lz`... ) or mapped (`.txz` and `.tlz` become `.tar`), or the
+/// caller's own suffix (xz's `--suffix`) whatever the format. None when
+/// the name has none of them, so the caller must ask for -o.
+pub fn strip_suffix(name: &str, format: Format, own: Option<&str>) -> Option<String> {
+    if let Some(stem) = own.and_then(|own| name.strip_suffix(own)) {
+        if !stem.is_empty() && !stem.ends_with('/') {
+            return Some(stem.to_string());
+        }
+    }
     let pairs: &[(&str, &str)] = match format {
         Format::Xz => &[(".xz", ""), (".txz", ".tar")],
         Format::Lzma => &[(".lzma", ""), (".tlz", ".tar")],
@@ -67,6 +73,16 @@ pub fn strip_suffix(name: &str, format: Format) -> Option<String> {
         }
     }
     None
+}
+
+/// xz's `--suffix` value: not empty, and a name's ending, not a path's.
+pub fn parse_suffix(text: &str) -> Result<String, String> {
+    if text.is_empty() || text.contains('/') {
+        return Err(format!(
+            "{text:?}: a suffix must be a non-empty file name ending"
+        ));
+    }
+    Ok(text.to_string())
 }
 
 #[cfg(test)]
@@ -85,7 +101,7 @@ mod tests {
         );
         assert_eq!(detect(b"LZIP"), Detected::Known(Format::Lzip));
         assert_eq!(
-            strip_suffix("a.tar.lz", Format::Lzip).as_deref(),
+            strip_suffix("a.tar.lz", Format::Lzip, None).as_deref(),
             Some("a.tar")
         );
         // lc=3 lp=0 pb=2, 8 MiB dictionary, unknown size: what xz --format=lzma writes.
@@ -107,15 +123,28 @@ mod tests {
 
     #[test]
     fn output_names() {
-        assert_eq!(strip_suffix("a.xz", Format::Xz).as_deref(), Some("a"));
+        assert_eq!(strip_suffix("a.xz", Format::Xz, None).as_deref(), Some("a"));
         assert_eq!(
-            strip_suffix("dir/a.txz", Format::Xz).as_deref(),
+            strip_suffix("dir/a.txz", Format::Xz, None).as_deref(),
             Some("dir/a.tar")
         );
-        assert_eq!(strip_suffix("a.lzma", Format::Lzma).as_deref(), Some("a"));
-        assert_eq!(strip_suffix("a.lzma", Format::Xz), None);
-        assert_eq!(strip_suffix(".xz", Format::Xz), None);
-        assert_eq!(strip_suffix("dir/.xz", Format::Xz), None);
-        assert_eq!(strip_suffix("a.gz", Format::Xz), None);
+        assert_eq!(
+            strip_suffix("a.lzma", Format::Lzma, None).as_deref(),
+            Some("a")
+        );
+        assert_eq!(strip_suffix("a.lzma", Format::Xz, None), None);
+        assert_eq!(strip_suffix(".xz", Format::Xz, None), None);
+        assert_eq!(strip_suffix("dir/.xz", Format::Xz, None), None);
+        assert_eq!(strip_suffix("a.gz", Format::Xz, None), None);
+        // --suffix: any format, besides the usual ones.
+        assert_eq!(
+            strip_suffix("a.gz", Format::Xz, Some(".gz")).as_deref(),
+            Some("a")
+        );
+        assert_eq!(
+            strip_suffix("a.xz", Format::Xz, Some(".gz")).as_deref(),
+            Some("a")
+        );
+        assert_eq!(strip_suffix("dir/.gz", Format::Lzip, Some(".gz")), None);
     }
 }

@@ -71,6 +71,8 @@ struct XzLine {
     robot: bool,
     /// Invoked as `lzip`: its own options are taken too.
     lzip: bool,
+    /// `-S SUF`, `--suffix=SUF`.
+    suffix: Option<String>,
     /// lzip's `-o FILE`.
     output: Option<OsString>,
     /// lzip's `-s SIZE`: the dictionary size.
@@ -206,6 +208,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 // Output is never written sparse: nothing to turn off.
                 "no-sparse" => {}
                 "ignore-check" => line.ignore_check = true,
+                "suffix" => line.suffix = Some(value_of(name)?),
                 // Machine-readable output: lzflow has it for listings;
                 // elsewhere its messages are the same either way.
                 "robot" => line.robot = true,
@@ -245,6 +248,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 'q' => line.quiet = true,
                 'e' => line.extreme = true,
                 'Q' => line.no_warn = true,
+                'S' => line.suffix = Some(value_of(c)?),
                 // lzip's own: -o FILE, -s SIZE, -b SIZE, -n THREADS (plzip).
                 'o' if line.lzip => line.output = Some(value_of(c)?.into()),
                 's' if line.lzip => line.dict_size = Some(lzip_dict(&value_of(c)?)),
@@ -294,6 +298,9 @@ fn build(mut line: XzLine) -> Vec<OsString> {
         }
         if line.force {
             push("-f");
+        }
+        if let Some(suffix) = &line.suffix {
+            push(&format!("--suffix={suffix}"));
         }
         if line.quiet {
             push("-q");
@@ -512,6 +519,10 @@ mod tests {
         assert_eq!(
             t(&["xz", "--robot", "-lv", "f.xz"]).unwrap(),
             ["lzflow", "l", "-v", "--robot", "--", "f.xz"]
+        );
+        assert_eq!(
+            t(&["unxz", "-S", ".foo", "f.foo"]).unwrap(),
+            ["lzflow", "d", "--suffix=.foo", "--rm", "--", "f.foo"]
         );
         assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));
         // lzip's own options under its name; -l takes no format.

@@ -394,3 +394,48 @@ fn robot_listings_are_xz_s() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `-S`/`--suffix`: compressing names the output with it and passes over
+/// a file that has it; decompressing takes it besides .xz; as in xz.
+#[test]
+fn suffix_names_outputs_as_in_xz() {
+    let with_xz = have("xz");
+    let data = text(20_000);
+    for program in std::iter::once(bin()).chain(with_xz.then_some("xz")) {
+        let dir = temp(&format!("suffix-{}", program.len()));
+        std::fs::write(dir.join("f"), &data).unwrap();
+        let status = |args: &[&str]| {
+            let out = Command::new(program)
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            out.status.code()
+        };
+        assert_eq!(status(&["-k", "-S", ".foo", "f"]), Some(0), "{program}");
+        assert!(
+            dir.join("f.foo").exists() && !dir.join("f.xz").exists(),
+            "{program}"
+        );
+        // Already has it: passed over with a warning.
+        assert_eq!(
+            status(&["-k", "--suffix=.foo", "f.foo"]),
+            Some(2),
+            "{program}"
+        );
+        std::fs::remove_file(dir.join("f")).unwrap();
+        assert_eq!(status(&["-d", "-S", ".foo", "f.foo"]), Some(0), "{program}");
+        assert_eq!(std::fs::read(dir.join("f")).unwrap(), data, "{program}");
+        assert!(!dir.join("f.foo").exists(), "{program}: input removed");
+        // Without it, the name has no known suffix.
+        std::fs::rename(dir.join("f"), dir.join("g")).unwrap();
+        assert_eq!(status(&["-k", "-S", ".bar", "g"]), Some(0), "{program}");
+        assert_eq!(status(&["-dk", "g.bar"]), Some(2), "{program}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let out = Command::new(bin())
+        .args(["-S", "", "-c", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -116,6 +116,9 @@ pub struct Args {
     /// Delete the input file after it was compressed successfully.
     #[arg(long)]
     pub rm: bool,
+    /// Name outputs *SUF instead of *.xz (.lzma, .lz), as xz's --suffix.
+    #[arg(short = 'S', long, value_name = "SUF", value_parser = crate::format::parse_suffix)]
+    pub suffix: Option<String>,
     /// Overwrite existing output files; write compressed data to a terminal.
     #[arg(short, long)]
     pub force: bool,
@@ -263,7 +266,10 @@ fn compress_one(
         let out = match (&args.output, &input.path) {
             (Some(out), _) => out.clone(),
             (None, Some(path)) => {
-                let suffix = format!(".{}", opts.format);
+                let suffix = match &args.suffix {
+                    Some(own) => own.clone(),
+                    None => format!(".{}", opts.format),
+                };
                 let name = path.to_string_lossy();
                 if name.ends_with(&suffix) {
                     return Err(report::skipped(format!(

@@ -32,6 +32,10 @@ pub struct Args {
     /// Overwrite existing output files.
     #[arg(short, long)]
     pub force: bool,
+    /// Also take files named *SUF (stripped for the output name), besides
+    /// .xz, .txz, .lzma, .tlz and .lz, as xz's --suffix.
+    #[arg(short = 'S', long, value_name = "SUF", value_parser = crate::format::parse_suffix)]
+    pub suffix: Option<String>,
     /// Random access (.xz files): write only the decoded bytes from offset
     /// N on (to standard output unless -o), decoding from the Block that
     /// holds N. Needs a seekable file.
@@ -137,15 +141,13 @@ fn decompress_one(file: &str, args: &Args, place: (usize, usize)) -> io::Result<
             (Some(out), _) => out.clone(),
             (None, Some(path)) => {
                 let name = path.to_string_lossy();
-                match strip_suffix(&name, format) {
+                match strip_suffix(&name, format, args.suffix.as_deref()) {
                     Some(stripped) => PathBuf::from(stripped),
+                    // As xz: passed over with a warning (status 2).
                     None => {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            format!(
-                                "file name has no .{format} suffix, so the output name is unknown; use -o OUT or -c"
-                            ),
-                        ))
+                        return Err(report::skipped(format!(
+                            "file name has no .{format} suffix, so the output name is unknown, skipping (use -o OUT or -c)"
+                        )))
                     }
                 }
             }
