@@ -153,6 +153,7 @@ pub fn translate(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
 fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), String> {
     let mut args = args.peekable();
     let mut only_files = false;
+    let mut list_files = Vec::new();
     while let Some(arg) = args.next() {
         let Some(text) = arg
             .to_str()
@@ -209,6 +210,12 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 "no-sparse" => {}
                 "ignore-check" => line.ignore_check = true,
                 "suffix" => line.suffix = Some(value_of(name)?),
+                // Names read from a list (standard input without =FILE),
+                // after those on the command line, as xz reads them.
+                "files" | "files0" => {
+                    let sep = if name == "files0" { b'\0' } else { b'\n' };
+                    list_files.push((value.clone(), sep));
+                }
                 // Machine-readable output: lzflow has it for listings;
                 // elsewhere its messages are the same either way.
                 "robot" => line.robot = true,
@@ -263,7 +270,48 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
             }
         }
     }
+    let listed = !list_files.is_empty();
+    for (from, sep) in list_files {
+        line.files.extend(read_names(from.as_deref(), sep)?);
+    }
+    if listed && line.files.is_empty() {
+        // Else standard input, already read for the list, would be data.
+        return Err("--files: no file names to process".into());
+    }
     Ok(())
+}
+
+/// The file names listed in `from` (standard input when `None`), each
+/// ended by `sep`; a last one without it counts too. A name `-` is a file
+/// of that name here, not standard input.
+fn read_names(from: Option<&str>, sep: u8) -> Result<Vec<OsString>, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let read = match from {
+        Some(path) => std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)),
+        None => std::io::stdin().lock().read_to_end(&mut bytes),
+    };
+    read.map_err(|e| format!("{}: {e}", from.unwrap_or("(stdin)")))?;
+    Ok(bytes
+        .split(|&b| b == sep)
+        .filter(|name| !name.is_empty())
+        .map(|name| match name {
+            b"-" => OsString::from("./-"),
+            name => os_string(name.to_vec()),
+        })
+        .collect())
+}
+
+/// A file name's bytes as an `OsString` (any bytes on Unix).
+#[cfg(unix)]
+fn os_string(bytes: Vec<u8>) -> OsString {
+    use std::os::unix::ffi::OsStringExt;
+    OsString::from_vec(bytes)
+}
+
+#[cfg(not(unix))]
+fn os_string(bytes: Vec<u8>) -> OsString {
+    String::from_utf8_lossy(&bytes).into_owned().into()
 }
 
 /// The subcommand line doing what `line` asks.
@@ -554,6 +602,27 @@ mod tests {
         );
         assert!(t(&["xz", "-s", "16"]).unwrap_err().contains("-s"));
         assert!(t(&["xz", "--block-size"]).is_err());
+    }
+
+    #[test]
+    fn file_lists_add_their_names() {
+        let list = std::env::temp_dir().join(format!("lzflow-files-{}", std::process::id()));
+        std::fs::write(&list, "x\n-\n\ny z\n").unwrap();
+        let arg = format!("--files={}", list.display());
+        assert_eq!(
+            t(&["xz", "-k", &arg, "w"]).unwrap(),
+            ["lzflow", "c", "--", "w", "x", "./-", "y z"]
+        );
+        std::fs::write(&list, "").unwrap();
+        assert!(t(&["xz", &arg]).unwrap_err().contains("no file names"));
+        let arg0 = format!("--files0={}", list.display());
+        std::fs::write(&list, b"a\nb\0c").unwrap();
+        assert_eq!(
+            t(&["xz", "-dk", &arg0]).unwrap(),
+            ["lzflow", "d", "--", "a\nb", "c"]
+        );
+        std::fs::remove_file(&list).unwrap();
+        assert!(t(&["xz", &arg]).unwrap_err().contains("lzflow-files"));
     }
 
     #[test]

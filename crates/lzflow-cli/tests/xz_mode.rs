@@ -439,3 +439,45 @@ fn suffix_names_outputs_as_in_xz() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// `--files0` (names ended by NUL, as `find -print0` writes them) and
+/// `--files=LIST` (one per line) add to the names on the command line,
+/// as in xz.
+#[test]
+fn file_lists_name_the_inputs() {
+    use std::io::Write;
+    let with_xz = have("xz");
+    let data = text(5_000);
+    for program in std::iter::once(bin()).chain(with_xz.then_some("xz")) {
+        let dir = temp(&format!("files-{}", program.len()));
+        for name in ["a", "b c", "-d", "e", "f"] {
+            std::fs::write(dir.join(name), &data).unwrap();
+        }
+        let mut child = Command::new(program)
+            .args(["-k", "--files0", "e"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"a\0b c\0-d\0")
+            .unwrap();
+        assert!(child.wait().unwrap().success(), "{program}");
+        std::fs::write(dir.join("list"), "f\n").unwrap();
+        let out = Command::new(program)
+            .args(["-k", "--files=list"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{program}: {out:?}");
+        for name in ["a", "b c", "-d", "e", "f"] {
+            let xz = std::fs::read(dir.join(format!("{name}.xz"))).unwrap();
+            let back = piped(Path::new(bin()), &["-dc"], &xz);
+            assert!(back.stdout == data, "{program}: {name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
