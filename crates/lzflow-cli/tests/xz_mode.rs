@@ -326,7 +326,8 @@ fn no_warn_and_ignore_check_behave_as_in_xz() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `--robot -l` and `--robot -lv` print what xz prints, byte for byte:
+/// `--robot -l` and `--robot -lv` (and `-l`, `-lv`) print what xz prints,
+/// byte for byte:
 /// multi-block, multi-stream with padding, every check, an empty file,
 /// and the totals line after a file that cannot be listed.
 #[test]
@@ -373,6 +374,18 @@ fn robot_listings_are_xz_s() {
                 ours,
                 String::from_utf8(theirs.stdout).unwrap(),
                 "{verbose:?}"
+            );
+        }
+    }
+    // The tables for people too, totals included.
+    if with_xz {
+        for args in [&["-l"][..], &["-lv"]] {
+            let ours = run(Command::new(bin()).args(args).args(&files));
+            let theirs = run(Command::new("xz").args(args).args(&files));
+            assert_eq!(
+                String::from_utf8(ours.stdout).unwrap(),
+                String::from_utf8(theirs.stdout).unwrap(),
+                "{args:?}"
             );
         }
     }

@@ -162,6 +162,12 @@ pub fn run(args: &Args) -> Status {
         );
         return status;
     }
+    if listed > 1 && args.verbose {
+        outln!();
+        outln!("Totals:");
+        outln!("  Number of files:   {listed}");
+        print_sums(&totals);
+    }
     if listed > 1 && !args.verbose {
         outln!("{}", "-".repeat(79));
         print_row(&totals, &format!("{listed} files"));
@@ -308,72 +314,140 @@ fn print_row(sum: &Summary, name: &str) {
 
 fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Summary) {
     outln!("{name} ({index}/{count})");
+    print_sums(sum);
+    outln!("  Streams:");
+    outln!(
+        "    Stream    Blocks      CompOffset    UncompOffset        CompSize      UncompSize  Ratio  Check      Padding"
+    );
+    let (streams, blocks) = layout(info);
+    for s in &streams {
+        outln!(
+            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {:<10} {:>7}",
+            s.number,
+            s.blocks,
+            s.comp_offset,
+            s.uncomp_offset,
+            s.compressed,
+            s.uncompressed,
+            ratio(s.compressed, s.uncompressed),
+            check_name(s.check_id),
+            s.padding
+        );
+    }
+    // As xz: no Blocks table for a file without blocks.
+    if blocks.is_empty() {
+        return;
+    }
+    outln!("  Blocks:");
+    outln!(
+        "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
+    );
+    for b in &blocks {
+        outln!(
+            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {}",
+            b.stream,
+            b.number,
+            b.comp_offset,
+            b.uncomp_offset,
+            b.total,
+            b.uncompressed,
+            ratio(b.total, b.uncompressed),
+            check_name(b.check_id)
+        );
+    }
+}
+
+/// The lines of `-lv` about a file's (or all files') totals.
+fn print_sums(sum: &Summary) {
     outln!("  Streams:           {}", sum.streams);
     outln!("  Blocks:            {}", sum.blocks);
-    outln!(
-        "  Compressed size:   {} ({} B)",
-        human(sum.compressed),
-        sum.compressed
-    );
-    outln!(
-        "  Uncompressed size: {} ({} B)",
-        human(sum.uncompressed),
-        sum.uncompressed
-    );
+    outln!("  Compressed size:   {}", human_and_bytes(sum.compressed));
+    outln!("  Uncompressed size: {}", human_and_bytes(sum.uncompressed));
     outln!(
         "  Ratio:             {}",
         ratio(sum.compressed, sum.uncompressed)
     );
     outln!("  Check:             {}", check_names(sum.checks, ", "));
     outln!("  Stream Padding:    {} B", sum.padding);
-    outln!("  Streams:");
-    outln!(
-        "    Stream    Blocks      CompOffset    UncompOffset        CompSize      UncompSize  Ratio  Check      Padding"
-    );
-    let (mut comp_off, mut uncomp_off) = (0u64, 0u64);
-    for (n, s) in info.streams.iter().enumerate() {
-        outln!(
-            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {:<10} {:>7}",
-            n + 1,
-            s.blocks.len(),
-            comp_off,
-            uncomp_off,
-            s.compressed_size,
-            s.uncompressed_size,
-            ratio(s.compressed_size, s.uncompressed_size),
-            check_name(s.check_id),
-            s.padding
-        );
-        comp_off += s.compressed_size + s.padding;
-        uncomp_off += s.uncompressed_size;
+}
+
+/// A size as xz's -lv gives it: `33.2 KiB (34032 B)`, and below 10 KiB
+/// just `9948 B`.
+fn human_and_bytes(bytes: u64) -> String {
+    let short = human(bytes);
+    if short.ends_with(" B") {
+        short
+    } else {
+        format!("{short} ({bytes} B)")
     }
-    outln!("  Blocks:");
-    outln!(
-        "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
-    );
-    let (mut stream_off, mut uncomp_off) = (0u64, 0u64);
+}
+
+/// A stream's row of `-lv`.
+struct StreamRow {
+    number: usize,
+    blocks: usize,
+    comp_offset: u64,
+    uncomp_offset: u64,
+    compressed: u64,
+    uncompressed: u64,
+    check_id: u8,
+    padding: u64,
+}
+
+/// A block's row of `-lv`.
+struct BlockRow {
+    stream: usize,
+    /// In its stream, from 1.
+    number: usize,
+    /// In the file, from 1.
+    in_file: usize,
+    comp_offset: u64,
+    uncomp_offset: u64,
+    /// With its header, padding and check.
+    total: u64,
+    uncompressed: u64,
+    check_id: u8,
+}
+
+/// Where every stream and block of `info` lies in the file and in the
+/// decoded data.
+fn layout(info: &XzInfo) -> (Vec<StreamRow>, Vec<BlockRow>) {
+    let (mut streams, mut blocks) = (Vec::new(), Vec::new());
+    let (mut comp_offset, mut uncomp_offset) = (0u64, 0u64);
     for (n, s) in info.streams.iter().enumerate() {
+        streams.push(StreamRow {
+            number: n + 1,
+            blocks: s.blocks.len(),
+            comp_offset,
+            uncomp_offset,
+            compressed: s.compressed_size,
+            uncompressed: s.uncompressed_size,
+            check_id: s.check_id,
+            padding: s.padding,
+        });
         // Blocks start after the 12-byte stream header.
-        let mut comp_off = stream_off + 12;
+        let mut block_offset = comp_offset + 12;
+        let mut block_uncomp = uncomp_offset;
         for (b, block) in s.blocks.iter().enumerate() {
             // Block padding rounds each block up to a multiple of four.
             let total = block.unpadded_size.div_ceil(4) * 4;
-            outln!(
-                "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {}",
-                n + 1,
-                b + 1,
-                comp_off,
-                uncomp_off,
+            blocks.push(BlockRow {
+                stream: n + 1,
+                number: b + 1,
+                in_file: blocks.len() + 1,
+                comp_offset: block_offset,
+                uncomp_offset: block_uncomp,
                 total,
-                block.uncompressed_size,
-                ratio(total, block.uncompressed_size),
-                check_name(s.check_id)
-            );
-            comp_off += total;
-            uncomp_off += block.uncompressed_size;
+                uncompressed: block.uncompressed_size,
+                check_id: s.check_id,
+            });
+            block_offset += total;
+            block_uncomp += block.uncompressed_size;
         }
-        stream_off += s.compressed_size + s.padding;
+        comp_offset += s.compressed_size + s.padding;
+        uncomp_offset += s.uncompressed_size;
     }
+    (streams, blocks)
 }
 
 /// The columns `file` and `totals` lines share: streams, blocks, sizes,
@@ -398,38 +472,33 @@ fn print_robot(name: &str, info: &XzInfo, sum: &Summary, verbose: bool) {
     if !verbose {
         return;
     }
-    let (mut comp_off, mut uncomp_off) = (0u64, 0u64);
-    for (n, s) in info.streams.iter().enumerate() {
+    let (streams, blocks) = layout(info);
+    for s in &streams {
         outln!(
-            "stream\t{}\t{}\t{comp_off}\t{uncomp_off}\t{}\t{}\t{}\t{}\t{}",
-            n + 1,
-            s.blocks.len(),
-            s.compressed_size,
-            s.uncompressed_size,
-            ratio(s.compressed_size, s.uncompressed_size),
+            "stream\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            s.number,
+            s.blocks,
+            s.comp_offset,
+            s.uncomp_offset,
+            s.compressed,
+            s.uncompressed,
+            ratio(s.compressed, s.uncompressed),
             check_name(s.check_id),
             s.padding
         );
-        comp_off += s.compressed_size + s.padding;
-        uncomp_off += s.uncompressed_size;
     }
-    let (mut stream_off, mut uncomp_off, mut in_file) = (0u64, 0u64, 0usize);
-    for (n, s) in info.streams.iter().enumerate() {
-        let mut comp_off = stream_off + 12;
-        for (b, block) in s.blocks.iter().enumerate() {
-            let total = block.unpadded_size.div_ceil(4) * 4;
-            in_file += 1;
-            outln!(
-                "block\t{}\t{}\t{in_file}\t{comp_off}\t{uncomp_off}\t{total}\t{}\t{}\t{}",
-                n + 1,
-                b + 1,
-                block.uncompressed_size,
-                ratio(total, block.uncompressed_size),
-                check_name(s.check_id)
-            );
-            comp_off += total;
-            uncomp_off += block.uncompressed_size;
-        }
-        stream_off += s.compressed_size + s.padding;
+    for b in &blocks {
+        outln!(
+            "block\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            b.stream,
+            b.number,
+            b.in_file,
+            b.comp_offset,
+            b.uncomp_offset,
+            b.total,
+            b.uncompressed,
+            ratio(b.total, b.uncompressed),
+            check_name(b.check_id)
+        );
     }
 }
