@@ -121,6 +121,22 @@ pub struct EncodeOptions {
     pub dict_size: Option<u32>,
 }
 
+impl EncodeOptions {
+    /// The library's options for these settings (each encoder takes the
+    /// fields that apply to it; lzip reads `preset` as lzip's level).
+    fn library_options(&self) -> lzflow::EncodeOptions {
+        let mut o = lzflow::EncodeOptions::default();
+        o.preset = self.preset;
+        o.extreme = self.extreme;
+        o.lzma = self.lzma;
+        o.dict_size = self.dict_size;
+        o.check = self.check;
+        o.filters = self.filters.clone();
+        o.block_size = self.block_size;
+        o
+    }
+}
+
 /// Compresses everything from `input` into `output`, returning the writer.
 ///
 /// With `threads > 1` the blocks (both encoders default to `xz -T`'s size:
@@ -128,66 +144,33 @@ pub struct EncodeOptions {
 /// `.lzma`, one stream, gets its match finder on a thread of its own. The
 /// bytes are the same as a single-threaded run.
 pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -> io::Result<W> {
+    let base = opts.library_options();
     match opts.format {
         Format::Xz if opts.threads > 1 => {
-            let mut builder = lzflow::write::MtXzEncoder::mt_builder()
-                .threads(opts.threads as usize)
-                .preset(opts.preset)
-                .check(opts.check)
-                .filters(opts.filters.clone());
-            if opts.extreme {
-                builder = builder.extreme();
-            }
-            if let Some(lzma) = opts.lzma {
-                builder = builder.lzma_options(lzma);
-            }
-            if let Some(dict) = opts.dict_size {
-                builder = builder.dict_size(dict);
-            }
-            if let Some(size) = opts.block_size {
-                builder = builder.block_size(size);
-            }
-            let mut enc = builder.build(output);
+            let mt = lzflow::MtEncodeOptions {
+                base,
+                threads: opts.threads as usize,
+            };
+            let mut enc = lzflow::write::MtXzEncoder::mt_builder()
+                .options(mt)
+                .build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
         }
         Format::Xz => {
-            let mut builder = lzflow::write::XzEncoder::builder()
-                .preset(opts.preset)
-                .check(opts.check)
-                .filters(opts.filters.clone());
-            if opts.extreme {
-                builder = builder.extreme();
-            }
-            if let Some(lzma) = opts.lzma {
-                builder = builder.lzma_options(lzma);
-            }
-            if let Some(dict) = opts.dict_size {
-                builder = builder.dict_size(dict);
-            }
-            if let Some(size) = opts.block_size {
-                builder = builder.block_size(size);
-            }
-            let mut enc = builder.build(output);
+            let mut enc = lzflow::write::XzEncoder::builder()
+                .options(base)
+                .build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
         }
         // One stream, which cannot be cut into blocks: a second thread
         // runs the match finder (presets 4-9; the same bytes).
         Format::Lzma => {
-            let mut builder = lzflow::write::LzmaEncoder::builder()
-                .preset(opts.preset)
-                .match_finder_thread(opts.threads > 1);
-            if opts.extreme {
-                builder = builder.extreme();
-            }
-            if let Some(lzma) = opts.lzma {
-                builder = builder.lzma_options(lzma);
-            }
-            if let Some(dict) = opts.dict_size {
-                builder = builder.dict_size(dict);
-            }
-            let mut enc = builder.build(output);
+            let mut enc = lzflow::write::LzmaEncoder::builder()
+                .options(base)
+                .match_finder_thread(opts.threads > 1)
+                .build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
         }
@@ -211,17 +194,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
         }
         // lzip's own levels (-0..-9 mean `lzip -0..-9`).
         Format::Lzip => {
-            let mut builder = lzflow::write::LzipEncoder::builder().preset(opts.preset);
-            if opts.extreme {
-                builder = builder.extreme();
-            }
-            if let Some(dict) = opts.dict_size {
-                builder = builder.dict_size(dict);
-            }
-            if let Some(size) = opts.block_size {
-                builder = builder.block_size(size);
-            }
-            let mut enc = builder.build(output);
+            let mut enc = lzflow::write::LzipEncoder::builder()
+                .options(base)
+                .build(output);
             io::copy(input, &mut enc)?;
             enc.finish()
         }

@@ -321,18 +321,8 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
     );
     let (streams, blocks) = layout(info);
     for s in &streams {
-        outln!(
-            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {:<10} {:>7}",
-            s.number,
-            s.blocks,
-            s.comp_offset,
-            s.uncomp_offset,
-            s.compressed,
-            s.uncompressed,
-            ratio(s.compressed, s.uncompressed),
-            check_name(s.check_id),
-            s.padding
-        );
+        let [n, b, co, uo, c, u, r, check, pad] = s.fields();
+        outln!("    {n:>6} {b:>9} {co:>15} {uo:>15} {c:>15} {u:>15} {r:>6}  {check:<10} {pad:>7}");
     }
     // As xz: no Blocks table for a file without blocks.
     if blocks.is_empty() {
@@ -343,17 +333,9 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
         "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
     );
     for b in &blocks {
-        outln!(
-            "    {:>6} {:>9} {:>15} {:>15} {:>15} {:>15} {:>6}  {}",
-            b.stream,
-            b.number,
-            b.comp_offset,
-            b.uncomp_offset,
-            b.total,
-            b.uncompressed,
-            ratio(b.total, b.uncompressed),
-            check_name(b.check_id)
-        );
+        // The number in the file is for robots only.
+        let [s, n, _, co, uo, t, u, r, check] = b.fields();
+        outln!("    {s:>6} {n:>9} {co:>15} {uo:>15} {t:>15} {u:>15} {r:>6}  {check}");
     }
 }
 
@@ -407,6 +389,40 @@ struct BlockRow {
     total: u64,
     uncompressed: u64,
     check_id: u8,
+}
+
+impl StreamRow {
+    /// The columns, in xz's order.
+    fn fields(&self) -> [String; 9] {
+        [
+            self.number.to_string(),
+            self.blocks.to_string(),
+            self.comp_offset.to_string(),
+            self.uncomp_offset.to_string(),
+            self.compressed.to_string(),
+            self.uncompressed.to_string(),
+            ratio(self.compressed, self.uncompressed),
+            check_name(self.check_id),
+            self.padding.to_string(),
+        ]
+    }
+}
+
+impl BlockRow {
+    /// The columns, in the order of xz's robot lines.
+    fn fields(&self) -> [String; 9] {
+        [
+            self.stream.to_string(),
+            self.number.to_string(),
+            self.in_file.to_string(),
+            self.comp_offset.to_string(),
+            self.uncomp_offset.to_string(),
+            self.total.to_string(),
+            self.uncompressed.to_string(),
+            ratio(self.total, self.uncompressed),
+            check_name(self.check_id),
+        ]
+    }
 }
 
 /// Where every stream and block of `info` lies in the file and in the
@@ -474,31 +490,9 @@ fn print_robot(name: &str, info: &XzInfo, sum: &Summary, verbose: bool) {
     }
     let (streams, blocks) = layout(info);
     for s in &streams {
-        outln!(
-            "stream\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            s.number,
-            s.blocks,
-            s.comp_offset,
-            s.uncomp_offset,
-            s.compressed,
-            s.uncompressed,
-            ratio(s.compressed, s.uncompressed),
-            check_name(s.check_id),
-            s.padding
-        );
+        outln!("stream\t{}", s.fields().join("\t"));
     }
     for b in &blocks {
-        outln!(
-            "block\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            b.stream,
-            b.number,
-            b.in_file,
-            b.comp_offset,
-            b.uncomp_offset,
-            b.total,
-            b.uncompressed,
-            ratio(b.total, b.uncompressed),
-            check_name(b.check_id)
-        );
+        outln!("block\t{}", b.fields().join("\t"));
     }
 }
