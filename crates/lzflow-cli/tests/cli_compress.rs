@@ -296,6 +296,16 @@ fn outputs_take_the_input_mode_without_special_bits_and_under_the_umask() {
     assert_eq!(mode(&dir.join("tool")), 0o444);
 }
 
+/// What `xz --robot -lvv` says of `file`: Blocks, sizes, checks, filters.
+fn xz_robot_list(file: &Path) -> String {
+    let list = Command::new("xz")
+        .args(["--robot", "-lvv"])
+        .arg(file)
+        .output()
+        .unwrap();
+    String::from_utf8(list.stdout).unwrap()
+}
+
 /// xz's filter-chain options, as the Linux kernel's `scripts/xz_wrap.sh`
 /// gives them on xz's command line, and `lzflow c --lzma2`: xz lists the
 /// chain and Block sizes written, the chunks carry the literal settings,
@@ -324,12 +334,7 @@ fn lzma2_options_and_block_sizes_are_written_as_asked() {
     fs::write(&file, &xz).unwrap();
     if let Some(back) = xz_d(&xz, &[]) {
         assert!(back == data);
-        let list = Command::new("xz")
-            .args(["--robot", "-lvv"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        let list = String::from_utf8(list.stdout).unwrap();
+        let list = xz_robot_list(&file);
         let blocks: Vec<Vec<&str>> = list
             .lines()
             .filter(|l| l.starts_with("block\t"))
@@ -358,12 +363,7 @@ fn lzma2_options_and_block_sizes_are_written_as_asked() {
     fs::write(&file, &xz).unwrap();
     assert!(lzflow_d(&xz) == data);
     if xz_d(&xz, &[]).is_some() {
-        let list = Command::new("xz")
-            .args(["--robot", "-lvv"])
-            .arg(&file)
-            .output()
-            .unwrap();
-        let list = String::from_utf8(list.stdout).unwrap();
+        let list = xz_robot_list(&file);
         assert!(list.contains("\t--lzma2=dict=1MiB\n"), "{list}");
     }
     let lzma = compress(&data, &["-F", "lzma", "--dict-size", "1MiB"]);
