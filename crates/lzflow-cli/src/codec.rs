@@ -122,6 +122,121 @@ pub struct EncodeOptions {
 }
 
 impl EncodeOptions {
+    /// Bytes the encoder for these settings may allocate, as the
+    /// library's encoders count them.
+    pub fn memory_usage(&self) -> io::Result<u64> {
+        let threads = self.threads as usize;
+        Ok(match self.format {
+            Format::Xz => {
+                let base = lzflow_xz::XzEncoderOptions {
+                    lzma: self.library_options().lzma_options()?,
+                    check: self.check,
+                    filters: self.filters.clone(),
+                    block_size: self.block_size,
+                };
+                if threads > 1 {
+                    lzflow_xz::MtXzEncoder::memory_usage(&lzflow_xz::MtXzEncoderOptions {
+                        base,
+                        threads,
+                    })
+                } else {
+                    lzflow_xz::XzEncoder::memory_usage(&base)
+                }
+            }
+            Format::Lzma => {
+                let mut lzma = self.library_options().lzma_options()?;
+                lzma.match_finder_thread = threads > 1;
+                lzflow_lzma::AloneEncoder::memory_usage(&lzma)
+            }
+            Format::Lzip => {
+                let lzip = self.lzip_options()?;
+                if threads > 1 {
+                    lzflow_lzip::MtLzipEncoder::memory_usage(&lzip, threads)
+                } else {
+                    lzflow_lzip::LzipEncoder::memory_usage(&lzip)
+                }
+            }
+        })
+    }
+
+    /// Makes the settings fit in `limit` bytes as xz does: fewer threads
+    /// first (down to one), then a smaller dictionary, in whole MiB down to
+    /// 1 MiB. Gives what was changed, to be told; an error when even that
+    /// does not fit.
+    pub fn fit_memory(&mut self, limit: u64) -> Result<Vec<String>, String> {
+        let usage = |o: &EncodeOptions| o.memory_usage().map_err(|e| e.to_string());
+        let mut notes = Vec::new();
+        let mut need = usage(self)?;
+        if need <= limit {
+            return Ok(notes);
+        }
+        let threads = self.threads;
+        while self.threads > 1 && need > limit {
+            self.threads -= 1;
+            need = usage(self)?;
+        }
+        if self.threads != threads {
+            notes.push(format!(
+                "reduced the number of threads from {threads} to {} to not exceed the memory usage limit of {}",
+                self.threads,
+                mib(limit)
+            ));
+        }
+        if need <= limit {
+            return Ok(notes);
+        }
+        let from = match self.format {
+            Format::Lzip => {
+                self.lzip_options()
+                    .map_err(|e| e.to_string())?
+                    .lzma
+                    .dict_size
+            }
+            _ => {
+                let lzma = self.library_options().lzma_options();
+                lzma.map_err(|e| e.to_string())?.dict_size
+            }
+        };
+        let mut dict = from & !((1 << 20) - 1);
+        loop {
+            if dict < 1 << 20 {
+                return Err(format!(
+                    "memory usage limit is too low for the settings: {} needed, the limit is {}",
+                    mib(need),
+                    mib(limit)
+                ));
+            }
+            self.dict_size = Some(dict);
+            need = usage(self)?;
+            if need <= limit {
+                break;
+            }
+            dict -= 1 << 20;
+        }
+        notes.push(format!(
+            "adjusted the dictionary size from {} to {} to not exceed the memory usage limit of {}",
+            mib(u64::from(from)),
+            mib(u64::from(dict)),
+            mib(limit)
+        ));
+        Ok(notes)
+    }
+
+    /// lzip's options for these settings (its own levels).
+    fn lzip_options(&self) -> io::Result<lzflow_lzip::LzipOptions> {
+        let mut lzip = lzflow_lzip::LzipOptions::preset(self.preset)?;
+        if self.extreme {
+            lzip.lzma = lzflow_lzma::LzmaOptions::preset_extreme(self.preset)?;
+        }
+        if let Some(dict) = self.dict_size {
+            lzip.lzma.dict_size = dict;
+        }
+        if let Some(size) = self.block_size {
+            lzip = lzip.with_member_size(size);
+        }
+        Ok(lzip)
+    }
+
     /// The library's options for these settings (each encoder takes the
     /// fields that apply to it; lzip reads `preset` as lzip's level).
     fn library_options(&self) -> lzflow::EncodeOptions {
@@ -177,16 +292,7 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
         // Members of twice the dictionary on several threads, as plzip
         // writes them (the same bytes whatever the thread count).
         Format::Lzip if opts.threads > 1 => {
-            let mut lzip = lzflow_lzip::LzipOptions::preset(opts.preset)?;
-            if opts.extreme {
-                lzip.lzma = lzflow_lzma::LzmaOptions::preset_extreme(opts.preset)?;
-            }
-            if let Some(dict) = opts.dict_size {
-                lzip.lzma.dict_size = dict;
-            }
-            if let Some(size) = opts.block_size {
-                lzip = lzip.with_member_size(size);
-            }
+            let lzip = opts.lzip_options()?;
             let coder = lzflow_lzip::MtLzipEncoder::new(&lzip, opts.threads as usize)?;
             let mut enc = lzflow::write::Encoder::with_coder(output, coder);
             io::copy(input, &mut enc)?;
@@ -201,4 +307,9 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             enc.finish()
         }
     }
+}
+
+/// Bytes in xz's words for limits: whole MiB, rounded up.
+fn mib(bytes: u64) -> String {
+    format!("{} MiB", bytes.div_ceil(1 << 20))
 }

@@ -57,7 +57,10 @@ struct XzLine {
     threads: Option<String>,
     format: Option<String>,
     check: Option<String>,
+    /// `-M`: both limits.
     memlimit: Option<String>,
+    memlimit_compress: Option<String>,
+    memlimit_decompress: Option<String>,
     single_stream: bool,
     /// `--lzma2[=OPTS]` / `--lzma1[=OPTS]`: the option string.
     lzma: Option<String>,
@@ -193,9 +196,9 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 "threads" => line.threads = Some(value_of(name)?),
                 "format" => line.format = Some(value_of(name)?),
                 "check" => line.check = Some(value_of(name)?),
-                "memlimit" | "memory" | "memlimit-decompress" => {
-                    line.memlimit = Some(value_of(name)?)
-                }
+                "memlimit" | "memory" => line.memlimit = Some(value_of(name)?),
+                "memlimit-compress" => line.memlimit_compress = Some(value_of(name)?),
+                "memlimit-decompress" => line.memlimit_decompress = Some(value_of(name)?),
                 "lzma1" | "lzma2" => line.lzma = Some(value.clone().unwrap_or_default()),
                 bcj if BCJ_FILTERS.contains(&bcj) => {
                     let start = filter_option(bcj, "start", value.clone())?;
@@ -404,8 +407,11 @@ fn build(mut line: XzLine) -> Vec<OsString> {
         if let Some(size) = &line.dict_size {
             push(&format!("--dict-size={size}"));
         }
+        if let Some(m) = line.memlimit_compress.as_ref().or(line.memlimit.as_ref()) {
+            push(&format!("--memlimit={m}"));
+        }
     } else if operation != Operation::List {
-        if let Some(m) = &line.memlimit {
+        if let Some(m) = line.memlimit_decompress.as_ref().or(line.memlimit.as_ref()) {
             push(&format!("--memlimit={m}"));
         }
         if line.single_stream {
@@ -571,6 +577,23 @@ mod tests {
         assert_eq!(
             t(&["unxz", "-S", ".foo", "f.foo"]).unwrap(),
             ["lzflow", "d", "--suffix=.foo", "--rm", "--", "f.foo"]
+        );
+        // -M limits both ways; the named ones one way each.
+        assert_eq!(
+            t(&["xz", "-9", "-M", "1GiB", "--memlimit-decompress=1MiB", "f"]).unwrap(),
+            [
+                "lzflow",
+                "c",
+                "--rm",
+                "--preset=9",
+                "--memlimit=1GiB",
+                "--",
+                "f"
+            ]
+        );
+        assert_eq!(
+            t(&["xz", "-d", "-M", "1GiB", "--memlimit-compress=1MiB", "f.xz"]).unwrap(),
+            ["lzflow", "d", "--rm", "--memlimit=1GiB", "--", "f.xz"]
         );
         assert!(t(&["xz", "--x86=dist=3"]).unwrap_err().contains("start=N"));
         // lzip's own options under its name; -l takes no format.

@@ -404,3 +404,73 @@ fn lzma2_options_and_block_sizes_are_written_as_asked() {
         assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
     }
 }
+
+/// `-M`/`--memlimit` when compressing, as xz: fewer threads first, then a
+/// smaller dictionary, each said on stderr (not under -q); an error and
+/// no output when even a 1 MiB dictionary does not fit.
+#[test]
+fn a_memory_limit_makes_the_settings_fit_as_xz_does() {
+    let dir = scratch("memlimit");
+    let data = sample(200_000);
+    let out = pipe(bin().args(["c", "-c", "-9", "-M", "100MiB"]), &data);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let note = stderr(&out);
+    let dict: String = note
+        .strip_prefix("lzflow: adjusted the dictionary size from 64 MiB to ")
+        .and_then(|rest| {
+            rest.strip_suffix(" MiB to not exceed the memory usage limit of 100 MiB\n")
+        })
+        .unwrap_or_else(|| panic!("{note}"))
+        .to_string();
+    let dict: u32 = dict.parse().unwrap();
+    assert!((1..64).contains(&dict), "{note}");
+    assert!(lzflow_d(&out.stdout) == data);
+    let file = dir.join("m.xz");
+    fs::write(&file, &out.stdout).unwrap();
+    if xz_d(&out.stdout, &[]).is_some() {
+        let list = xz_robot_list(&file);
+        assert!(
+            list.contains(&format!("\t--lzma2=dict={dict}MiB\n")),
+            "{list}"
+        );
+    }
+
+    // Threads go first; -q keeps it quiet; the xz-style spelling.
+    let out = pipe(
+        bin().args(["c", "-c", "-9", "-T4", "--memlimit", "300MiB"]),
+        &data,
+    );
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).starts_with("lzflow: reduced the number of threads from 4 to 1 "),
+        "{}",
+        stderr(&out)
+    );
+    let out = pipe(bin().args(["c", "-c", "-q", "-9", "-M", "100MiB"]), &data);
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{}",
+        stderr(&out)
+    );
+    let out = pipe(
+        bin().args(["--memlimit-compress=100MiB", "-9", "-c"]),
+        &data,
+    );
+    assert!(
+        out.status.success() && stderr(&out).contains("to not exceed"),
+        "{}",
+        stderr(&out)
+    );
+    // Within the limit already: nothing changes.
+    let quiet = pipe(bin().args(["c", "-c", "-1", "-M", "1GiB"]), &data);
+    assert!(quiet.stderr.is_empty() && quiet.stdout == compress(&data, &["-1"]));
+
+    let out = pipe(bin().args(["c", "-c", "-6", "-M", "3MiB"]), &data);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("memory usage limit is too low"),
+        "{}",
+        stderr(&out)
+    );
+}

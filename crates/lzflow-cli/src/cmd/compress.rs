@@ -100,6 +100,11 @@ pub struct Args {
     /// with -T three dictionaries for .xz and two for .lz).
     #[arg(long, value_name = "SIZE", value_parser = parse_block_size)]
     pub block_size: Option<u64>,
+    /// Use at most SIZE bytes of memory (e.g. 100MiB): as xz, fewer
+    /// threads first, then a smaller dictionary (a note says so); an
+    /// error when even 1 MiB does not fit.
+    #[arg(short = 'M', long, visible_alias = "memlimit-compress", value_name = "SIZE", value_parser = crate::size::parse_size, default_value = "max")]
+    pub memlimit: u64,
     /// Dictionary size, in place of the preset's (4KiB to 1536MiB; .lz
     /// rounds it up to a size lzip can code, at most 512 MiB).
     #[arg(long, value_name = "SIZE", value_parser = parse_dict_size)]
@@ -199,7 +204,17 @@ impl Args {
 /// Runs `lzflow c`.
 pub fn run(args: &Args) -> Status {
     let mut status = Status::default();
-    let opts = match args.options() {
+    let fitted = args.options().and_then(|mut opts| {
+        if args.memlimit != u64::MAX {
+            for note in opts.fit_memory(args.memlimit)? {
+                if !args.quiet {
+                    report::error(&note);
+                }
+            }
+        }
+        Ok(opts)
+    });
+    let opts = match fitted {
         Ok(o) => o,
         Err(msg) => {
             report::error(&msg);
