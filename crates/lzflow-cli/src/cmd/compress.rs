@@ -118,7 +118,9 @@ pub struct Args {
     /// Keep the input file (the default; accepted for xz compatibility).
     #[arg(short, long, conflicts_with = "rm")]
     pub keep: bool,
-    /// Delete the input file after it was compressed successfully.
+    /// Delete the input file after it was compressed successfully (as xz,
+    /// not one with another hard link or a setuid, setgid or sticky bit,
+    /// unless -f).
     #[arg(long)]
     pub rm: bool,
     /// Name outputs *SUF instead of *.xz (.lzma, .lz), as xz's --suffix.
@@ -127,7 +129,7 @@ pub struct Args {
     /// Overwrite existing output files; write compressed data to a terminal.
     #[arg(short, long)]
     pub force: bool,
-    /// No progress bar.
+    /// No progress bar, no notes.
     #[arg(short, long)]
     pub quiet: bool,
     /// Show progress as `xz -v` does: a line redrawn on a terminal, and a

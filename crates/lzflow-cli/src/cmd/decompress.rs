@@ -26,7 +26,9 @@ pub struct Args {
     /// Keep the input file (the default; accepted for xz compatibility).
     #[arg(short, long, conflicts_with = "rm")]
     pub keep: bool,
-    /// Delete the input file after it was decompressed successfully.
+    /// Delete the input file after it was decompressed successfully (as
+    /// xz, not one with another hard link or a setuid, setgid or sticky
+    /// bit, unless -f).
     #[arg(long)]
     pub rm: bool,
     /// Overwrite existing output files.
