@@ -50,7 +50,7 @@ xz's command line works too (tar -I lzflow, lzflow < in > out.xz, lzflow -dc f.x
 -v -q -Q -T N -0..-9 -e -F FORMAT -C CHECK -M SIZE, --x86 and the other BCJ filters, --delta, --lzma2, --block-size, --ignore-check), with xz's defaults: compress, standard input to \
 standard output, and input files removed unless -k or -c; so do the names unxz, xzcat, lzcat, unlzma, \
 lzma and lzip for a link to the binary.\n\n\
-Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -bd, -bsp0, -so, -r (wildcards always \
+Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -aou, -bd, -bsp0, -so, -r (wildcards always \
 match at any depth), -i!WILDCARD, -x!WILDCARD (-bb, -bso and -bse are accepted and change nothing); \
 `a` also -si[NAME], -ms=on|off|Nf|SIZE and, with -tzip, -so.\n\n\
 Exit status of c, d, the xz command line, and t and l on .xz/.lzma/.lz files (as xz): \
@@ -244,6 +244,7 @@ fn seven_zip_switch(command: &str, text: &str) -> Option<Option<String>> {
         // 7-Zip's -y answers yes to its overwrite question.
         "-aoa" | "-y" if extracting => "--overwrite".to_string(),
         "-aos" if extracting => "--skip-existing".to_string(),
+        "-aou" if extracting => "--rename".to_string(),
         "-so" if extracting || command == "a" => "--stdout".to_string(),
         "-bd" if extracting || matches!(command, "t" | "a") => "--quiet".to_string(),
         // Wildcards always match at any depth, and `a` always adds what

@@ -10,7 +10,8 @@
 //!   place. A hard link in the target can never carry a write outside it.
 //! * Existing files are kept unless the caller chose [`Overwrite::Always`];
 //!   with [`Overwrite::Never`] (the default) the clash is reported before
-//!   anything is written, duplicate names in the archive included.
+//!   anything is written, duplicate names in the archive included, and
+//!   [`Overwrite::Rename`] writes such entries under free names.
 //! * Permission bits come from the archive without setuid, setgid and
 //!   sticky bits, and files are created with them so the process umask
 //!   applies, as for any file the user creates.
@@ -43,6 +44,11 @@ pub enum Overwrite {
     Skip,
     /// Replace the existing file (never a directory) with the entry.
     Always,
+    /// Write the entry under the first free name beside its own, as
+    /// 7-Zip's `-aou` does: `a_1.txt`, `a_2.txt` (`noext_1`, `.rc_1`); what
+    /// is there already (a file, a link, a directory, or an earlier entry
+    /// of the name) stays.
+    Rename,
 }
 
 /// What extraction does with an entry whose path would leave the target.
@@ -342,6 +348,9 @@ pub struct Extractor {
     created_dirs: HashSet<PathBuf>,
     /// Every path planned so far, with what it needs there.
     wanted: HashMap<PathBuf, EntryKind>,
+    /// Under [`Overwrite::Rename`]: the last number tried for each name,
+    /// so that many entries of one name cost one try each.
+    renamed: HashMap<PathBuf, u64>,
     /// Directory entries whose permissions and time are applied last.
     dirs: Vec<(PathBuf, EntryAttrs)>,
     temp_seq: u64,
@@ -441,6 +450,7 @@ impl Extractor {
             created: Vec::new(),
             created_dirs: HashSet::new(),
             wanted: HashMap::new(),
+            renamed: HashMap::new(),
             dirs: Vec::new(),
             temp_seq: 0,
         })
@@ -498,12 +508,20 @@ impl Extractor {
             }
         }
         let mut step = Planned::Write(rel.clone());
+        let renaming = kind == EntryKind::File && self.options.overwrite == Overwrite::Rename;
+        if renaming
+            && (wanted.contains_key(&rel) || fs::symlink_metadata(self.root.join(&rel)).is_ok())
+        {
+            let free = self.free_name(&rel);
+            self.wanted.insert(free.clone(), EntryKind::File);
+            return Ok(Planned::Write(free));
+        }
         match (wanted.insert(rel.clone(), kind), kind) {
             (None, _) | (Some(EntryKind::Directory), EntryKind::Directory) => {}
             (Some(EntryKind::File), EntryKind::File) => match self.options.overwrite {
                 Overwrite::Never => return Err(ExtractError::Duplicate { path: rel }),
                 Overwrite::Skip => step = Planned::Skip,
-                Overwrite::Always => {}
+                Overwrite::Always | Overwrite::Rename => {}
             },
             (Some(existing), _) => {
                 return Err(clash(&rel, existing));
@@ -543,12 +561,35 @@ impl Extractor {
         Ok(step)
     }
 
+    /// The first name `stem_N.ext` beside `rel` (N from 1) that no entry
+    /// was planned at and nothing on disk has.
+    fn free_name(&mut self, rel: &Path) -> PathBuf {
+        let name = rel.file_name().unwrap_or_default().to_string_lossy();
+        // The extension is after the last dot, unless that dot starts the
+        // name (`.rc` has none).
+        let (stem, ext) = match name.rfind('.') {
+            Some(i) if i > 0 => (&name[..i], &name[i..]),
+            _ => (&name[..], ""),
+        };
+        let n = self.renamed.entry(rel.to_path_buf()).or_insert(0);
+        loop {
+            *n += 1;
+            let candidate = rel.with_file_name(format!("{stem}_{n}{ext}"));
+            if !self.wanted.contains_key(&candidate)
+                && fs::symlink_metadata(self.root.join(&candidate)).is_err()
+            {
+                return candidate;
+            }
+        }
+    }
+
     /// What the overwrite policy says of an existing file at `path`: `true`
     /// to keep it (skip the entry), `false` to replace it, or
-    /// [`ExtractError::Exists`].
+    /// [`ExtractError::Exists`] (also under [`Overwrite::Rename`], which
+    /// planned a free name: something took it meanwhile).
     fn keep_existing(&self, path: &Path) -> Result<bool, ExtractError> {
         match self.options.overwrite {
-            Overwrite::Never => Err(ExtractError::Exists {
+            Overwrite::Never | Overwrite::Rename => Err(ExtractError::Exists {
                 path: path.to_path_buf(),
             }),
             Overwrite::Skip => Ok(true),

@@ -64,6 +64,11 @@ pub struct Args {
     /// (7-Zip's -aos).
     #[arg(long)]
     pub skip_existing: bool,
+    /// Keep existing files and write the entries that would replace them
+    /// under free names, name_1.ext, name_2.ext (7-Zip's -aou); also a
+    /// later entry with the name of an earlier one.
+    #[arg(long, conflicts_with_all = ["overwrite", "skip_existing"])]
+    pub rename: bool,
     /// Skip the entries whose paths would leave the target directory
     /// (absolute, with `..` or a drive letter) and extract the rest, with a
     /// warning for each (status 1). By default such an entry stops the
@@ -166,6 +171,8 @@ pub fn run(args: &Args, flat: bool) -> Status {
         Overwrite::Always
     } else if args.skip_existing {
         Overwrite::Skip
+    } else if args.rename {
+        Overwrite::Rename
     } else {
         Overwrite::Never
     };

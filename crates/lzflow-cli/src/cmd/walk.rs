@@ -129,7 +129,8 @@ impl<'a> Walk<'a> {
             // like any file that exists.
             if !self.taken.insert(base.clone()) {
                 match self.overwrite {
-                    Overwrite::Always => {}
+                    // The extractor renames it, or replaces the first.
+                    Overwrite::Always | Overwrite::Rename => {}
                     Overwrite::Skip => return Ok(Step::Skip),
                     _ => {
                         self.outcome.collisions.push(name);
