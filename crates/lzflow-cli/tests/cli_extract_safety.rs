@@ -371,6 +371,30 @@ fn header_limits_name_the_option_that_raises_them() {
     let _ = fs::remove_dir_all(dir);
 }
 
+/// `dir/NAME.7z` holding `files` (stored, made here), and `dir/NAME.zip`
+/// made by Python's zipfile, which writes any name it is given, duplicates
+/// included (or only the 7z archive, said loudly, without python3).
+fn seven_z_and_zip(dir: &Path, name: &str, files: &[(&str, &[u8])]) -> Vec<PathBuf> {
+    let sevenz = dir.join(format!("{name}.7z"));
+    fs::write(&sevenz, copy_archive(files)).unwrap();
+    let zip = dir.join(format!("{name}.zip"));
+    let script = format!(
+        "import zipfile, warnings\nwarnings.simplefilter('ignore')\nz = zipfile.ZipFile({:?}, 'w')\n{}z.close()\n",
+        zip.to_str().unwrap(),
+        files
+            .iter()
+            .map(|(n, d)| format!("z.writestr({n:?}, {:?})\n", std::str::from_utf8(d).unwrap()))
+            .collect::<String>()
+    );
+    match Command::new("python3").args(["-c", &script]).status() {
+        Ok(s) if s.success() => vec![sevenz, zip],
+        _ => {
+            eprintln!("SKIPPED the zip half: python3 cannot write the archive");
+            vec![sevenz]
+        }
+    }
+}
+
 /// An entry whose path would leave the target stops the extraction
 /// before anything is written; with `--skip-unsafe` the others are
 /// extracted and each unsafe one is a warning (status 1), 7z and zip
@@ -385,23 +409,7 @@ fn skip_unsafe_extracts_the_rest_and_warns() {
         ("a\\..\\..\\bs.txt", b"bs"),
         ("sub/fine.txt", b"fine too"),
     ];
-    let sevenz = dir.join("evil.7z");
-    fs::write(&sevenz, copy_archive(&files)).unwrap();
-    let mut archives = vec![sevenz];
-    // Python's zipfile writes any name it is given.
-    let zip = dir.join("evil.zip");
-    let script = format!(
-        "import zipfile\nz = zipfile.ZipFile({:?}, 'w')\n{}z.close()\n",
-        zip.to_str().unwrap(),
-        files
-            .iter()
-            .map(|(n, d)| format!("z.writestr({n:?}, {:?})\n", std::str::from_utf8(d).unwrap()))
-            .collect::<String>()
-    );
-    match Command::new("python3").args(["-c", &script]).status() {
-        Ok(s) if s.success() => archives.push(zip),
-        _ => eprintln!("SKIPPED the zip half: python3 cannot write the archive"),
-    }
+    let archives = seven_z_and_zip(&dir, "evil", &files);
     for archive in archives {
         let what = archive.display().to_string();
         let out_dir = dir.join("out").join(archive.file_name().unwrap());
@@ -447,22 +455,7 @@ fn rename_writes_beside_existing_files_as_7zz_does() {
         ("x.tar.gz", b"t"),
         ("e/a.txt", b"third"),
     ];
-    let sevenz = dir.join("dups.7z");
-    fs::write(&sevenz, copy_archive(&files)).unwrap();
-    let mut archives = vec![sevenz];
-    let zip = dir.join("dups.zip");
-    let script = format!(
-        "import zipfile, warnings\nwarnings.simplefilter('ignore')\nz = zipfile.ZipFile({:?}, 'w')\n{}z.close()\n",
-        zip.to_str().unwrap(),
-        files
-            .iter()
-            .map(|(n, d)| format!("z.writestr({n:?}, {:?})\n", std::str::from_utf8(d).unwrap()))
-            .collect::<String>()
-    );
-    match Command::new("python3").args(["-c", &script]).status() {
-        Ok(s) if s.success() => archives.push(zip),
-        _ => eprintln!("SKIPPED the zip half: python3 cannot write the archive"),
-    }
+    let archives = seven_z_and_zip(&dir, "dups", &files);
     let seed = |out: &Path| {
         fs::create_dir_all(out.join("d")).unwrap();
         for name in ["d/a.txt", "noext", ".rc", "x.tar.gz", "a.txt"] {
