@@ -573,8 +573,18 @@ fn open_input(
     options: ArchiveOptions,
     quiet: bool,
 ) -> io::Result<Archive<Counted>> {
+    let (inner, len) = open_source(path, stdin)?;
+    let bar = (!quiet && io::stderr().is_terminal()).then(|| crate::progress::styled(len, path));
+    let had_password = options.password.is_some();
+    Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, had_password))
+}
+
+/// The bytes of the archive at `path` and their length: standard input
+/// (`stdin`, or read now) spooled, the volumes of a split archive, or the
+/// file.
+fn open_source(path: &str, stdin: Option<Box<dyn io::Read>>) -> io::Result<(Source, u64)> {
     let p = Path::new(path);
-    let (inner, len) = if path == "-" {
+    Ok(if path == "-" {
         // The header is at the end: copy the pipe first.
         let stdin = stdin.unwrap_or_else(|| Box::new(io::stdin().lock()));
         let mut copy = spool(stdin, SpoolOptions::default())?;
@@ -589,23 +599,14 @@ fn open_input(
         let f = File::open(p)?;
         let len = f.metadata()?.len();
         (Source::File(f), len)
-    };
-    let bar = (!quiet && io::stderr().is_terminal()).then(|| crate::progress::styled(len, path));
-    let had_password = options.password.is_some();
-    Archive::open_with(Counted { inner, bar }, options).map_err(|e| explain(e, had_password))
+    })
 }
 
-/// Whether the 7z archive at `path` needs a password: to read its header,
-/// or (unless `listing`) its data. False when it cannot be opened for
-/// another reason: opening it again says why.
+/// Whether the 7z archive at `path` (not standard input) needs a password:
+/// to read its header, or (unless `listing`) its data. False when it
+/// cannot be opened for another reason: opening it again says why.
 pub fn needs_password(path: &str, listing: bool) -> bool {
-    let p = Path::new(path);
-    let inner = if lzflow::sevenz::multi_volume::is_first_volume(p) {
-        lzflow::sevenz::multi_volume::open_volumes(p).map(Source::Volumes)
-    } else {
-        File::open(p).map(Source::File)
-    };
-    let Ok(inner) = inner else {
+    let Ok((inner, _)) = open_source(path, None) else {
         return false;
     };
     match Archive::open_with(Counted { inner, bar: None }, ArchiveOptions::default()) {

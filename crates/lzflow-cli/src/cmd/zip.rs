@@ -78,10 +78,10 @@ fn stdin_stream(options: ZipOptions) -> io::Result<Box<ZipStreamReader<Box<dyn R
 /// Whether the zip file at `path` has an encrypted entry (false when it
 /// cannot be opened: reading it says why).
 pub fn has_encrypted_entries(path: &str) -> bool {
-    File::open(path)
-        .ok()
-        .and_then(|f| ZipArchive::open(f).ok())
-        .is_some_and(|a| a.directory().iter().any(|e| e.is_encrypted()))
+    matches!(
+        open(path, ZipOptions::new()),
+        Ok(Source::File(a)) if a.directory().iter().any(|e| e.is_encrypted())
+    )
 }
 
 fn open(path: &str, options: ZipOptions) -> io::Result<Source> {
