@@ -86,6 +86,15 @@ fn tar_uses_lzflow_as_its_compressor_both_ways() {
 }
 
 /// Runs `program args` with `input` on standard input.
+/// `program ARGS` run in `dir`, its output collected.
+fn run_in(program: &str, dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
 fn piped(program: &Path, args: &[&str], input: &[u8]) -> std::process::Output {
     use std::io::Write;
     let mut child = Command::new(program)
@@ -301,11 +310,7 @@ fn no_warn_and_ignore_check_behave_as_in_xz() {
     }
     for program in programs {
         let status = |args: &[&str]| {
-            let out = Command::new(program)
-                .args(args)
-                .current_dir(&dir)
-                .output()
-                .unwrap();
+            let out = run_in(program, &dir, args);
             (out.status.code(), out.stdout)
         };
         // A symbolic link to be removed is passed over: a warning.
@@ -417,14 +422,7 @@ fn suffix_names_outputs_as_in_xz() {
     for program in std::iter::once(bin()).chain(with_xz.then_some("xz")) {
         let dir = temp(&format!("suffix-{}", program.len()));
         std::fs::write(dir.join("f"), &data).unwrap();
-        let status = |args: &[&str]| {
-            let out = Command::new(program)
-                .args(args)
-                .current_dir(&dir)
-                .output()
-                .unwrap();
-            out.status.code()
-        };
+        let status = |args: &[&str]| run_in(program, &dir, args).status.code();
         assert_eq!(status(&["-k", "-S", ".foo", "f"]), Some(0), "{program}");
         assert!(
             dir.join("f.foo").exists() && !dir.join("f.xz").exists(),
@@ -480,11 +478,7 @@ fn file_lists_name_the_inputs() {
             .unwrap();
         assert!(child.wait().unwrap().success(), "{program}");
         std::fs::write(dir.join("list"), "f\n").unwrap();
-        let out = Command::new(program)
-            .args(["-k", "--files=list"])
-            .current_dir(&dir)
-            .output()
-            .unwrap();
+        let out = run_in(program, &dir, &["-k", "--files=list"]);
         assert!(out.status.success(), "{program}: {out:?}");
         for name in ["a", "b c", "-d", "e", "f"] {
             let xz = std::fs::read(dir.join(format!("{name}.xz"))).unwrap();
