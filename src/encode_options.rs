@@ -93,6 +93,24 @@ impl EncodeOptions {
         opts.match_finder_thread |= self.match_finder_thread;
         Ok(opts)
     }
+
+    /// The lzip settings these options select: lzip's own level (`lzip
+    /// -0..-9`) unless explicit LZMA settings or `extreme` are given, then
+    /// the dictionary, and `block_size` as the data size of each member.
+    pub fn lzip_options(&self) -> io::Result<lzflow_lzip::LzipOptions> {
+        let mut lzip = lzflow_lzip::LzipOptions::preset(self.preset)?;
+        if self.lzma.is_some() || self.extreme {
+            lzip.lzma = self.lzma_options()?;
+        }
+        if let Some(dict) = self.dict_size {
+            lzip.lzma.dict_size = dict;
+        }
+        lzip.lzma.match_finder_thread |= self.match_finder_thread;
+        if let Some(size) = self.block_size {
+            lzip = lzip.with_member_size(size);
+        }
+        Ok(lzip)
+    }
 }
 
 /// An encoder the faces can build from [`EncodeOptions`] (every lzflow
@@ -125,18 +143,7 @@ impl EncoderFormat for lzflow_lzip::LzipEncoder {
     /// lzip's own levels (`lzip -0..-9`) unless explicit LZMA settings are
     /// given; `block_size` is the data size of each member.
     fn from_options(opts: &EncodeOptions) -> io::Result<Self> {
-        let mut lzip = lzflow_lzip::LzipOptions::preset(opts.preset)?;
-        if opts.lzma.is_some() || opts.extreme {
-            lzip.lzma = opts.lzma_options()?;
-        }
-        if let Some(dict) = opts.dict_size {
-            lzip.lzma.dict_size = dict;
-        }
-        lzip.lzma.match_finder_thread |= opts.match_finder_thread;
-        if let Some(size) = opts.block_size {
-            lzip = lzip.with_member_size(size);
-        }
-        Ok(lzflow_lzip::LzipEncoder::new(&lzip)?)
+        Ok(lzflow_lzip::LzipEncoder::new(&opts.lzip_options()?)?)
     }
 }
 

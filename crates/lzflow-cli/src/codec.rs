@@ -149,7 +149,7 @@ impl EncodeOptions {
                 lzflow_lzma::AloneEncoder::memory_usage(&lzma)
             }
             Format::Lzip => {
-                let lzip = self.lzip_options()?;
+                let lzip = self.library_options().lzip_options()?;
                 if threads > 1 {
                     lzflow_lzip::MtLzipEncoder::memory_usage(&lzip, threads)
                 } else {
@@ -187,7 +187,8 @@ impl EncodeOptions {
         }
         let from = match self.format {
             Format::Lzip => {
-                self.lzip_options()
+                self.library_options()
+                    .lzip_options()
                     .map_err(|e| e.to_string())?
                     .lzma
                     .dict_size
@@ -220,21 +221,6 @@ impl EncodeOptions {
             mib(limit)
         ));
         Ok(notes)
-    }
-
-    /// lzip's options for these settings (its own levels).
-    fn lzip_options(&self) -> io::Result<lzflow_lzip::LzipOptions> {
-        let mut lzip = lzflow_lzip::LzipOptions::preset(self.preset)?;
-        if self.extreme {
-            lzip.lzma = lzflow_lzma::LzmaOptions::preset_extreme(self.preset)?;
-        }
-        if let Some(dict) = self.dict_size {
-            lzip.lzma.dict_size = dict;
-        }
-        if let Some(size) = self.block_size {
-            lzip = lzip.with_member_size(size);
-        }
-        Ok(lzip)
     }
 
     /// The library's options for these settings (each encoder takes the
@@ -292,7 +278,7 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
         // Members of twice the dictionary on several threads, as plzip
         // writes them (the same bytes whatever the thread count).
         Format::Lzip if opts.threads > 1 => {
-            let lzip = opts.lzip_options()?;
+            let lzip = base.lzip_options()?;
             let coder = lzflow_lzip::MtLzipEncoder::new(&lzip, opts.threads as usize)?;
             let mut enc = lzflow::write::Encoder::with_coder(output, coder);
             io::copy(input, &mut enc)?;
