@@ -8,6 +8,7 @@ use std::path::Path;
 
 use lzflow_core::input_file::{not_regular, open_regular, FileId};
 use lzflow_core::source::{block_on_poll, StdSink};
+use lzflow_core::Recycler;
 
 use crate::write::entry_options::EntryOptions;
 use crate::write::poll_writer::{EntryKind, PollZipWriter};
@@ -26,6 +27,14 @@ pub struct ZipWriter<W> {
     /// The file `add_path` passes over (the archive itself).
     skip: Option<FileId>,
 }
+
+/// Bytes `add_file` reads at a time: 64 KiB, what the core takes in one
+/// write, so a large file is read in few calls.
+const COPY_BUF: usize = 64 << 10;
+
+/// `add_file`'s copy buffers, reused from call to call and from writer to
+/// writer (so a warm writer allocates none).
+static COPY_BUFS: Recycler<Vec<u8>> = Recycler::new(4);
 
 impl<W> std::fmt::Debug for ZipWriter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,12 +118,25 @@ impl<W: Write> ZipWriter<W> {
         options: &EntryOptions,
     ) -> Result<(), ZipError> {
         self.start_entry(name, options)?;
-        if let Err(e) = io::copy(&mut reader, self) {
+        if let Err(e) = self.copy_from(&mut reader) {
             // Not closed as if whole: dropped, or the writer fails.
             self.core.abandon_entry();
             return Err(e.into());
         }
         Ok(())
+    }
+
+    /// Copies `reader` to its end into the open entry.
+    fn copy_from(&mut self, reader: &mut impl Read) -> io::Result<()> {
+        let mut buf = COPY_BUFS.take(|| vec![0; COPY_BUF], |_| {});
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => self.write_all(&buf[..n])?,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Adds a directory entry (its name gets a trailing `/`).
