@@ -67,7 +67,7 @@ pub use lzflow_7z::{
     ATTR_DIRECTORY, ATTR_READONLY, ATTR_UNIX_EXTENSION,
 };
 pub use lzflow_7z::{multi_volume, signature_header, spool};
-pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
+pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy, Select};
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]
 mod async_spooled;

@@ -136,3 +136,70 @@ async fn async_extraction_with_a_wrong_password_leaves_nothing() {
     assert_eq!(fs::read_dir(&out).unwrap().count(), 0);
     let _ = fs::remove_dir_all(out);
 }
+
+#[tokio::test]
+async fn async_selection_walks_and_extracts_only_what_it_picks() {
+    use tokio::io::AsyncReadExt;
+    // One folder per file; the folder of "skip.bin" is damaged, and a
+    // selection that leaves it out never decodes it.
+    let options = WriterOptions::default()
+        .with_level(1)
+        .with_solid(lzflow::sevenz_writer::Solid::None);
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    let data = |seed: u32| -> Vec<u8> {
+        (0..100_000u32)
+            .map(|i| (i.wrapping_mul(seed) >> 7) as u8)
+            .collect()
+    };
+    for (name, seed) in [("a.bin", 3), ("skip.bin", 5), ("c.bin", 7)] {
+        w.add_file(name, &data(seed)[..], EntryMeta::default())
+            .unwrap();
+    }
+    let mut bytes = w.finish().unwrap().into_inner();
+    let index = Archive::open(Cursor::new(bytes.clone())).unwrap();
+    let at = 32 + index.index().folder_packed_size(0) + index.index().folder_packed_size(1) / 2;
+    bytes[at as usize] ^= 0xFF;
+    bytes[at as usize + 1] ^= 0xFF;
+    let mut a = lzflow::sevenz::AsyncArchive::open(Cursor::new(bytes.clone()))
+        .await
+        .unwrap();
+    let mut entries = a.entries_stream_where(|_, e| e.name != "skip.bin");
+    let mut got = Vec::new();
+    while let Some(e) = entries.next_entry().await.unwrap() {
+        let mut d = Vec::new();
+        entries.read_to_end(&mut d).await.unwrap();
+        got.push((e.name, d));
+    }
+    assert_eq!(
+        got,
+        [
+            ("a.bin".to_string(), data(3)),
+            ("c.bin".to_string(), data(7))
+        ]
+    );
+    let out = scratch("select");
+    let select = ExtractOptions::default().with_select(|name| name != "skip.bin");
+    lzflow::sevenz::AsyncArchive::open(Cursor::new(bytes.clone()))
+        .await
+        .unwrap()
+        .extract_to_with(&out, &select)
+        .await
+        .unwrap();
+    let names: Vec<_> = tree(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["a.bin", "c.bin"]);
+    // Without the selection the damaged folder fails.
+    let err = lzflow::sevenz::AsyncArchive::open(Cursor::new(bytes))
+        .await
+        .unwrap()
+        .extract_to(out.join("all"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            SevenZError::DataCrc { .. } | SevenZError::Corrupt(_) | SevenZError::Lzma(_)
+        ),
+        "{err:?}"
+    );
+    let _ = fs::remove_dir_all(out);
+}

@@ -126,6 +126,20 @@ impl<S: PollSource> AsyncArchive<S> {
             inner: self.core.walk(),
         }
     }
+
+    /// [`entries_stream`](Self::entries_stream) over the entries `select`
+    /// picks (asked once for each entry, in archive order, with its
+    /// position, before the walk starts): a folder without a selected
+    /// entry is never decoded, nor the rest of a folder after its last
+    /// selected entry.
+    pub fn entries_stream_where(
+        &mut self,
+        select: impl FnMut(usize, &Entry) -> bool,
+    ) -> AsyncEntries<'_, S> {
+        AsyncEntries {
+            inner: self.core.walk_where(select),
+        }
+    }
 }
 
 impl<S: PollSource + Send + 'static> AsyncArchive<S> {

@@ -65,7 +65,7 @@ mod write;
 
 pub use error::SevenZError;
 pub use filetime::{filetime_to_system_time, system_time_to_filetime};
-pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
+pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy, Select};
 pub use lzflow_core::{LimitExceeded, Limits};
 pub use read::archive::{Archive, EntryReader};
 pub use read::archive_index::{ArchiveIndex, ArchiveOptions, HeaderStep, IndexBuilder};

@@ -527,3 +527,124 @@ fn hand_made_archive_reads_back() {
         "{err:?}"
     );
 }
+
+/// Five text files of 100 KiB, one folder each, and the archive with the
+/// packed data of folder 2 (`f2.txt`) damaged.
+fn non_solid_with_a_damaged_folder() -> (Vec<(String, Vec<u8>)>, Vec<u8>) {
+    let mut rng = common::Rng::new(7);
+    let files: Vec<(String, Vec<u8>)> = (0..5)
+        .map(|i| (format!("f{i}.txt"), common::text(&mut rng, 100 << 10)))
+        .collect();
+    let options = WriterOptions::default().with_solid(lzflow_7z::Solid::None);
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    for (name, data) in &files {
+        w.add_file(name, &data[..], EntryMeta::default()).unwrap();
+    }
+    let mut archive = w.finish().unwrap().into_inner();
+    let a = Archive::open(Cursor::new(archive.clone())).unwrap();
+    let index = a.index();
+    assert_eq!(index.folder_count(), 5);
+    let start: u64 = 32 + (0..2).map(|f| index.folder_packed_size(f)).sum::<u64>();
+    let middle = start + index.folder_packed_size(2) / 2;
+    for k in 0..8 {
+        archive[middle as usize + k] ^= 0x55;
+    }
+    (files, archive)
+}
+
+#[test]
+fn a_selection_writes_only_its_entries_and_decodes_no_other_folder() {
+    let (files, bad) = non_solid_with_a_damaged_folder();
+    for threads in [1, 2] {
+        let opts = lzflow_7z::ArchiveOptions::default().with_threads(threads);
+        let out = temp_dir(&format!("extract-select-{threads}"));
+        // Everything: the damaged folder fails its entry.
+        let mut a = Archive::open_with(Cursor::new(bad.clone()), opts.clone()).unwrap();
+        assert!(a.extract_to(out.join("all")).is_err(), "{threads} threads");
+        // All but f2.txt: its folder is never decoded, so nothing fails.
+        let mut a = Archive::open_with(Cursor::new(bad.clone()), opts.clone()).unwrap();
+        let select = ExtractOptions::default().with_select(|name| name != "f2.txt");
+        a.extract_to_with(out.join("some"), &select).unwrap();
+        assert_eq!(
+            listing(&out.join("some")),
+            ["f0.txt", "f1.txt", "f3.txt", "f4.txt"]
+        );
+        for (name, data) in files.iter().filter(|(n, _)| n != "f2.txt") {
+            assert_eq!(&std::fs::read(out.join("some").join(name)).unwrap(), data);
+        }
+        // The walk itself: it stops at the entries picked, with their data.
+        let mut a = Archive::open_with(Cursor::new(bad.clone()), opts).unwrap();
+        let mut seen = Vec::new();
+        a.for_each_entry_where(
+            |i, e| i == 1 || e.name == "f4.txt",
+            |e, data| {
+                let mut bytes = Vec::new();
+                data.read_to_end(&mut bytes)?;
+                seen.push((e.name.clone(), bytes));
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, [files[1].clone(), files[4].clone()]);
+        let _ = std::fs::remove_dir_all(out);
+    }
+}
+
+#[test]
+fn a_selection_leaves_a_solid_folder_after_its_last_pick() {
+    let mut rng = common::Rng::new(11);
+    let first = common::text(&mut rng, 1000);
+    let rest = common::text(&mut rng, 400 << 10);
+    let mut w = Writer::new(Cursor::new(Vec::new())).unwrap();
+    w.add_file("first.txt", &first[..], EntryMeta::default())
+        .unwrap();
+    w.add_file("rest.txt", &rest[..], EntryMeta::default())
+        .unwrap();
+    let mut archive = w.finish().unwrap().into_inner();
+    let packed = Archive::open(Cursor::new(archive.clone()))
+        .unwrap()
+        .index()
+        .folder_packed_size(0);
+    assert_eq!(
+        Archive::open(Cursor::new(archive.clone()))
+            .unwrap()
+            .index()
+            .folder_count(),
+        1,
+        "one solid folder"
+    );
+    // Damage the last packed bytes, far past what first.txt needs.
+    let end = 32 + packed as usize;
+    for b in &mut archive[end - 16..end] {
+        *b ^= 0xA5;
+    }
+    let out = temp_dir("extract-select-solid");
+    let mut a = Archive::open(Cursor::new(archive.clone())).unwrap();
+    assert!(a.extract_to(out.join("all")).is_err());
+    let mut a = Archive::open(Cursor::new(archive)).unwrap();
+    let select = ExtractOptions::default().with_select(|name| name == "first.txt");
+    a.extract_to_with(out.join("first"), &select).unwrap();
+    assert_eq!(listing(&out.join("first")), ["first.txt"]);
+    assert_eq!(std::fs::read(out.join("first/first.txt")).unwrap(), first);
+    let _ = std::fs::remove_dir_all(out);
+}
+
+#[test]
+fn entries_not_selected_are_not_judged() {
+    // An unsafe path and a duplicate name, neither selected: no refusal.
+    let archive = copy_archive(&[
+        ("../evil.txt", b"evil"),
+        ("dup.txt", b"one"),
+        ("keep/a.txt", b"kept"),
+        ("dup.txt", b"two"),
+    ]);
+    let out = temp_dir("extract-select-unjudged");
+    let target = out.join("t");
+    let mut a = Archive::open(Cursor::new(archive)).unwrap();
+    let select = ExtractOptions::default().with_select(|name| name.starts_with("keep/"));
+    a.extract_to_with(&target, &select).unwrap();
+    assert_eq!(listing(&target), ["keep"]);
+    assert_eq!(std::fs::read(target.join("keep/a.txt")).unwrap(), b"kept");
+    assert_eq!(listing(&out), ["t"]);
+    let _ = std::fs::remove_dir_all(out);
+}

@@ -26,7 +26,7 @@ use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
 
 use crate::{CoderError, Culprit};
@@ -84,7 +84,42 @@ pub struct ExtractOptions {
     /// uses the archive's file name without its extension, and so does
     /// `lzflow x`. Defaults to [`DEFAULT_UNNAMED`].
     pub unnamed: String,
+    /// The entries to extract (all when `None`, the default); see
+    /// [`with_select`](Self::with_select).
+    pub select: Option<Select>,
 }
+
+/// Which entries an extraction writes: a test of each entry's name
+/// ([`ExtractOptions::with_select`]). Two are equal when they are the
+/// same test (clones of one another).
+#[derive(Clone)]
+pub struct Select(Arc<dyn Fn(&str) -> bool + Send + Sync>);
+
+impl Select {
+    /// A selection of the entries whose names pass `test`.
+    pub fn new(test: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        Select(Arc::new(test))
+    }
+
+    /// Whether the entry named `name` is selected.
+    pub fn selects(&self, name: &str) -> bool {
+        (self.0)(name)
+    }
+}
+
+impl fmt::Debug for Select {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Select(..)")
+    }
+}
+
+impl PartialEq for Select {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Select {}
 
 /// The name of an entry stored without one when the caller gave none.
 pub const DEFAULT_UNNAMED: &str = "[no name]";
@@ -98,6 +133,7 @@ impl Default for ExtractOptions {
             preserve_times: true,
             paths: PathPolicy::Refuse,
             unnamed: DEFAULT_UNNAMED.to_string(),
+            select: None,
         }
     }
 }
@@ -136,6 +172,19 @@ impl ExtractOptions {
     /// Sets the name of entries stored without one.
     pub fn with_unnamed(mut self, name: impl Into<String>) -> Self {
         self.unnamed = name.into();
+        self
+    }
+
+    /// Extracts only the entries whose names pass `test` (the name as the
+    /// archive stores it, `/`-separated; a directory's may end in `/`; an
+    /// entry stored without a name is asked as [`unnamed`](Self::unnamed)).
+    /// The others are passed over without a look at their paths, and the
+    /// containers do not decode what only they need: a 7z folder with no
+    /// selected entry is never decoded. The parent directories of a
+    /// selected file are created even when their own entries are not
+    /// selected.
+    pub fn with_select(mut self, test: impl Fn(&str) -> bool + Send + Sync + 'static) -> Self {
+        self.select = Some(Select::new(test));
         self
     }
 }
@@ -324,8 +373,8 @@ impl EntryAttrs {
 pub enum Planned {
     /// Write the entry at this path below the target.
     Write(PathBuf),
-    /// Skip the entry (an existing file or an earlier duplicate under
-    /// [`Overwrite::Skip`]).
+    /// Skip the entry: not selected ([`ExtractOptions::with_select`]), or
+    /// an existing file or an earlier duplicate under [`Overwrite::Skip`].
     Skip,
     /// Skip the entry: its path would leave the target (under
     /// [`PathPolicy::Skip`]); a separate answer so that callers can say so.
@@ -486,6 +535,14 @@ impl Extractor {
         } else {
             name
         };
+        if self
+            .options
+            .select
+            .as_ref()
+            .is_some_and(|s| !s.selects(name))
+        {
+            return Ok(Planned::Skip);
+        }
         let Some(rel) = safe_relative_path(name) else {
             return match self.options.paths {
                 PathPolicy::Refuse => Err(ExtractError::UnsafePath {

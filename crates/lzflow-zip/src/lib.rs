@@ -48,7 +48,7 @@ mod read;
 mod write;
 
 pub use error::ZipError;
-pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy};
+pub use lzflow_core::extract::{ExtractError, ExtractOptions, Overwrite, PathPolicy, Select};
 pub use lzflow_core::{LimitExceeded, Limits};
 pub use lzflow_methods::{set_idle_decompressors, DEFAULT_IDLE_DECOMPRESSORS};
 pub use read::archive::{ZipArchive, ZipEntryReader};

@@ -165,3 +165,50 @@ fn paths_that_escape_are_refused_before_anything_is_written() {
     assert_eq!(std::fs::read(dir.join("two.txt")).unwrap(), b"");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_selection_writes_only_its_entries_and_judges_no_other() {
+    // An unsafe path, a duplicate name and a damaged entry, none selected.
+    let mut zip = stored_zip(&[
+        ("../evil.txt", b"evil"),
+        ("dup.txt", b"one"),
+        ("keep/a.txt", b"kept"),
+        ("bad.txt", b"damaged"),
+        ("dup.txt", b"two"),
+    ]);
+    let at = zip.windows(7).position(|w| w == b"damaged").unwrap();
+    zip[at] ^= 1;
+    let select = ExtractOptions::default().with_select(|name| name.starts_with("keep/"));
+    let dir = target("select");
+    ZipArchive::open(Cursor::new(&zip[..]))
+        .unwrap()
+        .extract_to_with(dir.join("cd"), &select)
+        .unwrap();
+    // Forward-only too: each entry is judged as it arrives, the others
+    // are read past.
+    lzflow_zip::ZipStreamReader::new(&zip[..])
+        .extract_to_with(dir.join("stream"), &select)
+        .unwrap();
+    for how in ["cd", "stream"] {
+        let listing: Vec<_> = std::fs::read_dir(dir.join(how))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(listing, ["keep"], "{how}");
+        assert_eq!(
+            std::fs::read(dir.join(how).join("keep/a.txt")).unwrap(),
+            b"kept"
+        );
+    }
+    assert!(!dir.join("evil.txt").exists());
+    // Without the selection the unsafe path is refused.
+    let e = ZipArchive::open(Cursor::new(&zip[..]))
+        .unwrap()
+        .extract_to(dir.join("all"))
+        .unwrap_err();
+    assert!(
+        matches!(e, ZipError::Extract(ExtractError::UnsafePath { .. })),
+        "{e:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -64,16 +64,29 @@ impl<R: Read + Seek> Archive<R> {
     /// next entry. All of an entry's bytes are delivered before a CRC
     /// mismatch is reported (by the next read, or when `f` returns). An error from `f` stops the walk and is returned (a
     /// `SevenZError` that travelled through `io::Error` comes back typed).
-    pub fn for_each_entry<F>(&mut self, mut f: F) -> Result<(), SevenZError>
+    pub fn for_each_entry<F>(&mut self, f: F) -> Result<(), SevenZError>
     where
         F: FnMut(&Entry, &mut dyn Read) -> io::Result<()>,
     {
-        let mut data = WalkRead(self.core.walk());
-        while let Some(i) = block_on(data.0.advance())? {
-            let entry = &data.0.entries()[i];
-            f(entry, &mut data)?;
-        }
-        Ok(())
+        walk_with(WalkRead(self.core.walk()), f)
+    }
+
+    /// [`for_each_entry`](Self::for_each_entry) over the entries `select`
+    /// picks (asked once for each entry, in archive order, with its
+    /// position, before the walk starts). Only what those entries need is
+    /// decoded: a folder without a selected entry is never decoded, and
+    /// the rest of a folder after its last selected entry is neither
+    /// decoded nor checked. Extracting one small file from a large
+    /// archive thus costs what that file's folder costs up to it.
+    pub fn for_each_entry_where<F>(
+        &mut self,
+        select: impl FnMut(usize, &Entry) -> bool,
+        f: F,
+    ) -> Result<(), SevenZError>
+    where
+        F: FnMut(&Entry, &mut dyn Read) -> io::Result<()>,
+    {
+        walk_with(WalkRead(self.core.walk_where(select)), f)
     }
 
     /// A reader of entry `index`'s data. In a solid folder the entries
@@ -123,6 +136,18 @@ impl Archive<Spooled> {
 
 /// The reader handed to [`Archive::for_each_entry`]'s callback.
 struct WalkRead<'a, R>(PollEntries<'a, Blocking<R>>);
+
+/// Calls `f` for each entry the walk stops at, with a reader of its data.
+fn walk_with<R: Read + Seek, F>(mut data: WalkRead<'_, R>, mut f: F) -> Result<(), SevenZError>
+where
+    F: FnMut(&Entry, &mut dyn Read) -> io::Result<()>,
+{
+    while let Some(i) = block_on(data.0.advance())? {
+        let entry = &data.0.entries()[i];
+        f(entry, &mut data)?;
+    }
+    Ok(())
+}
 
 impl<R: Read + Seek> Read for WalkRead<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {

@@ -49,7 +49,8 @@ fn attrs(entry: &Entry) -> EntryAttrs {
 #[derive(Debug)]
 pub struct Extraction {
     ex: Extractor,
-    steps: std::vec::IntoIter<Planned>,
+    /// What becomes of each entry, by its position (`None`: an anti-item).
+    steps: Vec<Option<Planned>>,
 }
 
 impl Extraction {
@@ -62,26 +63,31 @@ impl Extraction {
         entries: &[Entry],
     ) -> Result<Self, SevenZError> {
         let mut ex = Extractor::new(dir, options.clone())?;
-        let plan = ex.plan(
-            entries
-                .iter()
-                .filter(|e| !e.is_anti)
-                .map(|e| (e.name.as_str(), kind(e))),
-        )?;
-        Ok(Extraction {
-            ex,
-            steps: plan.into_iter(),
-        })
+        let steps = entries
+            .iter()
+            .map(|e| match e.is_anti {
+                true => Ok(None),
+                false => ex.plan_one(&e.name, kind(e)).map(Some),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Extraction { ex, steps })
     }
 
-    /// The next entry in archive order: creates it when it is a
-    /// directory, and gives the file to write its data into when it is a
-    /// file to extract (`None`: nothing to write, read nothing).
-    pub fn begin(&mut self, entry: &Entry) -> Result<Option<OutputFile>, SevenZError> {
-        if entry.is_anti {
-            return Ok(None);
-        }
-        let Some(Planned::Write(rel)) = self.steps.next() else {
+    /// Whether entry `index` is written (a file or a directory): what the
+    /// walk must stop at ([`PollArchive::walk_where`]).
+    pub fn writes(&self, index: usize) -> bool {
+        matches!(self.steps.get(index), Some(Some(Planned::Write(_))))
+    }
+
+    /// Entry `index` (`entry`), met in archive order: creates it when it
+    /// is a directory, and gives the file to write its data into when it
+    /// is a file to extract (`None`: nothing to write, read nothing).
+    pub fn begin(
+        &mut self,
+        index: usize,
+        entry: &Entry,
+    ) -> Result<Option<OutputFile>, SevenZError> {
+        let Some(Some(Planned::Write(rel))) = self.steps.get_mut(index).map(Option::take) else {
             return Ok(None);
         };
         if entry.is_dir {
@@ -162,11 +168,13 @@ impl<S: PollSource> PollArchive<S> {
         x.finish(result)
     }
 
+    /// Walks the entries `x` writes (the others, and folders without any,
+    /// are not decoded) and writes them.
     async fn write_entries(&mut self, x: &mut Extraction) -> Result<(), SevenZError> {
-        let mut walk = self.walk();
+        let mut walk = self.walk_where(|i, _| x.writes(i));
         let mut buf = [0u8; COPY_CHUNK];
         while let Some(i) = walk.advance().await? {
-            let Some(mut out) = x.begin(&walk.entries()[i])? else {
+            let Some(mut out) = x.begin(i, &walk.entries()[i])? else {
                 continue;
             };
             loop {

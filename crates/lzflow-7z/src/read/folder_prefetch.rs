@@ -119,15 +119,19 @@ pub(crate) struct Prefetch {
 }
 
 impl Prefetch {
-    /// For a walk over `index` with more than one thread and folders met
-    /// one after the other (as 7-Zip writes them); `None` otherwise.
-    pub(crate) fn new(index: &ArchiveIndex) -> Option<Self> {
+    /// For a walk over `index` (over the entries `wanted` marks, if given)
+    /// with more than one thread and folders met one after the other (as
+    /// 7-Zip writes them); `None` otherwise.
+    pub(crate) fn new(index: &ArchiveIndex, wanted: Option<&[bool]>) -> Option<Self> {
         let threads = index.options().threads;
         if threads == 1 {
             return None;
         }
         let mut order: Vec<usize> = Vec::new();
-        for e in index.entries() {
+        for (i, e) in index.entries().iter().enumerate() {
+            if wanted.is_some_and(|w| !w[i]) {
+                continue;
+            }
             if let Some(fi) = e.folder() {
                 if order.last() != Some(&fi) {
                     order.push(fi);

@@ -395,7 +395,35 @@ impl<S: PollSource> PollArchive<S> {
     /// The sequential walk over every entry, each folder decoded once.
     pub fn walk(&mut self) -> PollEntries<'_, S> {
         let walk = WalkState {
-            prefetch: Prefetch::new(&self.index).map(Box::new),
+            prefetch: Prefetch::new(&self.index, None).map(Box::new),
+            ..WalkState::default()
+        };
+        self.resume(walk)
+    }
+
+    /// The sequential walk over the entries `select` picks (asked once
+    /// for each entry, in archive order, with its position, before the
+    /// walk starts). Only what those entries need is decoded: a folder
+    /// without a selected entry is never decoded, and a folder is left
+    /// after its last selected entry (the rest of it is neither decoded
+    /// nor checked). With every entry picked, it is [`walk`](Self::walk).
+    pub fn walk_where(
+        &mut self,
+        mut select: impl FnMut(usize, &Entry) -> bool,
+    ) -> PollEntries<'_, S> {
+        let wanted: Box<[bool]> = self
+            .index
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, e)| select(i, e))
+            .collect();
+        // Every entry picked: the whole walk, every folder checked to its
+        // end.
+        let wanted = (wanted.contains(&false)).then_some(wanted);
+        let walk = WalkState {
+            prefetch: Prefetch::new(&self.index, wanted.as_deref()).map(Box::new),
+            wanted,
             ..WalkState::default()
         };
         self.resume(walk)
@@ -412,6 +440,7 @@ impl<S: PollSource> PollArchive<S> {
             state: walk.state,
             total: walk.total,
             prefetch: walk.prefetch,
+            wanted: walk.wanted,
         }
     }
 }
@@ -426,6 +455,9 @@ pub struct WalkState {
     state: Option<EntryState>,
     total: u64,
     prefetch: Option<Box<Prefetch>>,
+    /// The entries the walk stops at ([`PollArchive::walk_where`]); all
+    /// when `None`.
+    wanted: Option<Box<[bool]>>,
 }
 
 impl std::fmt::Debug for WalkState {
@@ -473,6 +505,7 @@ pub struct PollEntries<'a, S> {
     total: u64,
     /// With threads: the folders ahead, decoding on workers.
     prefetch: Option<Box<Prefetch>>,
+    wanted: Option<Box<[bool]>>,
 }
 
 impl<S> std::fmt::Debug for PollEntries<'_, S> {
@@ -493,19 +526,20 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
             state.drain(pump, self.src).await?;
         }
         let index: &'a ArchiveIndex = self.index;
-        let Some(entry) = index.entries().get(self.next) else {
-            if let Some((_, mut pump)) = self.current.take() {
-                pump.finish(self.src).await?;
+        if let Some(wanted) = &self.wanted {
+            while wanted.get(self.next) == Some(&false) {
+                self.next += 1;
             }
+        }
+        let Some(entry) = index.entries().get(self.next) else {
+            self.leave_folder().await?;
             return Ok(None);
         };
         self.total = self.total.saturating_add(entry.size);
         index.options().limits.check_output(self.total)?;
         if let Some(fi) = entry.folder() {
             if self.current.as_ref().is_none_or(|(c, _)| *c != fi) {
-                if let Some((_, mut pump)) = self.current.take() {
-                    pump.finish(self.src).await?;
-                }
+                self.leave_folder().await?;
                 let mut decoded = None;
                 if let Some(p) = &mut self.prefetch {
                     p.fill(self.src, index, fi).await;
@@ -540,7 +574,21 @@ impl<'a, S: PollSource> PollEntries<'a, S> {
             state: self.state,
             total: self.total,
             prefetch: self.prefetch,
+            wanted: self.wanted,
         }
+    }
+
+    /// Ends the current folder: driven to its end and checked there, as
+    /// every entry of it was read; but on a selective walk one whose rest
+    /// was not selected is simply dropped, undecoded.
+    async fn leave_folder(&mut self) -> Result<(), SevenZError> {
+        let Some((fi, mut pump)) = self.current.take() else {
+            return Ok(());
+        };
+        if self.wanted.is_some() && pump.produced < self.index.folder_unpack_size(fi) {
+            return Ok(());
+        }
+        pump.finish(self.src).await
     }
 
     /// [`advance`](Self::advance), giving the entry itself.

@@ -396,21 +396,23 @@ pub fn test(
     let mut archive = require_password(open(path, options, quiet)?, had_password)?;
     let mut bytes = 0u64;
     let mut count = 0usize;
+    let name = |entry: &Entry| -> String {
+        match entry.name.is_empty() {
+            true => unnamed.clone(),
+            false => entry.name.clone(),
+        }
+    };
+    // As 7-Zip does, only the selected entries are tested: what only the
+    // others need is not decoded.
     archive
-        .for_each_entry(|entry, data| {
-            let name = if entry.name.is_empty() {
-                &unnamed
-            } else {
-                &entry.name
-            };
-            // The walk decodes the others anyway (solid blocks), so their
-            // CRCs are checked too; only the selected are counted.
-            if selection.selects(name) {
+        .for_each_entry_where(
+            |_, entry| selection.selects(&name(entry)),
+            |_, data| {
                 bytes += io::copy(data, &mut io::sink())?;
                 count += 1;
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
         .map_err(|e| explain(e, had_password))?;
     Ok((count, bytes))
 }

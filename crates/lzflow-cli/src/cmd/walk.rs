@@ -228,8 +228,8 @@ fn is_password_error(e: &io::Error) -> bool {
 }
 
 /// Walks a 7z archive: every entry is planned before any is written, then
-/// the archive is decoded once, in order (not at all when nothing is to be
-/// written).
+/// the archive is decoded once, in order, as far as the entries to write
+/// need (folders without one are not decoded).
 pub fn sevenz<R: Read + Seek>(
     archive: &mut lzflow::sevenz::Archive<R>,
     walk: &mut Walk<'_>,
@@ -242,22 +242,27 @@ pub fn sevenz<R: Read + Seek>(
             false => walk.plan(&e.name, e.is_dir),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if steps.iter().all(|s| matches!(s, Step::Skip)) {
+    let wanted: Vec<bool> = steps.iter().map(|s| !matches!(s, Step::Skip)).collect();
+    if !wanted.contains(&true) {
         return Ok(());
     }
-    let mut steps = steps.iter();
+    // The walk stops at the wanted entries only, in order.
+    let mut to_write = steps.iter().filter(|s| !matches!(s, Step::Skip));
     archive
-        .for_each_entry(|entry, data| {
-            let step = steps.next().unwrap_or(&Step::Skip);
-            let attrs = EntryAttrs {
-                mode: entry.unix_mode(),
-                readonly: entry
-                    .attributes
-                    .is_some_and(|a| a & lzflow::sevenz::ATTR_READONLY != 0),
-                mtime: entry.mtime(),
-            };
-            walk.write(step, attrs, data)
-        })
+        .for_each_entry_where(
+            |i, _| wanted[i],
+            |entry, data| {
+                let step = to_write.next().unwrap_or(&Step::Skip);
+                let attrs = EntryAttrs {
+                    mode: entry.unix_mode(),
+                    readonly: entry
+                        .attributes
+                        .is_some_and(|a| a & lzflow::sevenz::ATTR_READONLY != 0),
+                    mtime: entry.mtime(),
+                };
+                walk.write(step, attrs, data)
+            },
+        )
         .map_err(io::Error::from)
 }
 
