@@ -91,7 +91,9 @@ impl<S: PollSource> AsyncArchive<S> {
     }
 
     /// An `AsyncRead` of entry `index`'s data; in a solid folder the
-    /// entries before it are decoded and discarded first.
+    /// entries before it are decoded and discarded first, unless the last
+    /// reader (dropped without an error) was of an earlier entry of that
+    /// folder: decoding then goes on from where it stopped.
     pub async fn reader(&mut self, index: usize) -> Result<AsyncEntryReader<'_, S>, SevenZError> {
         Ok(AsyncEntryReader {
             inner: self.core.reader(index).await?,

@@ -90,7 +90,10 @@ impl<R: Read + Seek> Archive<R> {
     }
 
     /// A reader of entry `index`'s data. In a solid folder the entries
-    /// before it are decoded and discarded.
+    /// before it are decoded and discarded, unless the last reader (dropped
+    /// without an error) was of an earlier entry of the same folder: then
+    /// decoding goes on from where it stopped, so readers taken in archive
+    /// order decode a solid folder once.
     pub fn reader(&mut self, index: usize) -> Result<EntryReader<'_, R>, SevenZError> {
         let inner = block_on(self.core.reader(index))?;
         Ok(EntryReader { inner })

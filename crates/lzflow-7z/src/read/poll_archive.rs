@@ -10,6 +10,7 @@
 
 use std::future::poll_fn;
 use std::io::{self, SeekFrom};
+use std::sync::Mutex;
 use std::task::{ready, Context, Poll};
 
 use lzflow_core::source::PollSource;
@@ -281,6 +282,12 @@ impl EntryState {
 pub struct PollArchive<S> {
     src: S,
     index: ArchiveIndex,
+    /// The folder decoder the last entry reader left, where it stopped:
+    /// a reader of a later entry of that folder goes on from there
+    /// instead of decoding the folder again from its start. Only ever
+    /// reached through `&mut` (`get_mut`, no locking): the mutex is there
+    /// so that the archive stays `Sync` (a decoder is only `Send`).
+    resume: Mutex<Option<(usize, FolderPump)>>,
 }
 
 impl<S: PollSource> PollArchive<S> {
@@ -335,7 +342,11 @@ impl<S: PollSource> PollArchive<S> {
             // block the task: their decoders say when to poll again.
             index.set_nonblocking(lzflow_core::Readiness::new());
         }
-        Ok(PollArchive { src, index })
+        Ok(PollArchive {
+            src,
+            index,
+            resume: Mutex::new(None),
+        })
     }
 
     /// Every entry, in archive order.
@@ -365,7 +376,12 @@ impl<S: PollSource> PollArchive<S> {
     }
 
     /// A reader of entry `index`'s data, the entries before it in a solid
-    /// folder decoded and discarded.
+    /// folder decoded and discarded; but when the last reader (dropped
+    /// without an error) was of an earlier entry of the same folder, the
+    /// folder is decoded on from where that reader stopped, so reading a
+    /// solid folder's entries in order, one reader each, decodes it once.
+    /// (The decoder is kept for that between readers, until the next
+    /// reader or the archive is dropped.)
     pub async fn reader(&mut self, index: usize) -> Result<PollEntryReader<'_, S>, SevenZError> {
         let entry = self
             .index
@@ -376,12 +392,21 @@ impl<S: PollSource> PollArchive<S> {
             .options()
             .limits
             .check_output(entry.offset_in_folder().saturating_add(entry.size))?;
+        let resume = self.resume.get_mut().unwrap_or_else(|e| e.into_inner());
+        let resumed = resume.take();
         let pump = match entry.folder() {
             Some(fi) => {
-                let mut pump = FolderPump::new(self.index.folder_decoder(fi)?);
+                let mut pump = match resumed {
+                    Some((f, mut pump)) if f == fi && pump.produced <= entry.offset_in_folder() => {
+                        // The source may have moved since.
+                        pump.pos = None;
+                        pump
+                    }
+                    _ => FolderPump::new(self.index.folder_decoder(fi)?),
+                };
                 pump.skip_to(&mut self.src, entry.offset_in_folder())
                     .await?;
-                Some(pump)
+                Some((fi, pump))
             }
             None => None,
         };
@@ -389,6 +414,8 @@ impl<S: PollSource> PollArchive<S> {
             src: &mut self.src,
             pump,
             state: EntryState::new(entry, false),
+            resume,
+            failed: false,
         })
     }
 
@@ -472,16 +499,30 @@ impl std::fmt::Debug for WalkState {
 /// the data does not match the entry's CRC.
 pub struct PollEntryReader<'a, S> {
     src: &'a mut S,
-    pump: Option<FolderPump>,
+    /// The entry's folder and its decoder.
+    pump: Option<(usize, FolderPump)>,
     state: EntryState,
+    /// Where the decoder goes back on drop, for the next reader.
+    resume: &'a mut Option<(usize, FolderPump)>,
+    /// A read failed: the decoder is not handed on.
+    failed: bool,
 }
 
 impl<S: PollSource> PollEntryReader<'_, S> {
     /// The entry's data into `buf`; `Ok(0)` at its end.
     pub fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
-        self.state
-            .poll_read(self.pump.as_mut(), self.src, cx, buf)
-            .map_err(io::Error::from)
+        let pump = self.pump.as_mut().map(|(_, p)| p);
+        let r = ready!(self.state.poll_read(pump, self.src, cx, buf));
+        self.failed |= r.is_err();
+        Poll::Ready(r.map_err(io::Error::from))
+    }
+}
+
+impl<S> Drop for PollEntryReader<'_, S> {
+    fn drop(&mut self) {
+        if !self.failed {
+            *self.resume = self.pump.take();
+        }
     }
 }
 
