@@ -3,7 +3,12 @@
 //!
 //! * Paths stay below the target: absolute paths, drive letters, `..`,
 //!   backslash tricks and NULs are refused ([`safe_relative_path`]), and no
-//!   directory on the way may be a symbolic link.
+//!   directory on the way may be a symbolic link. Everything is made
+//!   through the target directory opened once (`cap_std`), and each file
+//!   through its parent directory opened from it, never by a path from the
+//!   file system's root: a directory swapped for a symbolic link while the
+//!   extraction runs cannot carry a write, a rename or a permission change
+//!   outside the target.
 //! * Nothing is written through an existing file or link: each file is
 //!   written to a new temporary file in its directory (created with
 //!   `O_EXCL`, so not even a dangling link is followed) and then moved into
@@ -28,6 +33,8 @@ use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::SystemTime;
+
+use cap_std::fs::Dir;
 
 use crate::{CoderError, Culprit};
 
@@ -389,9 +396,15 @@ pub enum Planned {
 #[derive(Debug)]
 pub struct Extractor {
     root: PathBuf,
+    /// The target directory, opened once: what the extraction makes, it
+    /// makes through this handle (paths below are relative to it).
+    dir: Arc<Dir>,
+    /// The directory the last file was made in, opened from `dir`, and
+    /// where: the next file of that directory is made through it too.
+    last_parent: Option<(PathBuf, Arc<Dir>)>,
     options: ExtractOptions,
-    /// Files and directories this extraction created, in order, for
-    /// [`rollback`](Self::rollback).
+    /// Files and directories this extraction created (relative to the
+    /// target), in order, for [`rollback`](Self::rollback).
     created: Vec<(PathBuf, EntryKind)>,
     /// The directories among them (only those get the archive's modes).
     created_dirs: HashSet<PathBuf>,
@@ -411,6 +424,16 @@ pub struct Extractor {
 #[derive(Debug)]
 pub struct OutputFile {
     file: Option<File>,
+    /// The directory the file is made in, opened from the target's handle
+    /// (when the first file of that directory was created); the temporary
+    /// file is renamed, linked or removed through it.
+    parent: Arc<Dir>,
+    /// The names in `parent` of the temporary file and of the file.
+    temp_name: PathBuf,
+    target_name: PathBuf,
+    /// Where the file goes, relative to the target.
+    rel: PathBuf,
+    /// The same two as full paths (messages, the signal cleanup).
     temp: PathBuf,
     target: PathBuf,
     attrs: EntryAttrs,
@@ -442,7 +465,7 @@ impl OutputFile {
 impl Drop for OutputFile {
     fn drop(&mut self) {
         if self.file.take().is_some() {
-            let _ = fs::remove_file(&self.temp);
+            let _ = self.parent.remove_file(&self.temp_name);
             forget_partial(&self.temp);
         }
     }
@@ -493,8 +516,12 @@ impl Extractor {
     pub fn new(root: impl Into<PathBuf>, options: ExtractOptions) -> Result<Self, ExtractError> {
         let root = root.into();
         fs::create_dir_all(&root).map_err(|e| ExtractError::io(&root, e))?;
+        let dir = Dir::open_ambient_dir(&root, cap_std::ambient_authority())
+            .map_err(|e| ExtractError::io(&root, e))?;
         Ok(Extractor {
             root,
+            dir: Arc::new(dir),
+            last_parent: None,
             options,
             created: Vec::new(),
             created_dirs: HashSet::new(),
@@ -654,19 +681,20 @@ impl Extractor {
         }
     }
 
-    /// Creates the directories from the root down to `rel`, refusing to go
-    /// through a symbolic link (which could point anywhere) or a file.
+    /// Creates the directories from the target down to `rel`, refusing to
+    /// go through a symbolic link (which could point anywhere) or a file;
+    /// gives `rel` back.
     fn make_parents(
         &mut self,
         rel: &Path,
         wanted_last: EntryKind,
     ) -> Result<PathBuf, ExtractError> {
-        let mut at = self.root.clone();
+        let mut at = PathBuf::new();
         let n = rel.components().count();
         for (i, comp) in rel.components().enumerate() {
             at.push(comp);
             let last = i + 1 == n;
-            match fs::symlink_metadata(&at) {
+            match self.dir.symlink_metadata(&at) {
                 Ok(m) if m.file_type().is_symlink() => {
                     return Err(ExtractError::UnsafePath {
                         path: rel.display().to_string(),
@@ -681,17 +709,19 @@ impl Extractor {
                         EntryKind::Directory
                     };
                     return Err(ExtractError::Clash {
-                        path: at,
+                        path: self.root.join(&at),
                         existing,
                         wanted: kind_name(wanted),
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    fs::create_dir(&at).map_err(|e| ExtractError::io(&at, e))?;
+                    self.dir
+                        .create_dir(&at)
+                        .map_err(|e| ExtractError::io(&self.root.join(&at), e))?;
                     self.created.push((at.clone(), EntryKind::Directory));
                     self.created_dirs.insert(at.clone());
                 }
-                Err(e) => return Err(ExtractError::io(&at, e)),
+                Err(e) => return Err(ExtractError::io(&self.root.join(&at), e)),
             }
         }
         Ok(at)
@@ -718,12 +748,30 @@ impl Extractor {
         rel: &Path,
         attrs: EntryAttrs,
     ) -> Result<Option<OutputFile>, ExtractError> {
-        let parent = match rel.parent() {
+        let parent_rel = match rel.parent() {
             Some(p) if !p.as_os_str().is_empty() => self.make_parents(p, EntryKind::Directory)?,
-            _ => self.root.clone(),
+            _ => PathBuf::new(),
         };
-        let target = parent.join(rel.file_name().unwrap_or_default());
-        match fs::symlink_metadata(&target) {
+        let parent_path = self.root.join(&parent_rel);
+        // Opened once through the target's handle: whatever happens to the
+        // path afterwards, the file is made, linked and renamed in this
+        // directory (which stays inside the target).
+        let parent = match &self.last_parent {
+            _ if parent_rel.as_os_str().is_empty() => Arc::clone(&self.dir),
+            Some((at, dir)) if *at == parent_rel => Arc::clone(dir),
+            _ => {
+                let dir = self
+                    .dir
+                    .open_dir(&parent_rel)
+                    .map_err(|e| ExtractError::io(&parent_path, e))?;
+                let dir = Arc::new(dir);
+                self.last_parent = Some((parent_rel.clone(), Arc::clone(&dir)));
+                dir
+            }
+        };
+        let target_name = PathBuf::from(rel.file_name().unwrap_or_default());
+        let target = parent_path.join(&target_name);
+        match parent.symlink_metadata(&target_name) {
             Ok(m) if m.is_dir() => {
                 return Err(ExtractError::Clash {
                     path: target,
@@ -742,11 +790,12 @@ impl Extractor {
         };
         loop {
             self.temp_seq += 1;
-            let temp = parent.join(format!(
+            let temp_name = PathBuf::from(format!(
                 ".lzflow-{}-{}.partial",
                 std::process::id(),
                 self.temp_seq
             ));
+            let temp = parent_path.join(&temp_name);
             // Created and listed under the lock: `remove_partial_files`
             // sees every temporary file or stops it being made.
             let mut registry = partials();
@@ -755,11 +804,15 @@ impl Extractor {
                 let stopped = io::Error::other("extraction stopped (remove_partial_files)");
                 return Err(ExtractError::io(&temp, stopped));
             }
-            match create_new(&temp, mode) {
+            match create_new(&parent, &temp_name, mode) {
                 Ok(file) => {
                     registry.paths.push(temp.clone());
                     return Ok(Some(OutputFile {
                         file: Some(file),
+                        parent,
+                        temp_name,
+                        target_name,
+                        rel: parent_rel.join(rel.file_name().unwrap_or_default()),
                         temp,
                         target,
                         attrs,
@@ -778,7 +831,7 @@ impl Extractor {
         let file = out.file.take().expect("an output file is committed once");
         let result = self.place(&file, &out);
         if result.is_err() {
-            let _ = fs::remove_file(&out.temp);
+            let _ = out.parent.remove_file(&out.temp_name);
         }
         // Moved into place, or removed: no longer partial.
         forget_partial(&out.temp);
@@ -809,33 +862,34 @@ impl Extractor {
             p.set_readonly(true);
             file.set_permissions(p).map_err(io_err)?;
         }
+        let (dir, temp, name) = (&out.parent, &out.temp_name, &out.target_name);
         if self.options.overwrite == Overwrite::Always {
             // Replaces a file or a link itself, never what a link points to.
-            fs::rename(&out.temp, &out.target).map_err(io_err)?;
+            dir.rename(temp, dir, name).map_err(io_err)?;
         } else {
             // A hard link fails when the name exists: no window in which a
             // file that appeared meanwhile could be replaced. File systems
             // without hard links: check, then rename.
-            let placed = match fs::hard_link(&out.temp, &out.target) {
+            let placed = match dir.hard_link(temp, dir, name) {
                 Ok(()) => {
-                    let _ = fs::remove_file(&out.temp);
+                    let _ = dir.remove_file(temp);
                     true
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
-                Err(_) if fs::symlink_metadata(&out.target).is_ok() => false,
+                Err(_) if dir.symlink_metadata(name).is_ok() => false,
                 Err(_) => {
-                    fs::rename(&out.temp, &out.target).map_err(io_err)?;
+                    dir.rename(temp, dir, name).map_err(io_err)?;
                     true
                 }
             };
             if !placed {
-                let _ = fs::remove_file(&out.temp);
+                let _ = dir.remove_file(temp);
                 // Never: refused; Skip: the file that appeared stays.
                 self.keep_existing(&out.target)?;
                 return Ok(());
             }
         }
-        self.created.push((out.target.clone(), EntryKind::File));
+        self.created.push((out.rel.clone(), EntryKind::File));
         Ok(())
     }
 
@@ -844,15 +898,21 @@ impl Extractor {
     /// read-only directory does not block its children.
     pub fn finish(mut self) -> Result<(), ExtractError> {
         let dirs = std::mem::take(&mut self.dirs);
-        for (at, attrs) in dirs.iter().rev() {
+        for (rel, attrs) in dirs.iter().rev() {
+            let at = self.root.join(rel);
+            // Through a handle opened from the target's, and not through
+            // a link that replaced the directory.
+            let Ok(dir) = open_dir_nofollow(&self.dir, rel) else {
+                continue;
+            };
             if self.options.preserve_times {
-                if let (Some(t), Ok(f)) = (attrs.mtime, File::open(at)) {
-                    let _ = f.set_modified(t);
+                if let Some(t) = attrs.mtime {
+                    let _ = dir.set_modified(t);
                 }
             }
             if self.options.preserve_permissions {
                 if let Some(mode) = attrs.permissions() {
-                    set_dir_permissions(at, mode).map_err(|e| ExtractError::io(at, e))?;
+                    set_dir_permissions(&dir, mode).map_err(|e| ExtractError::io(&at, e))?;
                 }
             }
         }
@@ -862,10 +922,10 @@ impl Extractor {
     /// Removes every file and directory this extraction created (a
     /// directory only when empty), newest first.
     pub fn rollback(self) {
-        for (path, kind) in self.created.iter().rev() {
+        for (rel, kind) in self.created.iter().rev() {
             let _ = match kind {
-                EntryKind::File => fs::remove_file(path),
-                EntryKind::Directory => fs::remove_dir(path),
+                EntryKind::File => self.dir.remove_file(rel),
+                EntryKind::Directory => self.dir.remove_dir(rel),
             };
         }
     }
@@ -891,38 +951,59 @@ fn clash(path: &Path, existing: EntryKind) -> ExtractError {
     }
 }
 
-/// A new file that did not exist under any form (not even a dangling link),
-/// created with `mode` so the umask applies.
-fn create_new(path: &Path, mode: Option<u32>) -> io::Result<File> {
-    let mut options = fs::OpenOptions::new();
+/// A new file `name` in `dir` that did not exist under any form (not even
+/// a dangling link), created with `mode` so the umask applies.
+fn create_new(dir: &Dir, name: &Path, mode: Option<u32>) -> io::Result<File> {
+    let mut options = cap_std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use cap_std::fs::OpenOptionsExt;
         options.mode(mode.unwrap_or(0o666));
     }
     #[cfg(not(unix))]
     let _ = mode;
-    options.open(path)
+    Ok(dir.open_with(name, &options)?.into_std())
 }
 
-/// Gives a directory this extraction created the archive's permission
-/// bits, less what the umask took when it was created.
+/// The directory `rel` below `dir`, opened (for reading, so that its mode
+/// and time can be set through the handle) unless it is a symbolic link.
 #[cfg(unix)]
-fn set_dir_permissions(at: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    // Created with 0o777 & !umask: masking with the stored bits leaves
-    // exactly stored & !umask.
-    let current = fs::metadata(at)?.permissions().mode() & 0o777;
-    fs::set_permissions(at, fs::Permissions::from_mode(current & mode))
+fn open_dir_nofollow(dir: &Dir, rel: &Path) -> io::Result<File> {
+    use cap_std::fs::OpenOptionsExt;
+    let mut options = cap_std::fs::OpenOptions::new();
+    options
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW);
+    Ok(dir.open_with(rel, &options)?.into_std())
 }
 
 #[cfg(not(unix))]
-fn set_dir_permissions(at: &Path, mode: u32) -> io::Result<()> {
+fn open_dir_nofollow(dir: &Dir, rel: &Path) -> io::Result<File> {
+    if dir.symlink_metadata(rel)?.file_type().is_symlink() {
+        return Err(io::ErrorKind::InvalidInput.into());
+    }
+    Ok(dir.open_dir(rel)?.into_std_file())
+}
+
+/// Gives a directory this extraction created (open as `dir`) the
+/// archive's permission bits, less what the umask took when it was
+/// created.
+#[cfg(unix)]
+fn set_dir_permissions(dir: &File, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    // Created with 0o777 & !umask: masking with the stored bits leaves
+    // exactly stored & !umask.
+    let current = dir.metadata()?.permissions().mode() & 0o777;
+    dir.set_permissions(fs::Permissions::from_mode(current & mode))
+}
+
+#[cfg(not(unix))]
+fn set_dir_permissions(dir: &File, mode: u32) -> io::Result<()> {
     if mode & 0o222 == 0 {
-        let mut p = fs::metadata(at)?.permissions();
+        let mut p = dir.metadata()?.permissions();
         p.set_readonly(true);
-        fs::set_permissions(at, p)?;
+        dir.set_permissions(p)?;
     }
     Ok(())
 }
