@@ -122,3 +122,32 @@ async fn damaged_data_is_a_crc_error_and_the_end() {
     assert!(!seen.contains(&"d/b.txt".to_string()), "{seen:?}");
     assert!(s.try_next().await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn a_selective_stream_yields_the_picked_entries_only() {
+    // Two folders (a.bin + d/b.txt, d/c + e.bin): picking from the second
+    // only; the first folder's packed bytes are damaged and never read.
+    let mut bytes = archive();
+    let a = lzflow::sevenz::Archive::open(Cursor::new(bytes.clone())).unwrap();
+    assert_eq!(a.index().folder_count(), 2);
+    let first = a.index().folder_packed_size(0) as usize;
+    for b in &mut bytes[32 + first / 2..32 + first / 2 + 8] {
+        *b ^= 0x5A;
+    }
+    let a = lzflow::sevenz::AsyncArchive::open(Cursor::new(bytes))
+        .await
+        .unwrap();
+    let stream = a.into_entries_where(1 << 20, |_, e| e.name == "e.bin" || e.name == "empty");
+    let got: Vec<OwnedEntry> = tokio::spawn(stream.try_collect()).await.unwrap().unwrap();
+    let got: Vec<(String, Vec<u8>)> = got
+        .iter()
+        .map(|(e, d)| (e.name.clone(), d.to_vec()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("e.bin".to_string(), data(120_000, 11)),
+            ("empty".to_string(), Vec::new())
+        ]
+    );
+}

@@ -161,6 +161,22 @@ impl<S: PollSource + Send + 'static> AsyncArchive<S> {
             inner: StepStream::new((self.core, WalkState::default(), max_entry_size), step),
         }
     }
+
+    /// [`into_entries`](Self::into_entries) over the entries `select`
+    /// picks (asked once for each entry, in archive order, with its
+    /// position, before the stream starts): what only the others need is
+    /// not decoded, as with
+    /// [`entries_stream_where`](Self::entries_stream_where).
+    pub fn into_entries_where(
+        mut self,
+        max_entry_size: u64,
+        select: impl FnMut(usize, &Entry) -> bool,
+    ) -> EntryStream<S> {
+        let walk = self.core.walk_where(select).suspend();
+        EntryStream {
+            inner: StepStream::new((self.core, walk, max_entry_size), step),
+        }
+    }
 }
 
 /// What [`EntryStream`] yields: an entry and its data.
