@@ -1,0 +1,180 @@
+//! Hostile zip archives extracted to disk (central directory and
+//! forward-only) under every overwrite and path policy, with or without a
+//! selection, into a target that holds a file and links pointing out of
+//! it: nothing is ever written outside the target, no link is followed,
+//! no setuid/setgid/sticky bit is applied, no temporary file is left.
+#![no_main]
+
+use std::fs;
+use std::io::Cursor;
+use std::os::unix::fs::{symlink, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use libfuzzer_sys::fuzz_target;
+use lzflow_zip::{ExtractOptions, Overwrite, PathPolicy, ZipArchive, ZipStreamReader};
+
+/// Entries from the input: (name, is a directory, Unix mode, data).
+fn entries(mut data: &[u8]) -> Vec<(Vec<u8>, bool, u32, Vec<u8>)> {
+    let mut out = Vec::new();
+    while out.len() < 16 {
+        let Some((&len, rest)) = data.split_first() else {
+            break;
+        };
+        let len = usize::from(len % 48);
+        if rest.len() < len + 4 {
+            break;
+        }
+        let name = rest[..len].to_vec();
+        let flags = rest[len];
+        let mode = u32::from(u16::from_le_bytes([rest[len + 1], rest[len + 2]]));
+        let n = usize::from(rest[len + 3] % 32).min(rest.len() - len - 4);
+        let body = rest[len + 4..len + 4 + n].to_vec();
+        data = &rest[len + 4 + n..];
+        let dir = flags & 1 != 0;
+        let kind = if dir { 0o040_000 } else { 0o100_000 };
+        out.push((
+            name,
+            dir,
+            kind | (mode & 0o7777),
+            if dir { Vec::new() } else { body },
+        ));
+    }
+    out
+}
+
+/// A Stored zip of `entries`, made by Unix, byte by byte (APPNOTE 4.3).
+fn stored_zip(entries: &[(Vec<u8>, bool, u32, Vec<u8>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, dir, mode, data) in entries {
+        let mut name = name.clone();
+        if *dir && name.last() != Some(&b'/') {
+            name.push(b'/');
+        }
+        let offset = out.len() as u32;
+        let crc = crc32fast::hash(data);
+        let fixed = |sig: u32, out: &mut Vec<u8>| {
+            out.extend_from_slice(&sig.to_le_bytes());
+            if sig == 0x0201_4b50 {
+                out.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
+            }
+            out.extend_from_slice(&20u16.to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+            out.extend_from_slice(&0x0021_0000u32.to_le_bytes());
+            out.extend_from_slice(&crc.to_le_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&0u16.to_le_bytes());
+        };
+        fixed(0x0403_4b50, &mut out);
+        out.extend_from_slice(&name);
+        out.extend_from_slice(data);
+        fixed(0x0201_4b50, &mut central);
+        central.extend_from_slice(&[0; 6]);
+        central.extend_from_slice(&(mode << 16).to_le_bytes());
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(&name);
+    }
+    let cd_offset = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0; 4]);
+    let n = entries.len() as u16;
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// Every path below `dir` (not following links), with its metadata.
+fn tree(dir: &Path, out: &mut Vec<(PathBuf, fs::Metadata)>) {
+    let Ok(list) = fs::read_dir(dir) else { return };
+    for e in list.flatten() {
+        let path = e.path();
+        let Ok(m) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if m.is_dir() {
+            tree(&path, out);
+        }
+        out.push((path, m));
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&opts, rest)) = data.split_first() else {
+        return;
+    };
+    let zip = stored_zip(&entries(rest));
+    let overwrite = [
+        Overwrite::Never,
+        Overwrite::Skip,
+        Overwrite::Always,
+        Overwrite::Rename,
+    ][usize::from(opts & 3)];
+    let mut options = ExtractOptions::default()
+        .with_overwrite(overwrite)
+        .with_preserve_permissions(opts & 8 == 0);
+    if opts & 4 != 0 {
+        options = options.with_paths(PathPolicy::Skip);
+    }
+    if opts & 16 != 0 {
+        options = options.with_select(|name| !name.contains('x'));
+    }
+    let base = std::env::temp_dir().join(format!("lzflow-fuzz-extract-{}", std::process::id()));
+    for forward in [false, true] {
+        let _ = fs::remove_dir_all(&base);
+        let (target, outside) = (base.join("t"), base.join("outside"));
+        fs::create_dir_all(&target).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(target.join("pre.txt"), "kept").unwrap();
+        symlink("../outside", target.join("link")).unwrap();
+        symlink(&outside, target.join("abs")).unwrap();
+        symlink("../outside/new", target.join("dangling")).unwrap();
+        let _ = if forward {
+            ZipStreamReader::new(&zip[..]).extract_to_with(&target, &options)
+        } else {
+            match ZipArchive::open(Cursor::new(&zip[..])) {
+                Ok(mut a) => a.extract_to_with(&target, &options),
+                Err(_) => Ok(()),
+            }
+        };
+        let mut out = Vec::new();
+        tree(&outside, &mut out);
+        assert!(out.is_empty(), "written outside the target: {out:?}");
+        let top: Vec<_> = fs::read_dir(&base)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(top.len(), 2, "beside the target: {top:?}");
+        let mut inside = Vec::new();
+        tree(&target, &mut inside);
+        for (path, m) in &inside {
+            let name = path.file_name().unwrap().to_string_lossy();
+            // The extractor's own: `.lzflow-PID-N.partial`.
+            let ours = format!(".lzflow-{}-", std::process::id());
+            assert!(
+                !(name.starts_with(&ours) && name.ends_with(".partial")),
+                "a temporary file left: {path:?}"
+            );
+            assert_eq!(
+                m.permissions().mode() & 0o7000,
+                0,
+                "special bits on {path:?}"
+            );
+        }
+        if overwrite != Overwrite::Always {
+            assert_eq!(fs::read(target.join("pre.txt")).unwrap(), b"kept");
+            for link in ["link", "abs", "dangling"] {
+                let m = fs::symlink_metadata(target.join(link)).unwrap();
+                assert!(m.file_type().is_symlink(), "{link} replaced without Always");
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&base);
+});
