@@ -52,7 +52,7 @@ standard output, and input files removed unless -k or -c; so do the names unxz, 
 lzma and lzip for a link to the binary.\n\n\
 Archive commands take 7-Zip's switches too: -y, -aoa, -aos, -aou, -bd, -bsp0, -so, -r (wildcards always \
 match at any depth), -i!WILDCARD, -x!WILDCARD (-bb, -bso and -bse are accepted and change nothing); \
-`a` also -si[NAME], -ms=on|off|Nf|SIZE and, with -tzip, -so.\n\n\
+`l` also -slt (the technical listing); `a` also -si[NAME], -ms=on|off|Nf|SIZE and, with -tzip, -so.\n\n\
 Exit status of c, d, the xz command line, and t and l on .xz/.lzma/.lz files (as xz): \
 0 success, 1 error, 2 warning.\n\
 Exit status of a, x, e, and t and l on 7z/zip archives (as 7-Zip): 0 success, 1 warning \
@@ -246,6 +246,7 @@ fn seven_zip_switch(command: &str, text: &str) -> Option<Option<String>> {
         "-aos" if extracting => "--skip-existing".to_string(),
         "-aou" if extracting => "--rename".to_string(),
         "-so" if extracting || command == "a" => "--stdout".to_string(),
+        "-slt" if command == "l" => "--technical".to_string(),
         "-bd" if extracting || matches!(command, "t" | "a") => "--quiet".to_string(),
         // Wildcards always match at any depth, and `a` always adds what
         // is below a directory it is given.

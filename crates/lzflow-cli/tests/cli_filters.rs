@@ -450,3 +450,116 @@ fn wildcards_decode_only_what_the_selected_entries_need() {
     assert_ne!(out.status.code(), Some(0));
     fs::remove_dir_all(&dir).ok();
 }
+
+/// The `Key = Value` lines after the `----------` separator whose keys are
+/// in `keys`.
+fn technical(listing: &str, keys: &[&str]) -> Vec<String> {
+    listing
+        .split("\n----------\n")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .filter(|l| keys.iter().any(|k| l.starts_with(&format!("{k} = "))))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn l_slt_gives_7zip_s_technical_listing() {
+    if !has_7zz() {
+        return;
+    }
+    let dir = scratch("filters-slt");
+    let src = dir.join("src");
+    for (name, text) in TREE {
+        let path = src.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    fs::set_permissions(
+        src.join("b/e.bin"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o751),
+    )
+    .unwrap();
+    // Made by 7zz itself (times to 100 ns) and by Info-ZIP when present.
+    let mut archives = Vec::new();
+    let seven = dir.join("t.7z");
+    let out = Command::new("7zz")
+        .args(["a", "-bd", "-bso0"])
+        .arg(&seven)
+        .args(["a.txt", "b", "docs"])
+        .current_dir(&src)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    archives.push((
+        seven,
+        &[
+            "Path",
+            "Size",
+            "Packed Size",
+            "Modified",
+            "Attributes",
+            "CRC",
+            "Encrypted",
+            "Block",
+        ][..],
+    ));
+    let zip = dir.join("t.zip");
+    if Command::new("zip")
+        .args(["-qr"])
+        .arg(&zip)
+        .args(["a.txt", "b", "docs"])
+        .current_dir(&src)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        archives.push((
+            zip,
+            &[
+                "Path",
+                "Folder",
+                "Size",
+                "Packed Size",
+                "Modified",
+                "Attributes",
+                "Encrypted",
+                "CRC",
+                "Host OS",
+                "Offset",
+            ][..],
+        ));
+    } else {
+        eprintln!("SKIPPED: zip is not installed; the zip half of the test");
+    }
+    for (archive, keys) in archives {
+        let ours = bin().arg("l").arg(&archive).arg("-slt").output().unwrap();
+        assert_eq!(ours.status.code(), Some(0), "{}", stderr(&ours));
+        let theirs = Command::new("7zz")
+            .args(["l", "-slt"])
+            .arg(&archive)
+            .env("TZ", "UTC")
+            .output()
+            .unwrap();
+        let (ours, theirs) = (stdout_text(&ours), stdout_text(&theirs));
+        let want = technical(&theirs, keys);
+        assert_eq!(want.len(), 8 * keys.len(), "{archive:?}: {theirs}");
+        assert_eq!(technical(&ours, keys), want, "{archive:?}");
+        // With a wildcard, the selected entries only.
+        let some = bin()
+            .arg("l")
+            .arg(&archive)
+            .args(["-slt", "*.txt"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            technical(&stdout_text(&some), &["Path"]),
+            ["Path = a.txt", "Path = b/a.txt", "Path = docs/sub/d.txt"]
+        );
+    }
+    fs::remove_dir_all(&dir).ok();
+}
+
+fn stdout_text(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

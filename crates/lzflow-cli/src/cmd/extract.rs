@@ -417,18 +417,98 @@ pub fn test(
     Ok((count, bytes))
 }
 
-/// `D`irectory, `R`ead-only, `A`rchive, `L`ink flags and the unix mode.
+/// 7-Zip's technical listing (`7zz l -slt`) of the entries `selection`
+/// selects: the archive's properties, then a `Key = Value` block per
+/// entry with 7-Zip's keys (times in UTC, to the FILETIME's 100 ns).
+pub fn list_technical(
+    path: &str,
+    options: ArchiveOptions,
+    selection: &Selection,
+) -> io::Result<usize> {
+    let unnamed = unnamed_entry_name(path);
+    let archive = open(path, options, true)?;
+    let index = archive.index();
+    let folders = index.folder_count();
+    let solid = (0..folders).any(|f| index.folder_entries(f).len() > 1);
+    outln!("--");
+    outln!("Path = {path}");
+    outln!("Type = 7z");
+    if let Ok(m) = std::fs::metadata(path) {
+        outln!("Physical Size = {}", m.len());
+    }
+    outln!("Solid = {}", if solid { "+" } else { "-" });
+    outln!("Blocks = {folders}");
+    outln!();
+    outln!("----------");
+    let mut seen_folder = vec![false; folders];
+    let mut listed = 0;
+    for entry in archive.entries() {
+        let name = if entry.name.is_empty() {
+            &unnamed
+        } else {
+            &entry.name
+        };
+        if !selection.selects(name) {
+            continue;
+        }
+        let (packed, method, encrypted, block) = match entry.folder() {
+            Some(fi) => {
+                // A solid folder's packed size belongs to its first entry.
+                let first = !std::mem::replace(&mut seen_folder[fi], true);
+                let packed = if first {
+                    index.folder_packed_size(fi).to_string()
+                } else {
+                    String::new()
+                };
+                let encrypted = if index.folder_is_encrypted(fi) {
+                    "+"
+                } else {
+                    "-"
+                };
+                (packed, index.folder_method(fi), encrypted, fi.to_string())
+            }
+            None => ("0".into(), String::new(), "-", String::new()),
+        };
+        outln!("Path = {name}");
+        outln!("Size = {}", entry.size);
+        outln!("Packed Size = {packed}");
+        outln!(
+            "Modified = {}",
+            entry
+                .mtime_filetime
+                .map(|ft| format!("{}.{:07}", format_filetime(ft), ft % 10_000_000))
+                .unwrap_or_default()
+        );
+        outln!("Attributes = {}", attributes(entry));
+        outln!(
+            "CRC = {}",
+            entry.crc.map(|c| format!("{c:08X}")).unwrap_or_default()
+        );
+        outln!("Encrypted = {encrypted}");
+        outln!("Method = {method}");
+        outln!("Block = {block}");
+        outln!();
+        listed += 1;
+    }
+    Ok(listed)
+}
+
+/// `R`ead-only, `H`idden, `S`ystem, `D`irectory, `A`rchive and `L`ink
+/// flags and the unix mode.
 fn attributes(entry: &Entry) -> String {
     let a = entry.attributes.unwrap_or(0);
+    // In the order of their bits, as 7-Zip prints them.
     let mut s = String::new();
-    if entry.is_dir {
-        s.push('D');
-    }
-    if a & lzflow::sevenz::ATTR_READONLY != 0 {
-        s.push('R');
-    }
-    if a & 0x20 != 0 {
-        s.push('A');
+    for (bit, c) in [
+        (0x01, 'R'),
+        (0x02, 'H'),
+        (0x04, 'S'),
+        (0x10, 'D'),
+        (0x20, 'A'),
+    ] {
+        if a & bit != 0 || (c == 'D' && entry.is_dir) {
+            s.push(c);
+        }
     }
     if entry.is_symlink() {
         s.push('L');

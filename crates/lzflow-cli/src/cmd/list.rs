@@ -29,6 +29,10 @@ pub struct Args {
     /// per file, and a `totals` line.
     #[arg(long)]
     pub robot: bool,
+    /// 7z and zip archives: 7-Zip's technical listing (`7zz l -slt`, which
+    /// lzflow also takes), a `Key = Value` block per entry.
+    #[arg(long)]
+    pub technical: bool,
     /// Password of a 7z archive with encrypted headers.
     #[arg(short, long, value_name = "PASSWORD")]
     pub password: Option<String>,
@@ -105,14 +109,20 @@ pub fn run(args: &Args) -> Status {
         }
         let listed_entries = if super::zip::is_zip(file) || file == "-" {
             let options = args.limits.zip_options(u64::MAX, args.password.as_deref());
-            Some(super::zip::list(file, options, &selection))
+            Some(match args.technical {
+                true => super::zip::list_technical(file, options, &selection),
+                false => super::zip::list(file, options, &selection),
+            })
         } else if super::extract::is_7z(file) {
             let password = args.password.as_deref();
             Some(
                 crate::password::for_archive(file, password, crate::password::Use::Listing)
                     .and_then(|pw| {
                         let options = args.limits.options(u64::MAX, pw.as_deref());
-                        super::extract::list(file, options, &selection)
+                        match args.technical {
+                            true => super::extract::list_technical(file, options, &selection),
+                            false => super::extract::list(file, options, &selection),
+                        }
                     }),
             )
         } else {

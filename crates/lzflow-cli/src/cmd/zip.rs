@@ -218,6 +218,153 @@ pub fn list(path: &str, options: ZipOptions, selection: &Selection) -> io::Resul
     Ok((files + dirs) as usize)
 }
 
+/// 7-Zip's technical listing (`7zz l -slt`) of the entries `selection`
+/// selects: the archive's properties, then a `Key = Value` block per
+/// entry with 7-Zip's keys (times in UTC). Read forward-only (`-`), an
+/// entry's sizes and CRC are those its local header and data give.
+pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) -> io::Result<usize> {
+    outln!("--");
+    outln!("Path = {path}");
+    outln!("Type = zip");
+    if let Some(m) = std::fs::metadata(path).ok().filter(|_| path != "-") {
+        outln!("Physical Size = {}", m.len());
+    }
+    outln!();
+    outln!("----------");
+    let time = |t: Option<SystemTime>| {
+        t.map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
+            .unwrap_or_default()
+    };
+    let mut listed = 0;
+    let mut block = |b: &Block<'_>| {
+        // A directory's name without its trailing slash, as 7-Zip shows it.
+        outln!("Path = {}", b.name.strip_suffix('/').unwrap_or(b.name));
+        outln!("Folder = {}", if b.is_dir { "+" } else { "-" });
+        outln!("Size = {}", b.size);
+        outln!("Packed Size = {}", b.packed);
+        outln!("Modified = {}", b.modified);
+        outln!("Attributes = {}", b.attributes);
+        outln!("Encrypted = {}", if b.encrypted { "+" } else { "-" });
+        outln!("Comment = {}", b.comment);
+        outln!(
+            "CRC = {}",
+            b.crc.map(|c| format!("{c:08X}")).unwrap_or_default()
+        );
+        outln!("Method = {}", method_name(b.method));
+        outln!("Host OS = {}", b.host);
+        outln!("Offset = {}", b.offset);
+        outln!();
+        listed += 1;
+    };
+    match open_listing(path, options)? {
+        Listing::File(mut directory) => {
+            while let Some(e) = directory.next_entry()? {
+                let name = e.name();
+                if !selection.selects(&name) {
+                    continue;
+                }
+                let is_dir = e.is_dir();
+                block(&Block {
+                    name: &name,
+                    is_dir,
+                    size: e.uncompressed_size(),
+                    packed: e.compressed_size().to_string(),
+                    modified: time(e.mtime()),
+                    attributes: zip_attributes(e.external_attributes(), e.unix_mode(), is_dir),
+                    encrypted: e.is_encrypted(),
+                    comment: &e.comment(),
+                    // A directory has no data to check.
+                    crc: (!is_dir).then(|| e.crc32()),
+                    method: e.aes().map_or(e.method(), |aes| aes.method),
+                    host: host_os(e.version_made_by() >> 8),
+                    offset: e.local_header_offset(),
+                });
+            }
+        }
+        Listing::Stream(mut z) => {
+            while let Some(mut e) = z.next_entry()? {
+                let name = e.name().into_owned();
+                if !selection.selects(&name) {
+                    continue;
+                }
+                let size = io::copy(&mut e, &mut io::sink())?;
+                let local = e.local();
+                let is_dir = local.is_dir();
+                let header = local.header();
+                block(&Block {
+                    name: &name,
+                    is_dir,
+                    size,
+                    packed: (!header.has_data_descriptor())
+                        .then(|| header.compressed_size.to_string())
+                        .unwrap_or_default(),
+                    modified: time(local.mtime()),
+                    attributes: if is_dir { "D".into() } else { String::new() },
+                    encrypted: local.is_encrypted(),
+                    comment: "",
+                    crc: None,
+                    method: local.method(),
+                    host: String::new(),
+                    offset: local.offset(),
+                });
+            }
+        }
+    }
+    Ok(listed)
+}
+
+/// One entry of the technical listing.
+struct Block<'a> {
+    name: &'a str,
+    is_dir: bool,
+    size: u64,
+    packed: String,
+    modified: String,
+    attributes: String,
+    encrypted: bool,
+    comment: &'a str,
+    crc: Option<u32>,
+    method: u16,
+    host: String,
+    offset: u64,
+}
+
+/// 7-Zip's attribute string of a zip entry: the MS-DOS flags (`R`ead-only,
+/// `H`idden, `S`ystem, `D`irectory, `A`rchive, in the order of their
+/// bits), then, after a space, the Unix mode when the entry has one.
+fn zip_attributes(external: u32, unix_mode: Option<u32>, is_dir: bool) -> String {
+    let mut s = String::new();
+    for (bit, c) in [
+        (0x01, 'R'),
+        (0x02, 'H'),
+        (0x04, 'S'),
+        (0x10, 'D'),
+        (0x20, 'A'),
+    ] {
+        if external & bit != 0 || (c == 'D' && is_dir) {
+            s.push(c);
+        }
+    }
+    if let Some(mode) = unix_mode {
+        s.push(' ');
+        s.push_str(&unix_mode_string(mode, is_dir));
+    }
+    s
+}
+
+/// The name of the system an entry was made on (APPNOTE 4.4.2.2).
+fn host_os(id: u16) -> String {
+    match id {
+        0 => "FAT".into(),
+        3 => "Unix".into(),
+        7 => "Macintosh".into(),
+        10 => "NTFS".into(),
+        11 => "MVS".into(),
+        19 => "OS X".into(),
+        n => n.to_string(),
+    }
+}
+
 /// The method's name (the registry's), or its number when unknown.
 fn method_name(method: u16) -> String {
     lzflow_methods::Method::from_zip_id(method)
