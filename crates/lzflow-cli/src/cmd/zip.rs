@@ -295,9 +295,12 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     name: &name,
                     is_dir,
                     size,
-                    packed: (!header.has_data_descriptor())
-                        .then(|| header.compressed_size.to_string())
-                        .unwrap_or_default(),
+                    // Unknown until the descriptor after the data.
+                    packed: if header.has_data_descriptor() {
+                        String::new()
+                    } else {
+                        header.compressed_size.to_string()
+                    },
                     modified: time(local.mtime()),
                     attributes: if is_dir { "D".into() } else { String::new() },
                     encrypted: local.is_encrypted(),
