@@ -92,7 +92,7 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub delta: Option<u32>,
     /// LZMA2 (for .lzma, LZMA) settings as xz takes them, applied in order
-    /// to preset 6: preset=N[e], dict=SIZE, lc, lp, pb, mode=fast|normal,
+    /// to preset 6: preset=N or Ne, dict=SIZE, lc, lp, pb, mode=fast|normal,
     /// nice, mf=hc3|hc4|bt2|bt3|bt4, depth; instead of the preset.
     #[arg(long, visible_alias = "lzma1", value_name = "OPTS")]
     pub lzma2: Option<String>,
