@@ -305,7 +305,8 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     attributes: if is_dir { "D".into() } else { String::new() },
                     encrypted: local.is_encrypted(),
                     comment: "",
-                    crc: None,
+                    // In the local header unless a descriptor follows.
+                    crc: (!is_dir && !header.has_data_descriptor()).then_some(header.crc32),
                     method: local.method(),
                     host: String::new(),
                     offset: local.offset(),
