@@ -515,7 +515,7 @@ fn l_slt_gives_7zip_s_technical_listing() {
         .is_ok_and(|s| s.success())
     {
         archives.push((
-            zip,
+            zip.clone(),
             &[
                 "Path",
                 "Folder",
@@ -529,6 +529,23 @@ fn l_slt_gives_7zip_s_technical_listing() {
                 "Offset",
             ][..],
         ));
+        // Forward-only from standard input: what the local headers give
+        // (Info-ZIP writes sizes and CRCs there, not in descriptors).
+        let keys = ["Path", "Folder", "Size", "Packed Size", "CRC", "Offset"];
+        let file = bin().arg("l").arg(&zip).arg("-slt").output().unwrap();
+        let piped = support::with_stdin(
+            {
+                let mut c = bin();
+                c.args(["l", "-slt", "-"]);
+                c
+            },
+            &fs::read(&zip).unwrap(),
+        );
+        assert_eq!(piped.status.code(), Some(0), "{}", stderr(&piped));
+        assert_eq!(
+            technical(&stdout_text(&piped), &keys),
+            technical(&stdout_text(&file), &keys)
+        );
     } else {
         eprintln!("SKIPPED: zip is not installed; the zip half of the test");
     }
