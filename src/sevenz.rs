@@ -21,6 +21,13 @@
 //!   [`ArchiveOptions::with_limits`] as usual: spooling bounds memory, not
 //!   disk.
 //!
+//! # Some entries of a large archive
+//! Decoding only what is needed: [`Archive::for_each_entry_where`] (and
+//! `entries_stream_where` / `into_entries_where` on the async faces) walk
+//! the entries a test picks, never decoding a folder without one;
+//! [`ExtractOptions::with_select`] extracts by name the same way; and
+//! [`Archive::reader`]s taken in archive order decode a solid folder once.
+//!
 //! An archive written in memory (see [`sevenz_writer`](crate::sevenz_writer)),
 //! read back with [`Archive`], then with [`AsyncArchive`] (feature
 //! `tokio`; any `AsyncRead + AsyncSeek`, a `tokio::fs::File` as well):
