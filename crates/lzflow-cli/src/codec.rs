@@ -117,6 +117,9 @@ pub struct EncodeOptions {
     pub lzma: Option<lzflow_lzma::LzmaOptions>,
     /// Uncompressed bytes per .xz Block or .lz member.
     pub block_size: Option<u64>,
+    /// .xz Blocks also end after these uncompressed sizes (xz's
+    /// `--block-list`; see [`copy_in_blocks`]).
+    pub block_list: Vec<u64>,
     /// The preset's dictionary replaced (`--dict-size`, lzip's `-s`).
     pub dict_size: Option<u32>,
 }
@@ -255,14 +258,14 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
             let mut enc = lzflow::write::MtXzEncoder::mt_builder()
                 .options(mt)
                 .build(output);
-            io::copy(input, &mut enc)?;
+            copy_in_blocks(input, &mut enc, &opts.block_list)?;
             enc.finish()
         }
         Format::Xz => {
             let mut enc = lzflow::write::XzEncoder::builder()
                 .options(base)
                 .build(output);
-            io::copy(input, &mut enc)?;
+            copy_in_blocks(input, &mut enc, &opts.block_list)?;
             enc.finish()
         }
         // One stream, which cannot be cut into blocks: a second thread
@@ -298,4 +301,26 @@ pub fn encode<W: Write>(input: &mut dyn Read, output: W, opts: &EncodeOptions) -
 /// Bytes in xz's words for limits: whole MiB, rounded up.
 fn mib(bytes: u64) -> String {
     format!("{} MiB", bytes.div_ceil(1 << 20))
+}
+
+/// Copies `input` into an .xz encoder, ending a Block (the encoder's
+/// `flush`) after each size of `list` as xz's `--block-list` does: the
+/// last size repeats to the end, a last 0 leaves the rest to one Block
+/// (split only by the Block size). An empty list: one plain copy.
+fn copy_in_blocks(input: &mut dyn Read, enc: &mut impl Write, list: &[u64]) -> io::Result<()> {
+    let Some(&last) = list.last() else {
+        io::copy(input, enc)?;
+        return Ok(());
+    };
+    for size in list.iter().copied().chain(std::iter::repeat(last)) {
+        if size == 0 {
+            io::copy(input, enc)?;
+            return Ok(());
+        }
+        if io::copy(&mut input.take(size), enc)? < size {
+            return Ok(());
+        }
+        enc.flush()?;
+    }
+    Ok(())
 }

@@ -69,6 +69,8 @@ struct XzLine {
     /// `--delta[=dist=N]`: the distance.
     delta: Option<String>,
     block_size: Option<String>,
+    /// `--block-list=SIZES`.
+    block_list: Option<String>,
     ignore_check: bool,
     no_warn: bool,
     robot: bool,
@@ -209,6 +211,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                     line.delta = Some(dist.unwrap_or_else(|| "1".into()));
                 }
                 "block-size" => line.block_size = Some(value_of(name)?),
+                "block-list" => line.block_list = Some(value_of(name)?),
                 // Output is never written sparse: nothing to turn off.
                 "no-sparse" => {}
                 "ignore-check" => line.ignore_check = true,
@@ -403,6 +406,9 @@ fn build(mut line: XzLine) -> Vec<OsString> {
         }
         if let Some(size) = &line.block_size {
             push(&format!("--block-size={size}"));
+        }
+        if let Some(list) = &line.block_list {
+            push(&format!("--block-list={list}"));
         }
         if let Some(size) = &line.dict_size {
             push(&format!("--dict-size={size}"));

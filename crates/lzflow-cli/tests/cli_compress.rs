@@ -474,3 +474,69 @@ fn a_memory_limit_makes_the_settings_fit_as_xz_does() {
         stderr(&out)
     );
 }
+
+/// Uncompressed sizes of the Blocks of `xz`, as `xz --robot -lv` lists
+/// them.
+fn block_sizes(dir: &Path, xz: &[u8]) -> Vec<u64> {
+    let file = dir.join("sizes.xz");
+    fs::write(&file, xz).unwrap();
+    xz_robot_list(&file)
+        .lines()
+        .filter(|l| l.starts_with("block\t"))
+        .map(|l| l.split('\t').nth(7).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// `--block-list` ends Blocks where xz ends them (checked with xz itself
+/// on the same input), alone and with `--block-size`, on one and two
+/// threads (the same bytes), on the xz-style line too; bad lists are
+/// refused as xz refuses them.
+#[test]
+fn block_lists_end_blocks_where_xz_does() {
+    let dir = scratch("block-list");
+    let data = sample(40_000);
+    let want: [(&[&str], &[u64]); 4] = [
+        (
+            &["--block-list=1KiB,4KiB,,10000"],
+            &[1024, 4096, 4096, 10_000, 10_000, 10_000, 784],
+        ),
+        (&["--block-list=1KiB,0"], &[1024, 38_976]),
+        (
+            &["--block-list=15000", "--block-size=6000"],
+            &[6000, 6000, 3000, 6000, 6000, 3000, 6000, 4000],
+        ),
+        (&["--block-list=40000"], &[40_000]),
+    ];
+    let have_xz = Command::new("xz").arg("--version").output().is_ok();
+    for (args, sizes) in want {
+        let one = compress(&data, args);
+        let two = compress(&data, &[&["-T2"], args].concat());
+        assert!(one == two, "{args:?}: threads change the bytes");
+        let xz_line = pipe(bin().arg("-c").args(args), &data);
+        assert!(one == xz_line.stdout, "{args:?}: the xz-style line differs");
+        assert!(lzflow_d(&one) == data);
+        if !have_xz {
+            eprintln!("SKIPPED: xz is not installed; block sizes not listed");
+            continue;
+        }
+        assert_eq!(block_sizes(&dir, &one), sizes, "{args:?}");
+        let theirs = pipe(Command::new("xz").arg("-c").args(args), &data);
+        assert_eq!(block_sizes(&dir, &theirs.stdout), sizes, "xz {args:?}");
+    }
+    for bad in [
+        "--block-list=0,1000",
+        "--block-list=,1000",
+        "--block-list=1x",
+    ] {
+        let out = pipe(bin().args(["c", "-c", bad]), &data);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+    let out = pipe(
+        bin().args(["c", "-c", "-F", "lzma", "--block-list=1000"]),
+        &data,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--block-list needs --format xz"));
+    let _ = fs::remove_dir_all(&dir);
+}

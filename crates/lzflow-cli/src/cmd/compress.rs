@@ -100,6 +100,12 @@ pub struct Args {
     /// with -T three dictionaries for .xz and two for .lz).
     #[arg(long, value_name = "SIZE", value_parser = parse_block_size)]
     pub block_size: Option<u64>,
+    /// .xz: also ends a Block after each of these uncompressed sizes, as
+    /// xz's --block-list (comma-separated; an empty item repeats the one
+    /// before it, the last repeats to the end of the input, and a last 0
+    /// makes the rest one Block).
+    #[arg(long, value_name = "SIZES", value_parser = parse_block_list)]
+    pub block_list: Option<BlockList>,
     /// Use at most SIZE bytes of memory (e.g. 100MiB): as xz, fewer
     /// threads first, then a smaller dictionary (a note says so); an
     /// error when even 1 MiB does not fit.
@@ -177,6 +183,9 @@ impl Args {
         if self.format == Format::Lzma && self.block_size.is_some() {
             return Err(".lzma is one stream: --block-size needs .xz or .lz".into());
         }
+        if self.format != Format::Xz && self.block_list.is_some() {
+            return Err("--block-list needs --format xz".into());
+        }
         let lzma = match &self.lzma2 {
             // lzip's header has room for the dictionary size only.
             Some(_) if self.format == Format::Lzip => {
@@ -198,6 +207,7 @@ impl Args {
             threads,
             lzma,
             block_size: self.block_size,
+            block_list: self.block_list.clone().map_or_else(Vec::new, |l| l.0),
             dict_size: self.dict_size,
         })
     }
@@ -327,6 +337,29 @@ fn compress_one(
         }
     }
     Ok(())
+}
+
+/// The sizes of `--block-list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockList(pub Vec<u64>);
+
+/// xz's `--block-list`: sizes separated by commas; an empty item is the
+/// size before it again; 0 only last (the rest as one Block).
+fn parse_block_list(text: &str) -> Result<BlockList, String> {
+    let items: Vec<&str> = text.split(',').collect();
+    let mut sizes: Vec<u64> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let size = match (item.trim(), sizes.last()) {
+            ("", Some(&before)) => before,
+            ("", None) => return Err("the first size of the list is missing".into()),
+            (item, _) => crate::size::parse_bytes(item)?,
+        };
+        if size == 0 && i + 1 != items.len() {
+            return Err("0 (the rest as one Block) may only end the list".into());
+        }
+        sizes.push(size);
+    }
+    Ok(BlockList(sizes))
 }
 
 /// A Block size: at least one byte.
