@@ -12,8 +12,8 @@ use indicatif::ProgressBar;
 use lzflow::sevenz::signature_header::SIGNATURE;
 use lzflow::sevenz::spool::spool;
 use lzflow::sevenz::{
-    Archive, ArchiveOptions, Entry, ExtractOptions, MultiVolume, Overwrite, PathPolicy,
-    SevenZError, SpoolOptions, Spooled,
+    Archive, ArchiveIndex, ArchiveOptions, Entry, ExtractOptions, MultiVolume, Overwrite,
+    PathPolicy, SevenZError, SpoolOptions, Spooled,
 };
 use lzflow::Limits;
 
@@ -327,31 +327,14 @@ pub fn list(path: &str, options: ArchiveOptions, selection: &Selection) -> io::R
     );
     let mut seen_folder = vec![false; index.folder_count()];
     let (mut files, mut dirs, mut total) = (0u64, 0u64, 0u64);
-    for entry in archive.entries() {
-        let name = if entry.name.is_empty() {
-            &unnamed
-        } else {
-            &entry.name
-        };
-        if !selection.selects(name) {
-            continue;
-        }
-        let (packed, folder, method, enc) = match entry.folder() {
-            Some(fi) => {
-                // A solid folder's packed size belongs to its first entry.
-                let first = !std::mem::replace(&mut seen_folder[fi], true);
-                let packed = if first {
-                    index.folder_packed_size(fi).to_string()
-                } else {
-                    String::new()
-                };
-                let enc = if index.folder_is_encrypted(fi) {
-                    "+"
-                } else {
-                    ""
-                };
-                (packed, fi.to_string(), index.folder_method(fi), enc)
-            }
+    for (name, entry) in selected(archive.entries(), &unnamed, selection) {
+        let (packed, folder, method, enc) = match folder_columns(index, entry, &mut seen_folder) {
+            Some(c) => (
+                c.packed,
+                c.folder.to_string(),
+                c.method,
+                if c.encrypted { "+" } else { "" },
+            ),
             None => (String::new(), "-".into(), String::new(), ""),
         };
         outln!(
@@ -442,33 +425,17 @@ pub fn list_technical(
     outln!("----------");
     let mut seen_folder = vec![false; folders];
     let mut listed = 0;
-    for entry in archive.entries() {
-        let name = if entry.name.is_empty() {
-            &unnamed
-        } else {
-            &entry.name
-        };
-        if !selection.selects(name) {
-            continue;
-        }
-        let (packed, method, encrypted, block) = match entry.folder() {
-            Some(fi) => {
-                // A solid folder's packed size belongs to its first entry.
-                let first = !std::mem::replace(&mut seen_folder[fi], true);
-                let packed = if first {
-                    index.folder_packed_size(fi).to_string()
-                } else {
-                    String::new()
-                };
-                let encrypted = if index.folder_is_encrypted(fi) {
-                    "+"
-                } else {
-                    "-"
-                };
-                (packed, index.folder_method(fi), encrypted, fi.to_string())
-            }
-            None => ("0".into(), String::new(), "-", String::new()),
-        };
+    for (name, entry) in selected(archive.entries(), &unnamed, selection) {
+        let (packed, method, encrypted, block) =
+            match folder_columns(index, entry, &mut seen_folder) {
+                Some(c) => (
+                    c.packed,
+                    c.method,
+                    if c.encrypted { "+" } else { "-" },
+                    c.folder.to_string(),
+                ),
+                None => ("0".into(), String::new(), "-", String::new()),
+            };
         outln!("Path = {name}");
         outln!("Size = {}", entry.size);
         outln!("Packed Size = {packed}");
@@ -493,23 +460,70 @@ pub fn list_technical(
     Ok(listed)
 }
 
-/// `R`ead-only, `H`idden, `S`ystem, `D`irectory, `A`rchive and `L`ink
-/// flags and the unix mode.
-fn attributes(entry: &Entry) -> String {
-    let a = entry.attributes.unwrap_or(0);
-    // In the order of their bits, as 7-Zip prints them.
-    let mut s = String::new();
-    for (bit, c) in [
+/// The entries `selection` selects, each with the name it is listed under
+/// (`unnamed` for one stored without a name).
+fn selected<'a>(
+    entries: &'a [Entry],
+    unnamed: &'a str,
+    selection: &'a Selection,
+) -> impl Iterator<Item = (&'a str, &'a Entry)> {
+    entries
+        .iter()
+        .map(move |e| match e.name.is_empty() {
+            true => (unnamed, e),
+            false => (e.name.as_str(), e),
+        })
+        .filter(|(name, _)| selection.selects(name))
+}
+
+/// What the listings show of an entry's folder.
+struct FolderColumns {
+    folder: usize,
+    /// The folder's packed size for its first entry listed, else empty.
+    packed: String,
+    method: String,
+    encrypted: bool,
+}
+
+/// The folder columns of `entry` (`None` without data); `seen` marks the
+/// folders already listed, as a solid folder's packed size belongs to its
+/// first entry.
+fn folder_columns(index: &ArchiveIndex, entry: &Entry, seen: &mut [bool]) -> Option<FolderColumns> {
+    let fi = entry.folder()?;
+    let first = !std::mem::replace(&mut seen[fi], true);
+    Some(FolderColumns {
+        folder: fi,
+        packed: if first {
+            index.folder_packed_size(fi).to_string()
+        } else {
+            String::new()
+        },
+        method: index.folder_method(fi),
+        encrypted: index.folder_is_encrypted(fi),
+    })
+}
+
+/// The MS-DOS attribute letters 7-Zip prints, in the order of their bits:
+/// `R`ead-only, `H`idden, `S`ystem, `D`irectory (also when `is_dir`),
+/// `A`rchive.
+pub(crate) fn dos_letters(attributes: u32, is_dir: bool) -> String {
+    [
         (0x01, 'R'),
         (0x02, 'H'),
         (0x04, 'S'),
         (0x10, 'D'),
         (0x20, 'A'),
-    ] {
-        if a & bit != 0 || (c == 'D' && entry.is_dir) {
-            s.push(c);
-        }
-    }
+    ]
+    .into_iter()
+    .filter(|&(bit, c)| attributes & bit != 0 || (c == 'D' && is_dir))
+    .map(|(_, c)| c)
+    .collect()
+}
+
+/// `R`ead-only, `H`idden, `S`ystem, `D`irectory, `A`rchive and `L`ink
+/// flags and the unix mode.
+fn attributes(entry: &Entry) -> String {
+    let mut s = dos_letters(entry.attributes.unwrap_or(0), entry.is_dir);
     if entry.is_symlink() {
         s.push('L');
     }

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 
 use lzflow::zip::{CentralDirectoryReader, ZipArchive, ZipOptions, ZipStreamReader};
 
-use super::extract::{format_filetime, unix_mode_string};
+use super::extract::{dos_letters, format_filetime, unix_mode_string};
 use crate::output::Input;
 use crate::select::Selection;
 
@@ -337,18 +337,7 @@ struct Block<'a> {
 /// `H`idden, `S`ystem, `D`irectory, `A`rchive, in the order of their
 /// bits), then, after a space, the Unix mode when the entry has one.
 fn zip_attributes(external: u32, unix_mode: Option<u32>, is_dir: bool) -> String {
-    let mut s = String::new();
-    for (bit, c) in [
-        (0x01, 'R'),
-        (0x02, 'H'),
-        (0x04, 'S'),
-        (0x10, 'D'),
-        (0x20, 'A'),
-    ] {
-        if external & bit != 0 || (c == 'D' && is_dir) {
-            s.push(c);
-        }
-    }
+    let mut s = dos_letters(external, is_dir);
     if let Some(mode) = unix_mode {
         s.push(' ');
         s.push_str(&unix_mode_string(mode, is_dir));
