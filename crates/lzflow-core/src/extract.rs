@@ -812,7 +812,7 @@ impl Extractor {
                         parent,
                         temp_name,
                         target_name,
-                        rel: parent_rel.join(rel.file_name().unwrap_or_default()),
+                        rel: rel.to_path_buf(),
                         temp,
                         target,
                         attrs,
@@ -899,7 +899,6 @@ impl Extractor {
     pub fn finish(mut self) -> Result<(), ExtractError> {
         let dirs = std::mem::take(&mut self.dirs);
         for (rel, attrs) in dirs.iter().rev() {
-            let at = self.root.join(rel);
             // Through a handle opened from the target's, and not through
             // a link that replaced the directory.
             let Ok(dir) = open_dir_nofollow(&self.dir, rel) else {
@@ -912,7 +911,8 @@ impl Extractor {
             }
             if self.options.preserve_permissions {
                 if let Some(mode) = attrs.permissions() {
-                    set_dir_permissions(&dir, mode).map_err(|e| ExtractError::io(&at, e))?;
+                    set_dir_permissions(&dir, mode)
+                        .map_err(|e| ExtractError::io(&self.root.join(rel), e))?;
                 }
             }
         }
