@@ -379,17 +379,11 @@ pub fn test(
     let mut archive = require_password(open(path, options, quiet)?, had_password)?;
     let mut bytes = 0u64;
     let mut count = 0usize;
-    let name = |entry: &Entry| -> String {
-        match entry.name.is_empty() {
-            true => unnamed.clone(),
-            false => entry.name.clone(),
-        }
-    };
     // As 7-Zip does, only the selected entries are tested: what only the
     // others need is not decoded.
     archive
         .for_each_entry_where(
-            |_, entry| selection.selects(&name(entry)),
+            |_, entry| selection.selects(listed_name(entry, &unnamed)),
             |_, data| {
                 bytes += io::copy(data, &mut io::sink())?;
                 count += 1;
@@ -469,11 +463,17 @@ fn selected<'a>(
 ) -> impl Iterator<Item = (&'a str, &'a Entry)> {
     entries
         .iter()
-        .map(move |e| match e.name.is_empty() {
-            true => (unnamed, e),
-            false => (e.name.as_str(), e),
-        })
+        .map(move |e| (listed_name(e, unnamed), e))
         .filter(|(name, _)| selection.selects(name))
+}
+
+/// The name an entry is listed and selected under: `unnamed` for one
+/// stored without a name.
+fn listed_name<'a>(entry: &'a Entry, unnamed: &'a str) -> &'a str {
+    match entry.name.is_empty() {
+        true => unnamed,
+        false => &entry.name,
+    }
 }
 
 /// What the listings show of an entry's folder.

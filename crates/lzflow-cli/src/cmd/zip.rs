@@ -137,9 +137,7 @@ fn header() {
 fn row(r: &Row<'_>) {
     outln!(
         "{:<19} {:<10} {:>12} {:>12} {:<10} {:<3} {}",
-        r.mtime
-            .map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
-            .unwrap_or_default(),
+        listing_time(r.mtime),
         r.mode,
         r.size,
         r.packed.map_or_else(|| "-".to_string(), |p| p.to_string()),
@@ -231,10 +229,6 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
     }
     outln!();
     outln!("----------");
-    let time = |t: Option<SystemTime>| {
-        t.map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
-            .unwrap_or_default()
-    };
     let mut listed = 0;
     let mut block = |b: &Block<'_>| {
         // A directory's name without its trailing slash, as 7-Zip shows it.
@@ -269,7 +263,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     is_dir,
                     size: e.uncompressed_size(),
                     packed: e.compressed_size().to_string(),
-                    modified: time(e.mtime()),
+                    modified: listing_time(e.mtime()),
                     attributes: zip_attributes(e.external_attributes(), e.unix_mode(), is_dir),
                     encrypted: e.is_encrypted(),
                     comment: &e.comment(),
@@ -301,7 +295,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     } else {
                         header.compressed_size.to_string()
                     },
-                    modified: time(local.mtime()),
+                    modified: listing_time(local.mtime()),
                     attributes: if is_dir { "D".into() } else { String::new() },
                     encrypted: local.is_encrypted(),
                     comment: "",
@@ -315,6 +309,13 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
         }
     }
     Ok(listed)
+}
+
+/// A modification time as the listings show it (UTC, to the second);
+/// empty when there is none.
+fn listing_time(t: Option<SystemTime>) -> String {
+    t.map(|t| format_filetime(lzflow::sevenz_writer::system_time_to_filetime(t)))
+        .unwrap_or_default()
 }
 
 /// One entry of the technical listing.
