@@ -1,5 +1,5 @@
-//! Transparent huge pages for large buffers: the only `unsafe` code in
-//! lzflow-core (one system call), compiled on Linux unless the `safe`
+//! Transparent huge pages for large buffers: one of lzflow-core's two
+//! `unsafe` modules (one system call; `prefetch.rs` is the other), compiled on Linux unless the `safe`
 //! feature is on, which makes [`advise_huge_pages`] a no-op.
 //!
 //! Why: an encoder's match-finder tables (256 MiB of binary tree and

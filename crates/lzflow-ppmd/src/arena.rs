@@ -58,6 +58,13 @@ impl Arena {
         self.mem[a..a + 4].copy_from_slice(&v.to_le_bytes());
     }
 
+    /// Asks for the cache line at `at` ahead of its use (a hint: see
+    /// [`lzflow_core::prefetch`]).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, at: u32) {
+        lzflow_core::prefetch(&self.mem, at as usize);
+    }
+
     /// Copies `len` bytes from `from` to `to` (the ranges may overlap).
     pub(crate) fn copy(&mut self, to: u32, from: u32, len: u32) {
         let from = from as usize;

@@ -57,6 +57,8 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
         let count = rc.threshold(summ);
         match m.arena.find_by_count(stats, ns + 1, count) {
             Ok((s, lo, f)) => {
+                // Usually the next context: its cache miss overlaps the update.
+                m.arena.prefetch(m.arena.successor(s));
                 rc.decode(lo, f);
                 rc.normalize(src);
                 m.found_state = s;
@@ -78,6 +80,8 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
         m.mask.fill(0xFF);
         m.mask_context(mc);
     } else {
+        // Usually the next context: its cache miss overlaps the update.
+        m.arena.prefetch(m.arena.successor(Arena::one_state(mc)));
         let cell = m.bin_summ_cell();
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;
@@ -153,6 +157,8 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let summ = m.arena.summ_freq(mc).min(rc.range);
         match m.arena.find_by_symbol(stats, ns + 1, symbol) {
             (Some(s), lo) => {
+                // Usually the next context: its cache miss overlaps the update.
+                m.arena.prefetch(m.arena.successor(s));
                 rc.encode(lo, m.arena.freq(s), summ);
                 rc.normalize();
                 m.found_state = s;
@@ -172,6 +178,8 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         m.mask.fill(0xFF);
         m.mask_context(mc);
     } else {
+        // Usually the next context: its cache miss overlaps the update.
+        m.arena.prefetch(m.arena.successor(Arena::one_state(mc)));
         let cell = m.bin_summ_cell();
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;
