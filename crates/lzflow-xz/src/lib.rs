@@ -26,6 +26,9 @@
 //! * [`info`] — reading the Index from the end of a seekable file, as
 //!   `xz --list` does, without decoding any data ([`info::LayoutReader`]
 //!   asks for byte ranges; [`info::read_info`] reads them);
+//! * `block_details` — [`read_block_details`]: each Block's header and
+//!   stored check at the offsets [`info`] gives, as `xz --list -vv` shows
+//!   them;
 //! * `seekable` — [`BlockMap`] and [`SeekableXzDecoder`]: random access,
 //!   decoding from the Block that holds an offset;
 //! * `poll_seekable` — [`PollSeekableXz`], the one poll-style core of
@@ -37,7 +40,7 @@
 //! `block_encoder`; `stream_decoder`, which knows nothing of threads (it
 //! defines `BlockDispatch`); `mt_decoder`, which implements it over
 //! `block_decoder`; `decoder`, on top of both; `encoder`, then
-//! `mt_encoder` on top of it; `info`; `seekable`, then `poll_seekable`
+//! `mt_encoder` on top of it; `info`, then `block_details`; `seekable`, then `poll_seekable`
 //! and `seekable_reader` over it (they use `decoder`'s options). No module uses one that comes later.
 //!
 //! ```no_run
@@ -61,6 +64,7 @@
 #![forbid(unsafe_code)]
 
 mod block_decoder;
+mod block_details;
 mod block_encoder;
 mod block_header;
 mod check;
@@ -78,6 +82,7 @@ mod stream_decoder;
 mod stream_flags;
 pub mod vli;
 
+pub use block_details::{read_block_details, BlockDetails};
 pub use check::{size_of_id as check_size_of_id, Check};
 pub use decoder::{MtXzDecoder, MtXzDecoderOptions, XzDecoder, XzDecoderOptions};
 pub use encoder::{XzEncoder, XzEncoderOptions};
