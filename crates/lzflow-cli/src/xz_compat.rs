@@ -50,7 +50,8 @@ struct XzLine {
     stdout: bool,
     keep: bool,
     force: bool,
-    verbose: bool,
+    /// How many times `-v` was given.
+    verbose: u8,
     quiet: bool,
     extreme: bool,
     preset: Option<u32>,
@@ -191,7 +192,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 "stdout" | "to-stdout" => line.stdout = true,
                 "keep" => line.keep = true,
                 "force" => line.force = true,
-                "verbose" => line.verbose = true,
+                "verbose" => line.verbose = line.verbose.saturating_add(1),
                 "quiet" => line.quiet = true,
                 "extreme" => line.extreme = true,
                 "single-stream" => line.single_stream = true,
@@ -257,7 +258,7 @@ fn parse(line: &mut XzLine, args: impl Iterator<Item = OsString>) -> Result<(), 
                 'c' => line.stdout = true,
                 'k' => line.keep = true,
                 'f' => line.force = true,
-                'v' => line.verbose = true,
+                'v' => line.verbose = line.verbose.saturating_add(1),
                 'q' => line.quiet = true,
                 'e' => line.extreme = true,
                 'Q' => line.no_warn = true,
@@ -358,7 +359,7 @@ fn build(mut line: XzLine) -> Vec<OsString> {
         }
         if line.quiet {
             push("-q");
-        } else if line.verbose {
+        } else if line.verbose > 0 {
             push("-v");
         }
         let named = line.files.iter().any(|f| f != "-");
@@ -366,7 +367,12 @@ fn build(mut line: XzLine) -> Vec<OsString> {
             // xz removes an input once its output is complete.
             push("--rm");
         }
-    } else if line.verbose {
+    } else if operation == Operation::List {
+        // `-lvv` adds each Block's header to the listing.
+        for _ in 0..line.verbose.min(2) {
+            push("-v");
+        }
+    } else if line.verbose > 0 {
         push("-v");
     }
     if line.robot && operation == Operation::List {

@@ -413,6 +413,125 @@ fn robot_listings_are_xz_s() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `-lvv` adds each Block's header and stored check, the memory needed and
+/// the oldest xz that reads the file: byte for byte what xz prints, over
+/// headers with and without sizes, every check, filter chains with start
+/// offsets and odd dictionaries, an empty Block (5.0.2), ARM64 (5.4.0), an
+/// empty file, and two streams with padding; `--robot -lvv` the same but
+/// for the memory figures, which are lzflow's own decoder's.
+#[test]
+fn vv_listings_are_xz_s() {
+    let dir = temp("vv");
+    let generated = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/generated/xz")
+            .join(name)
+    };
+    let xz_utils = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../fixtures/xz-utils/files")
+            .join(name)
+    };
+    let mut two = std::fs::read(generated("check-sha256.xz")).unwrap();
+    two.extend_from_slice(&[0; 8]);
+    two.extend(std::fs::read(generated("multiblock-mt.xz")).unwrap());
+    std::fs::write(dir.join("two.xz"), &two).unwrap();
+    let mut files: Vec<PathBuf> = [
+        "multiblock-mt.xz",
+        "check-none.xz",
+        "check-crc32.xz",
+        "empty.xz",
+        "chain-x86-delta-lzma2.xz",
+        "bcj-x86-start4096.xz",
+        "preset-9e.xz",
+    ]
+    .iter()
+    .map(|n| generated(n))
+    .chain(
+        [
+            "good-1-lzma2-5.xz",
+            "good-1-empty-bcj-lzma2.xz",
+            "good-1-arm64-lzma2-2.xz",
+        ]
+        .iter()
+        .map(|n| xz_utils(n)),
+    )
+    .collect();
+    files.push(dir.join("two.xz"));
+
+    // Without xz at hand: the check value is the CRC32 of the data, and
+    // the versions follow the filters and empty Blocks.
+    let one = run(Command::new(bin())
+        .args(["-lvv"])
+        .arg(generated("check-crc32.xz")));
+    let data = run(Command::new(bin())
+        .args(["-dc"])
+        .arg(generated("check-crc32.xz")));
+    let crc = format!("{:08x}", crc32fast::hash(&data.stdout));
+    let text = String::from_utf8(one.stdout).unwrap();
+    // The Blocks table's row: the one with a filter chain.
+    let row = text.lines().find(|l| l.contains("--lzma2=")).unwrap();
+    assert_eq!(row.split_whitespace().nth(8), Some(crc.as_str()), "{text}");
+    assert!(text.ends_with(
+        "  Memory needed:     9 MiB\n  Sizes in headers:  No\n  Minimum XZ Utils version: 5.0.0\n"
+    ), "{text}");
+    for (file, version) in [
+        (xz_utils("good-1-lzma2-5.xz"), "5.0.2"),
+        (xz_utils("good-1-arm64-lzma2-2.xz"), "5.4.0"),
+    ] {
+        let out = run(Command::new(bin()).args(["l", "-vv"]).arg(&file));
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.ends_with(&format!("  Minimum XZ Utils version: {version}\n")),
+            "{text}"
+        );
+    }
+
+    if !have("xz") {
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let ours = run(Command::new(bin()).arg("-lvv").args(&files));
+    let theirs = run(Command::new("xz").arg("-lvv").args(&files));
+    assert_eq!(
+        String::from_utf8(ours.stdout).unwrap(),
+        String::from_utf8(theirs.stdout).unwrap()
+    );
+    // Robots: the memory columns are lzflow's decoder's bytes (at least
+    // the dictionary), the rest is xz's.
+    let robot = |program: &str| {
+        let out = run(Command::new(program).args(["--robot", "-lvv"]).args(&files));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut memory = Vec::new();
+        let lines: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let mut fields: Vec<&str> = line.split('\t').collect();
+                let at = match fields[0] {
+                    "block" => Some(14),
+                    "summary" => Some(1),
+                    "totals" => Some(9),
+                    _ => None,
+                };
+                if let Some(at) = at {
+                    memory.push(fields[at].parse::<u64>().unwrap());
+                    fields[at] = "-";
+                }
+                fields.join("\t")
+            })
+            .collect();
+        (lines, memory)
+    };
+    let (ours, our_memory) = robot(bin());
+    let (theirs, their_memory) = robot("xz");
+    assert_eq!(ours, theirs);
+    for (a, b) in our_memory.iter().zip(&their_memory) {
+        // Both round up to the same MiB, as the tables above showed.
+        assert_eq!(a.div_ceil(1 << 20), b.div_ceil(1 << 20), "{a} {b}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `-S`/`--suffix`: compressing names the output with it and passes over
 /// a file that has it; decompressing takes it besides .xz; as in xz.
 #[test]

@@ -5,7 +5,9 @@
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 
+use lzflow_filters::FilterKind;
 use lzflow_xz::info::{read_info, XzInfo};
+use lzflow_xz::{read_block_details, BlockDetails};
 
 use super::Status;
 use crate::format::{detect, Detected, Format, SNIFF_LEN};
@@ -21,9 +23,11 @@ pub struct Args {
     pub files: Vec<String>,
     #[command(flatten)]
     pub filters: super::extract::FilterArgs,
-    /// Also list every stream and block.
-    #[arg(short, long)]
-    pub verbose: bool,
+    /// Also list every stream and block (`-vv`: also each block's header
+    /// and stored check, the memory needed and the oldest xz that reads
+    /// the file, as `xz -lvv`).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
     /// .xz files only: xz's machine-readable listing (`xz --robot -l`),
     /// tab-separated `name`, `file`, (with -v) `stream` and `block` lines
     /// per file, and a `totals` line.
@@ -75,6 +79,7 @@ pub fn run(args: &Args) -> Status {
     };
     let mut listed = 0usize;
     let mut header_printed = false;
+    let mut headers_total = HeaderSummary::default();
     let (files, selection) = match super::split_archive_args(&args.files, &args.filters) {
         Ok(split) => split,
         Err(e) => {
@@ -86,11 +91,14 @@ pub fn run(args: &Args) -> Status {
     };
     for (i, file) in files.iter().enumerate() {
         if args.robot {
-            match load(file) {
-                Ok((info, size)) => {
+            match load_with_details(file, args.verbose) {
+                Ok((info, size, details)) => {
                     let sum = summarize(&info, size);
-                    print_robot(file, &info, &sum, args.verbose);
+                    print_robot(file, &info, &sum, args.verbose, details.as_ref());
                     totals.add(&sum);
+                    if let Some(d) = &details {
+                        headers_total.add(d);
+                    }
                     listed += 1;
                 }
                 Err(e) => {
@@ -101,7 +109,7 @@ pub fn run(args: &Args) -> Status {
             continue;
         }
         if is_lzip(file) {
-            if let Err(e) = list_lzip(file, args.verbose) {
+            if let Err(e) = list_lzip(file, args.verbose > 0) {
                 report::file_error(file, &e);
                 status.fail();
             }
@@ -139,7 +147,7 @@ pub fn run(args: &Args) -> Status {
             }
             continue;
         }
-        let info = match load(file) {
+        let (info, file_size, details) = match load_with_details(file, args.verbose) {
             Ok(v) => v,
             Err(e) => {
                 report::file_error(file, &e);
@@ -147,13 +155,15 @@ pub fn run(args: &Args) -> Status {
                 continue;
             }
         };
-        let (info, file_size) = info;
         let sum = summarize(&info, file_size);
-        if args.verbose {
+        if args.verbose > 0 {
             if listed > 0 {
                 outln!();
             }
-            print_verbose(file, i + 1, files.len(), &info, &sum);
+            print_verbose(file, i + 1, files.len(), &info, &sum, details.as_ref());
+            if let Some(d) = &details {
+                headers_total.add(d);
+            }
         } else {
             if !header_printed {
                 outln!("Strms  Blocks   Compressed Uncompressed  Ratio  Check   Filename");
@@ -166,23 +176,41 @@ pub fn run(args: &Args) -> Status {
     }
     if args.robot {
         // Always the last line, even when no file could be listed.
-        outln!(
-            "totals\t{}\t{listed}",
-            robot_fields(&totals, &check_names(totals.checks, ","))
-        );
+        let fields = robot_fields(&totals, &check_names(totals.checks, ","));
+        if args.verbose >= 2 {
+            outln!("totals\t{fields}\t{listed}\t{}", headers_total.robot());
+        } else {
+            outln!("totals\t{fields}\t{listed}");
+        }
         return status;
     }
-    if listed > 1 && args.verbose {
+    if listed > 1 && args.verbose > 0 {
         outln!();
         outln!("Totals:");
         outln!("  Number of files:   {listed}");
         print_sums(&totals);
+        if args.verbose >= 2 {
+            headers_total.print();
+        }
     }
-    if listed > 1 && !args.verbose {
+    if listed > 1 && args.verbose == 0 {
         outln!("{}", "-".repeat(79));
         print_row(&totals, &format!("{listed} files"));
     }
     status
+}
+
+/// [`load`], and with `-vv` every Block's header and check.
+fn load_with_details(
+    file: &str,
+    verbose: u8,
+) -> io::Result<(XzInfo, u64, Option<Vec<BlockDetails>>)> {
+    let (info, size) = load(file)?;
+    if verbose < 2 {
+        return Ok((info, size, None));
+    }
+    let details = read_block_details(BufReader::new(File::open(file)?), &info)?;
+    Ok((info, size, Some(details)))
 }
 
 /// True when `file` starts with the lzip ID string.
@@ -322,7 +350,14 @@ fn print_row(sum: &Summary, name: &str) {
     );
 }
 
-fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Summary) {
+fn print_verbose(
+    name: &str,
+    index: usize,
+    count: usize,
+    info: &XzInfo,
+    sum: &Summary,
+    details: Option<&Vec<BlockDetails>>,
+) {
     outln!("{name} ({index}/{count})");
     print_sums(sum);
     outln!("  Streams:");
@@ -335,17 +370,194 @@ fn print_verbose(name: &str, index: usize, count: usize, info: &XzInfo, sum: &Su
         outln!("    {n:>6} {b:>9} {co:>15} {uo:>15} {c:>15} {u:>15} {r:>6}  {check:<10} {pad:>7}");
     }
     // As xz: no Blocks table for a file without blocks.
-    if blocks.is_empty() {
-        return;
+    if !blocks.is_empty() {
+        print_blocks(info, &blocks, details);
     }
+    if let Some(details) = details {
+        let mut headers = HeaderSummary::default();
+        headers.add(details);
+        headers.print();
+    }
+}
+
+/// The Blocks table of `-lv`, with `-lvv`'s columns when `details` are
+/// given.
+fn print_blocks(info: &XzInfo, blocks: &[BlockRow], details: Option<&Vec<BlockDetails>>) {
+    const HEADING: &str =
+        "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check";
     outln!("  Blocks:");
+    let Some(details) = details else {
+        outln!("{HEADING}");
+        for b in blocks {
+            // The number in the file is for robots only.
+            let [s, n, _, co, uo, t, u, r, check] = b.fields();
+            outln!("    {s:>6} {n:>9} {co:>15} {uo:>15} {t:>15} {u:>15} {r:>6}  {check}");
+        }
+        return;
+    };
+    // The CheckVal column fits the file's longest check, in hex.
+    let width = info
+        .streams
+        .iter()
+        .map(|s| 2 * lzflow_xz::check_size_of_id(s.check_id))
+        .fold("CheckVal".len(), usize::max);
     outln!(
-        "    Stream     Block      CompOffset    UncompOffset       TotalSize      UncompSize  Ratio  Check"
+        "{HEADING}      {:<width$} {:>7}  {:<5} {:>15} {:>11}  Filters",
+        "CheckVal",
+        "Header",
+        "Flags",
+        "CompSize",
+        "MemUsage"
     );
-    for b in &blocks {
-        // The number in the file is for robots only.
+    for (b, d) in blocks.iter().zip(details) {
         let [s, n, _, co, uo, t, u, r, check] = b.fields();
-        outln!("    {s:>6} {n:>9} {co:>15} {uo:>15} {t:>15} {u:>15} {r:>6}  {check}");
+        outln!(
+            "    {s:>6} {n:>9} {co:>15} {uo:>15} {t:>15} {u:>15} {r:>6}  {check:<10} {:<width$} {:>7}  {:<5} {:>15} {:>11}  {}",
+            check_value(d, b.check_id),
+            d.header_size,
+            size_flags(d),
+            d.compressed_size,
+            format!("{} MiB", mib_up(d.memory_usage)),
+            filter_chain(d)
+        );
+    }
+}
+
+/// What `-lvv` adds up over Blocks (of a file, or of all files).
+#[derive(Default)]
+struct HeaderSummary {
+    /// The most memory a Block's decoder needs.
+    memory: u64,
+    /// Some Block's header lacks a size field.
+    lacks_sizes: bool,
+    /// The oldest XZ Utils that reads every Block, as xz encodes versions.
+    min_version: u32,
+}
+
+/// XZ Utils 5.0.0, stable, in xz's encoding (`major * 10^7 + minor * 10^4
+/// + patch * 10 + 2`).
+const XZ_5_0_0: u32 = 50_000_002;
+/// XZ Utils 5.0.2, likewise.
+const XZ_5_0_2: u32 = 50_000_022;
+
+impl HeaderSummary {
+    fn add(&mut self, details: &[BlockDetails]) {
+        self.min_version = self.min_version.max(XZ_5_0_0);
+        for d in details {
+            self.memory = self.memory.max(d.memory_usage);
+            if d.uncompressed_size == 0 {
+                // Empty Blocks failed to decode before XZ Utils 5.0.2.
+                self.min_version = self.min_version.max(XZ_5_0_2);
+            }
+            self.lacks_sizes |=
+                d.compressed_size_field.is_none() || d.uncompressed_size_field.is_none();
+            for f in &d.filters {
+                // The first releases that decode these filters.
+                let since = match f.kind {
+                    FilterKind::Arm64 => 50_040_002,
+                    FilterKind::RiscV => 50_060_002,
+                    _ => XZ_5_0_0,
+                };
+                self.min_version = self.min_version.max(since);
+            }
+        }
+    }
+
+    /// `5.4.0` from xz's encoding.
+    fn version(&self) -> String {
+        let v = self.min_version.max(XZ_5_0_0);
+        format!("{}.{}.{}", v / 10_000_000, v / 10_000 % 1000, v / 10 % 1000)
+    }
+
+    /// The three lines ending a file's (or the totals') `-lvv` listing.
+    fn print(&self) {
+        outln!("  Memory needed:     {} MiB", mib_up(self.memory));
+        let sizes = if self.lacks_sizes { "No" } else { "Yes" };
+        outln!("  Sizes in headers:  {sizes}");
+        outln!("  Minimum XZ Utils version: {}", self.version());
+    }
+
+    /// The same for robots: bytes, `yes`/`no`, the encoded version.
+    fn robot(&self) -> String {
+        let sizes = if self.lacks_sizes { "no" } else { "yes" };
+        format!(
+            "{}\t{sizes}\t{}",
+            self.memory,
+            self.min_version.max(XZ_5_0_0)
+        )
+    }
+}
+
+/// Bytes rounded up to whole MiB, as xz shows memory.
+fn mib_up(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
+/// The stored check in hex as xz shows it (CRC32 and CRC64 as numbers,
+/// their little-endian bytes reversed; others byte by byte), `---` for
+/// none.
+fn check_value(d: &BlockDetails, check_id: u8) -> String {
+    if d.check_value.is_empty() {
+        return "---".into();
+    }
+    let hex = |b: &u8| format!("{b:02x}");
+    match check_id {
+        1 | 4 => d.check_value.iter().rev().map(hex).collect(),
+        _ => d.check_value.iter().map(hex).collect(),
+    }
+}
+
+/// `c` and `u` for the size fields the header has, `-` for those it lacks.
+fn size_flags(d: &BlockDetails) -> String {
+    let c = if d.compressed_size_field.is_some() {
+        'c'
+    } else {
+        '-'
+    };
+    let u = if d.uncompressed_size_field.is_some() {
+        'u'
+    } else {
+        '-'
+    };
+    format!("{c}{u}")
+}
+
+/// The Block's filter chain in xz's option syntax, as `xz -lvv` prints it:
+/// `--delta=dist=4 --x86=start=16 --lzma2=dict=1536KiB`.
+fn filter_chain(d: &BlockDetails) -> String {
+    let mut parts: Vec<String> = d
+        .filters
+        .iter()
+        .map(|f| {
+            let name = match f.kind {
+                FilterKind::Delta => return format!("--delta=dist={}", f.distance),
+                FilterKind::X86 => "x86",
+                FilterKind::PowerPc => "powerpc",
+                FilterKind::Ia64 => "ia64",
+                FilterKind::Arm => "arm",
+                FilterKind::ArmThumb => "armthumb",
+                FilterKind::Sparc => "sparc",
+                FilterKind::Arm64 => "arm64",
+                FilterKind::RiscV => "riscv",
+            };
+            match f.start_offset {
+                0 => format!("--{name}"),
+                start => format!("--{name}=start={}", option_size(start)),
+            }
+        })
+        .collect();
+    parts.push(format!("--lzma2=dict={}", option_size(d.dict_size)));
+    parts.join(" ")
+}
+
+/// A size in xz's option syntax: `8MiB`, `1536KiB`, or bytes.
+fn option_size(n: u32) -> String {
+    if n != 0 && n.is_multiple_of(1 << 20) {
+        format!("{}MiB", n >> 20)
+    } else if n != 0 && n.is_multiple_of(1 << 10) {
+        format!("{}KiB", n >> 10)
+    } else {
+        n.to_string()
     }
 }
 
@@ -492,17 +704,41 @@ fn robot_fields(sum: &Summary, checks: &str) -> String {
 
 /// One file as `xz --robot -l` (`-v`: `-lv`) prints it: the columns are
 /// xz's, in its order, separated by tabs.
-fn print_robot(name: &str, info: &XzInfo, sum: &Summary, verbose: bool) {
+fn print_robot(
+    name: &str,
+    info: &XzInfo,
+    sum: &Summary,
+    verbose: u8,
+    details: Option<&Vec<BlockDetails>>,
+) {
     outln!("name\t{name}");
     outln!("file\t{}", robot_fields(sum, &check_names(sum.checks, ",")));
-    if !verbose {
+    if verbose == 0 {
         return;
     }
     let (streams, blocks) = layout(info);
     for s in &streams {
         outln!("stream\t{}", s.fields().join("\t"));
     }
-    for b in &blocks {
-        outln!("block\t{}", b.fields().join("\t"));
+    let Some(details) = details else {
+        for b in &blocks {
+            outln!("block\t{}", b.fields().join("\t"));
+        }
+        return;
+    };
+    for (b, d) in blocks.iter().zip(details) {
+        outln!(
+            "block\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            b.fields().join("\t"),
+            check_value(d, b.check_id),
+            d.header_size,
+            size_flags(d),
+            d.compressed_size,
+            d.memory_usage,
+            filter_chain(d)
+        );
     }
+    let mut headers = HeaderSummary::default();
+    headers.add(details);
+    outln!("summary\t{}", headers.robot());
 }
