@@ -31,7 +31,7 @@
 //!   large tables and window (one system call in `huge_pages.rs`), which
 //!   speeds up encoders with large dictionaries; and on x86-64
 //!   [`prefetch`] hints the cache (one instruction in `prefetch.rs`), which
-//!   speeds up PPMd's walks through its model.
+//!   speeds up the PPMd decoders' walks through their model.
 #![cfg_attr(feature = "safe", forbid(unsafe_code))]
 #![cfg_attr(not(feature = "safe"), deny(unsafe_code))]
 

@@ -163,8 +163,6 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         rc.range /= summ;
         match m.arena.find_by_symbol(stats, ns, symbol) {
             (Some(s), lo) => {
-                // Usually the next context: its cache miss overlaps the update.
-                m.arena.prefetch(m.arena.successor(s));
                 rc.encode(lo, m.arena.freq(s));
                 rc.normalize();
                 m.found_state = s;
@@ -185,8 +183,6 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         m.mask.fill(0xFF);
         m.mask_context(mc);
     } else {
-        // Usually the next context: its cache miss overlaps the update.
-        m.arena.prefetch(m.arena.successor(Arena::one_state(mc)));
         let cell = m.bin_summ_cell();
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;

@@ -157,8 +157,6 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         let summ = m.arena.summ_freq(mc).min(rc.range);
         match m.arena.find_by_symbol(stats, ns + 1, symbol) {
             (Some(s), lo) => {
-                // Usually the next context: its cache miss overlaps the update.
-                m.arena.prefetch(m.arena.successor(s));
                 rc.encode(lo, m.arena.freq(s), summ);
                 rc.normalize();
                 m.found_state = s;
@@ -178,8 +176,6 @@ pub(crate) fn encode(m: &mut Model, rc: &mut RangeEncoder, symbol: Option<u8>) {
         m.mask.fill(0xFF);
         m.mask_context(mc);
     } else {
-        // Usually the next context: its cache miss overlaps the update.
-        m.arena.prefetch(m.arena.successor(Arena::one_state(mc)));
         let cell = m.bin_summ_cell();
         let pr = m.bin_prob(cell);
         let bound = (rc.range >> 14) * pr;
