@@ -331,6 +331,26 @@ fn no_warn_and_ignore_check_behave_as_in_xz() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A file of the fixtures (`generated/xz`, `xz-utils/files`).
+fn fixture(dir: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(dir)
+        .join(name)
+}
+
+/// `two.xz` in `dir`: two streams (SHA-256, then a multi-block CRC64 one
+/// with sizes in its headers) with Stream Padding between and after them.
+fn two_streams(dir: &Path) -> PathBuf {
+    let mut two = std::fs::read(fixture("generated/xz", "check-sha256.xz")).unwrap();
+    two.extend_from_slice(&[0; 8]);
+    two.extend(std::fs::read(fixture("generated/xz", "multiblock-mt.xz")).unwrap());
+    two.extend_from_slice(&[0; 4]);
+    let path = dir.join("two.xz");
+    std::fs::write(&path, &two).unwrap();
+    path
+}
+
 /// `--robot -l` and `--robot -lv` (and `-l`, `-lv`) print what xz prints,
 /// byte for byte:
 /// multi-block, multi-stream with padding, every check, an empty file,
@@ -338,17 +358,7 @@ fn no_warn_and_ignore_check_behave_as_in_xz() {
 #[test]
 fn robot_listings_are_xz_s() {
     let dir = temp("robot");
-    let fixture = |name: &str| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/generated/xz")
-            .join(name)
-    };
-    // Two streams with stream padding between and after them.
-    let mut two = std::fs::read(fixture("check-sha256.xz")).unwrap();
-    two.extend_from_slice(&[0; 8]);
-    two.extend(std::fs::read(fixture("multiblock-mt.xz")).unwrap());
-    two.extend_from_slice(&[0; 4]);
-    std::fs::write(dir.join("two.xz"), &two).unwrap();
+    let fixture = |name: &str| fixture("generated/xz", name);
     let mut files: Vec<PathBuf> = [
         "multiblock-mt.xz",
         "check-none.xz",
@@ -358,7 +368,7 @@ fn robot_listings_are_xz_s() {
     .iter()
     .map(|n| fixture(n))
     .collect();
-    files.push(dir.join("two.xz"));
+    files.push(two_streams(&dir));
     let with_xz = have("xz");
     for verbose in [&["--robot", "-l"][..], &["--robot", "-lv"]] {
         let ours = run(Command::new(bin()).args(verbose).args(&files));
@@ -422,20 +432,8 @@ fn robot_listings_are_xz_s() {
 #[test]
 fn vv_listings_are_xz_s() {
     let dir = temp("vv");
-    let generated = |name: &str| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/generated/xz")
-            .join(name)
-    };
-    let xz_utils = |name: &str| {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../fixtures/xz-utils/files")
-            .join(name)
-    };
-    let mut two = std::fs::read(generated("check-sha256.xz")).unwrap();
-    two.extend_from_slice(&[0; 8]);
-    two.extend(std::fs::read(generated("multiblock-mt.xz")).unwrap());
-    std::fs::write(dir.join("two.xz"), &two).unwrap();
+    let generated = |name: &str| fixture("generated/xz", name);
+    let xz_utils = |name: &str| fixture("xz-utils/files", name);
     let mut files: Vec<PathBuf> = [
         "multiblock-mt.xz",
         "check-none.xz",
@@ -457,7 +455,7 @@ fn vv_listings_are_xz_s() {
         .map(|n| xz_utils(n)),
     )
     .collect();
-    files.push(dir.join("two.xz"));
+    files.push(two_streams(&dir));
 
     // Without xz at hand: the check value is the CRC32 of the data, and
     // the versions follow the filters and empty Blocks.
