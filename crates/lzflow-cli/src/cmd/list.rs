@@ -1,5 +1,6 @@
 //! `lzflow l`: streams, blocks, checks and sizes of .xz files, laid out like
-//! `xz -l` / `xz -lv`, reading only the stream footers and indexes; the
+//! `xz -l` / `xz -lv`, reading only the stream footers and indexes (and,
+//! for `-lvv`, each Block's header and stored check); the
 //! members of .lz files, read from their trailers as `lzip -l` does.
 
 use std::fs::File;
