@@ -128,6 +128,8 @@ pub(crate) fn decode(m: &mut Model, rc: &mut RangeDecoder, src: &mut Source<'_>)
                 .arena
                 .find_masked_by_count(stats, n, count, &m.mask)
                 .expect("count below the unmasked total");
+            // After an escape too: the successor is where the model goes.
+            m.arena.prefetch(m.arena.successor(s));
             rc.decode(lo, m.arena.freq(s));
             rc.normalize(src);
             m.see_mut(see).update();
