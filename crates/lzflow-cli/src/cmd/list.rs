@@ -425,7 +425,6 @@ fn print_blocks(info: &XzInfo, blocks: &[BlockRow], details: Option<&Vec<BlockDe
 }
 
 /// What `-lvv` adds up over Blocks (of a file, or of all files).
-#[derive(Default)]
 struct HeaderSummary {
     /// The most memory a Block's decoder needs.
     memory: u64,
@@ -441,9 +440,19 @@ const XZ_5_0_0: u32 = 50_000_002;
 /// XZ Utils 5.0.2, likewise.
 const XZ_5_0_2: u32 = 50_000_022;
 
+impl Default for HeaderSummary {
+    /// No Block yet: every xz reads that.
+    fn default() -> Self {
+        HeaderSummary {
+            memory: 0,
+            lacks_sizes: false,
+            min_version: XZ_5_0_0,
+        }
+    }
+}
+
 impl HeaderSummary {
     fn add(&mut self, details: &[BlockDetails]) {
-        self.min_version = self.min_version.max(XZ_5_0_0);
         for d in details {
             self.memory = self.memory.max(d.memory_usage);
             if d.uncompressed_size == 0 {
@@ -466,7 +475,7 @@ impl HeaderSummary {
 
     /// `5.4.0` from xz's encoding.
     fn version(&self) -> String {
-        let v = self.min_version.max(XZ_5_0_0);
+        let v = self.min_version;
         format!("{}.{}.{}", v / 10_000_000, v / 10_000 % 1000, v / 10 % 1000)
     }
 
@@ -481,11 +490,7 @@ impl HeaderSummary {
     /// The same for robots: bytes, `yes`/`no`, the encoded version.
     fn robot(&self) -> String {
         let sizes = if self.lacks_sizes { "no" } else { "yes" };
-        format!(
-            "{}\t{sizes}\t{}",
-            self.memory,
-            self.min_version.max(XZ_5_0_0)
-        )
+        format!("{}\t{sizes}\t{}", self.memory, self.min_version)
     }
 }
 
