@@ -203,3 +203,138 @@ async fn async_selection_walks_and_extracts_only_what_it_picks() {
     );
     let _ = fs::remove_dir_all(out);
 }
+
+/// A tokio source that never answers a read from `stall_at` on before
+/// `resume_at` (a client gone quiet mid-upload): the extraction then waits
+/// inside an entry's data.
+struct Stall {
+    inner: Cursor<Vec<u8>>,
+    stall_at: u64,
+    resume_at: u64,
+}
+
+impl tokio::io::AsyncRead for Stall {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let pos = self.inner.position();
+        if (self.stall_at..self.resume_at).contains(&pos) {
+            return std::task::Poll::Pending;
+        }
+        // A read never runs past the stall.
+        let room = match pos < self.stall_at {
+            true => (self.stall_at - pos) as usize,
+            false => usize::MAX,
+        };
+        let mut tmp = vec![0; buf.remaining().min(room)];
+        let mut part = tokio::io::ReadBuf::new(&mut tmp);
+        let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, &mut part);
+        buf.put_slice(part.filled());
+        r
+    }
+}
+
+impl tokio::io::AsyncSeek for Stall {
+    fn start_seek(
+        mut self: std::pin::Pin<&mut Self>,
+        position: std::io::SeekFrom,
+    ) -> std::io::Result<()> {
+        std::pin::Pin::new(&mut self.inner).start_seek(position)
+    }
+
+    fn poll_complete(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<u64>> {
+        std::pin::Pin::new(&mut self.inner).poll_complete(cx)
+    }
+}
+
+/// The files of an async extraction are written by a thread of its own
+/// (the task never blocks on the disk), and a cancelled extraction keeps
+/// the files it completed and leaves no partial one.
+#[tokio::test]
+async fn a_cancelled_async_extraction_leaves_complete_files_only() {
+    // Incompressible (xorshift), so that half of b.bin's packed stream
+    // decodes to half of it.
+    let data = |mut x: u64, len: usize| -> Vec<u8> {
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    };
+    let (a, b) = (data(3, 1 << 20), data(5, 4 << 20));
+    let options = WriterOptions::default()
+        .with_level(1)
+        .with_solid(lzflow::sevenz_writer::Solid::None);
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    w.add_file("a.bin", &a[..], EntryMeta::default()).unwrap();
+    w.add_file("b.bin", &b[..], EntryMeta::default()).unwrap();
+    let bytes = w.finish().unwrap().into_inner();
+    let index = Archive::open(Cursor::new(bytes.clone())).unwrap();
+    let (pa, pb) = (
+        index.index().folder_packed_size(0),
+        index.index().folder_packed_size(1),
+    );
+    let src = Stall {
+        inner: Cursor::new(bytes),
+        stall_at: 32 + pa + pb / 2,
+        resume_at: 32 + pa + pb,
+    };
+    let out = scratch("cancelled");
+    let mut archive = lzflow::sevenz::AsyncArchive::open(src).await.unwrap();
+    // Until a.bin is in place and b.bin's partial file is there (the
+    // source stalls inside b.bin's data).
+    let probe = async {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let names: Vec<String> = fs::read_dir(&out)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            let partial = names.iter().any(|n| n.ends_with(".partial"));
+            if partial && names.iter().any(|n| n == "a.bin") {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::select! {
+        r = archive.extract_to(&out) => panic!("the source stalls, yet: {r:?}"),
+        seen = probe => assert!(seen, "a.bin written, b.bin begun"),
+    }
+    #[cfg(target_os = "linux")]
+    {
+        // The file-system calls run on the extraction's own thread.
+        let threads: Vec<String> = fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| fs::read_to_string(t.unwrap().path().join("comm")).ok())
+            .collect();
+        assert!(
+            threads.iter().any(|t| t.trim() == "lzflow-extract"),
+            "{threads:?}"
+        );
+    }
+    drop(archive);
+    // The thread removes b.bin's partial file as it ends.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let names = loop {
+        let names: Vec<String> = tree(&out).into_iter().map(|(n, _)| n).collect();
+        if names == ["a.bin"] || std::time::Instant::now() > deadline {
+            break names;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    };
+    assert_eq!(names, ["a.bin"]);
+    assert!(fs::read(out.join("a.bin")).unwrap() == a);
+    let _ = fs::remove_dir_all(out);
+}

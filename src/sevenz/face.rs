@@ -19,6 +19,7 @@ use lzflow_core::LimitExceeded;
 
 use super::AsyncSpooled;
 use crate::step_stream::{read_whole, StepStream};
+use lzflow_core::extract_thread::FsCalls;
 
 /// A 7z archive over an async source; see the runtime modules for the
 /// constructors (`lzflow::sevenz::AsyncArchive` for tokio,
@@ -111,14 +112,20 @@ impl<S: PollSource> AsyncArchive<S> {
     /// rules and steps as the sync
     /// [`Archive::extract_to_with`](lzflow_7z::Archive::extract_to_with)
     /// (one walk, one [`Extraction`](lzflow_7z::Extraction)). The archive
-    /// is read asynchronously; files are written with `std::fs` calls from
-    /// this task, 16 KiB at a time.
+    /// is read asynchronously; the file-system calls run on a thread of
+    /// their own
+    /// ([`ExtractThread`](lzflow_core::extract_thread::ExtractThread)), so
+    /// the task never blocks on the disk. Cancelled (the future dropped),
+    /// the extraction stops and that thread removes the file it was
+    /// writing.
     pub async fn extract_to_with(
         &mut self,
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), SevenZError> {
-        self.core.extract_to_with(dir.as_ref(), options).await
+        self.core
+            .extract_to_with(dir.as_ref(), options, FsCalls::Thread)
+            .await
     }
 
     /// Walks the entries in archive order, decoding each folder once;

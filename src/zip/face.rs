@@ -12,6 +12,7 @@ use futures_core::Stream;
 use lzflow_core::source::{Adapter, PollSource};
 
 use crate::step_stream::{read_whole, StepStream};
+use lzflow_core::extract_thread::FsCalls;
 use lzflow_zip::{
     CentralDirectory, CentralDirectoryLocation, CentralEntry, PollCentralDirectoryReader,
     PollZipArchive, PollZipEntryReader, ZipError, ZipOptions,
@@ -67,14 +68,20 @@ impl<S: PollSource> AsyncZipArchive<S> {
     /// Extracts every entry below `dir` under `options`, with the rules
     /// and steps of the sync
     /// [`ZipArchive::extract_to_with`](lzflow_zip::ZipArchive::extract_to_with)
-    /// (one walk). The archive is read asynchronously; files are written
-    /// with `std::fs` calls from this task, 16 KiB at a time.
+    /// (one walk). The archive is read asynchronously; the file-system
+    /// calls run on a thread of their own
+    /// ([`ExtractThread`](lzflow_core::extract_thread::ExtractThread)), so
+    /// the task never blocks on the disk. Cancelled (the future dropped),
+    /// the extraction stops and that thread removes the file it was
+    /// writing.
     pub async fn extract_to_with(
         &mut self,
         dir: impl AsRef<std::path::Path>,
         options: &lzflow_zip::ExtractOptions,
     ) -> Result<(), ZipError> {
-        self.core.extract_to_with(dir.as_ref(), options).await
+        self.core
+            .extract_to_with(dir.as_ref(), options, FsCalls::Thread)
+            .await
     }
 
     /// An `AsyncRead` of the entry named `name`.
@@ -197,13 +204,17 @@ impl<S: lzflow_core::source::PollRead> AsyncZipStreamReader<S> {
     }
 
     /// Extracts every entry below `dir` as it arrives, with the rules of
-    /// [`ZipStreamReader::extract_to_with`](lzflow_zip::ZipStreamReader::extract_to_with).
+    /// [`ZipStreamReader::extract_to_with`](lzflow_zip::ZipStreamReader::extract_to_with),
+    /// the file-system calls on a thread of their own (as
+    /// [`AsyncZipArchive::extract_to_with`]).
     pub async fn extract_to_with(
         &mut self,
         dir: impl AsRef<std::path::Path>,
         options: &lzflow_zip::ExtractOptions,
     ) -> Result<(), ZipError> {
-        self.core.extract_to_with(dir.as_ref(), options).await
+        self.core
+            .extract_to_with(dir.as_ref(), options, FsCalls::Thread)
+            .await
     }
 
     /// Bytes of the input used so far.

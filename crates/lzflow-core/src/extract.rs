@@ -289,7 +289,7 @@ impl CoderError for ExtractError {
 }
 
 impl ExtractError {
-    fn io(path: &Path, source: io::Error) -> Self {
+    pub(crate) fn io(path: &Path, source: io::Error) -> Self {
         ExtractError::Io {
             path: path.to_path_buf(),
             source,

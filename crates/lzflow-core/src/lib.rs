@@ -21,7 +21,10 @@
 //!
 //! [`extract`] holds the one set of rules every archive format's extraction
 //! follows ([`extract::ExtractOptions`], [`extract::Extractor`]): the only
-//! part of this crate that writes to the file system. Its reading twin,
+//! part of this crate that writes to the file system.
+//! [`extract_thread::ExtractThread`] drives an extractor from the
+//! containers' one extraction walk, its calls made on a thread of their
+//! own for the async faces. Its reading twin,
 //! [`input_file::open_regular`], is how every writer's `add_path` opens a
 //! file: without following a link or waiting on a FIFO.
 //!
@@ -39,6 +42,7 @@ mod buf;
 mod coder;
 mod error;
 pub mod extract;
+pub mod extract_thread;
 #[cfg_attr(not(feature = "safe"), allow(unsafe_code))]
 mod huge_pages;
 pub mod input_file;

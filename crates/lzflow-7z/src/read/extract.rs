@@ -9,10 +9,11 @@
 //! std face and the async faces alike.
 
 use std::future::poll_fn;
-use std::io::{Read, Seek, Write};
+use std::io::{Read, Seek};
 use std::path::Path;
 
-use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
+use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Planned};
+use lzflow_core::extract_thread::{CallError, Close, ExtractThread, FsCalls};
 use lzflow_core::source::{block_on, PollSource};
 
 use crate::read::archive::Archive;
@@ -43,33 +44,47 @@ fn attrs(entry: &Entry) -> EntryAttrs {
 }
 
 /// One extraction of a 7z archive in progress: every path is checked
-/// before anything is written ([`Extractor::plan`]), then each entry, in
-/// archive order, is made a directory, skipped, or written to an
-/// [`OutputFile`] that is committed once its data (and CRC) is good.
+/// before anything is written ([`Extractor::plan`](lzflow_core::extract::Extractor::plan)), then each entry, in
+/// archive order, is made a directory, skipped, or written to a file that
+/// is committed once its data (and CRC) is good. The file-system calls go
+/// through an [`ExtractThread`]: on the calling thread for the std face,
+/// on a thread of their own for the async faces.
 #[derive(Debug)]
 pub struct Extraction {
-    ex: Extractor,
+    ex: ExtractThread,
     /// What becomes of each entry, by its position (`None`: an anti-item).
     steps: Vec<Option<Planned>>,
 }
 
 impl Extraction {
     /// Plans the extraction of `entries` (all of the archive's, in order)
-    /// below `dir`; fails, before writing anything, on unsafe paths,
-    /// duplicates, clashes and existing files as `options` say.
-    pub fn new(
+    /// below `dir`, the file-system calls made as `calls` says; fails,
+    /// before writing anything, on unsafe paths, duplicates, clashes and
+    /// existing files as `options` say.
+    pub async fn new(
         dir: &Path,
         options: &ExtractOptions,
         entries: &[Entry],
+        calls: FsCalls,
     ) -> Result<Self, SevenZError> {
-        let mut ex = Extractor::new(dir, options.clone())?;
+        let mut ex = ExtractThread::start(dir, options.clone(), calls).await?;
+        let named = entries
+            .iter()
+            .filter(|e| !e.is_anti)
+            .map(|e| (e.name.clone(), kind(e)))
+            .collect();
+        let planned = ex
+            .plan(named)
+            .await
+            .map_err(CallError::into_error::<SevenZError>)?;
+        let mut planned = planned.into_iter();
         let steps = entries
             .iter()
             .map(|e| match e.is_anti {
-                true => Ok(None),
-                false => ex.plan_one(&e.name, kind(e)).map(Some),
+                true => None,
+                false => planned.next(),
             })
-            .collect::<Result<_, _>>()?;
+            .collect();
         Ok(Extraction { ex, steps })
     }
 
@@ -80,48 +95,57 @@ impl Extraction {
     }
 
     /// Entry `index` (`entry`), met in archive order: creates it when it
-    /// is a directory, and gives the file to write its data into when it
-    /// is a file to extract (`None`: nothing to write, read nothing).
-    pub fn begin(
-        &mut self,
-        index: usize,
-        entry: &Entry,
-    ) -> Result<Option<OutputFile>, SevenZError> {
+    /// is a directory; true when it is a file to extract, made and waiting
+    /// for its data ([`write`](Self::write), then
+    /// [`end_file`](Self::end_file)); false: nothing to write, read
+    /// nothing.
+    pub async fn begin(&mut self, index: usize, entry: &Entry) -> Result<bool, SevenZError> {
         let Some(Some(Planned::Write(rel))) = self.steps.get_mut(index).map(Option::take) else {
-            return Ok(None);
+            return Ok(false);
         };
         if entry.is_dir {
-            self.ex.make_dir(&rel, attrs(entry))?;
-            return Ok(None);
+            self.ex
+                .make_dir(rel, attrs(entry))
+                .await
+                .map_err(CallError::into_error::<SevenZError>)?;
+            return Ok(false);
         }
-        Ok(self.ex.create_file(&rel, attrs(entry))?)
+        self.ex
+            .create_file(rel, attrs(entry))
+            .await
+            .map_err(CallError::into_error)
     }
 
-    /// The entry's data was all read and its CRC verified: moves the file
-    /// into place.
-    pub fn commit(&mut self, out: OutputFile) -> Result<(), SevenZError> {
-        Ok(self.ex.commit(out)?)
+    /// Writes the next bytes of the current file's data; an error is a
+    /// failed write, to end the file with.
+    pub async fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
+        self.ex.write(data).await
     }
 
-    /// The entry's data failed: its file is removed (or kept, with
-    /// `keep_broken`).
-    pub fn discard(&mut self, out: OutputFile) -> Result<(), SevenZError> {
-        Ok(self.ex.discard(out)?)
+    /// Ends the current file: with `data` `Ok` (all of it read and its CRC
+    /// verified) it is moved into place; otherwise it is removed (or kept,
+    /// with `keep_broken`) and the error returned.
+    pub async fn end_file(&mut self, data: std::io::Result<()>) -> Result<(), SevenZError> {
+        self.ex.end_file(data).await.map_err(CallError::into_error)
     }
 
     /// Ends the extraction with the walk's `result`: on success the
     /// directories get their permissions and times; a wrong or missing
     /// password removes everything this extraction wrote (it would all be
     /// garbage or empty shells); any other error keeps what was completed.
-    pub fn finish(self, result: Result<(), SevenZError>) -> Result<(), SevenZError> {
-        match result {
-            Ok(()) => Ok(self.ex.finish()?),
-            Err(e @ (SevenZError::WrongPassword | SevenZError::PasswordRequired)) => {
-                self.ex.rollback();
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
+    /// An error of an earlier step comes first (the extraction stopped
+    /// there).
+    pub async fn finish(self, result: Result<(), SevenZError>) -> Result<(), SevenZError> {
+        let how = match &result {
+            Ok(()) => Close::Finish,
+            Err(SevenZError::WrongPassword | SevenZError::PasswordRequired) => Close::Rollback,
+            Err(_) => Close::Abandon,
+        };
+        self.ex
+            .close(how)
+            .await
+            .map_err(CallError::into_error::<SevenZError>)?;
+        result
     }
 }
 
@@ -151,21 +175,26 @@ impl<R: Read + Seek> Archive<R> {
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), SevenZError> {
-        block_on(self.core_mut().extract_to_with(dir.as_ref(), options))
+        block_on(
+            self.core_mut()
+                .extract_to_with(dir.as_ref(), options, FsCalls::Inline),
+        )
     }
 }
 
 impl<S: PollSource> PollArchive<S> {
-    /// Extracts every entry below `dir` under `options`: the walk behind
-    /// every face's `extract_to_with`.
+    /// Extracts every entry below `dir` under `options`, the file-system
+    /// calls made as `calls` says: the walk behind every face's
+    /// `extract_to_with`.
     pub async fn extract_to_with(
         &mut self,
         dir: &Path,
         options: &ExtractOptions,
+        calls: FsCalls,
     ) -> Result<(), SevenZError> {
-        let mut x = Extraction::new(dir, options, self.entries())?;
+        let mut x = Extraction::new(dir, options, self.entries(), calls).await?;
         let result = self.write_entries(&mut x).await;
-        x.finish(result)
+        x.finish(result).await
     }
 
     /// Walks the entries `x` writes (the others, and folders without any,
@@ -174,21 +203,21 @@ impl<S: PollSource> PollArchive<S> {
         let mut walk = self.walk_where(|i, _| x.writes(i));
         let mut buf = [0u8; COPY_CHUNK];
         while let Some(i) = walk.advance().await? {
-            let Some(mut out) = x.begin(i, &walk.entries()[i])? else {
+            if !x.begin(i, &walk.entries()[i]).await? {
                 continue;
-            };
-            loop {
-                let written = match poll_fn(|cx| walk.poll_read(cx, &mut buf)).await {
-                    Ok(0) => break,
-                    Ok(n) => out.write_all(&buf[..n]),
-                    Err(e) => Err(e),
-                };
-                if let Err(e) = written {
-                    x.discard(out)?;
-                    return Err(e.into());
-                }
             }
-            x.commit(out)?;
+            let data = loop {
+                match poll_fn(|cx| walk.poll_read(cx, &mut buf)).await {
+                    Ok(0) => break Ok(()),
+                    Ok(n) => {
+                        if let Err(e) = x.write(&buf[..n]).await {
+                            break Err(e);
+                        }
+                    }
+                    Err(e) => break Err(e),
+                }
+            };
+            x.end_file(data).await?;
         }
         Ok(())
     }

@@ -13,6 +13,7 @@ use crate::read::central_directory::CentralDirectory;
 use crate::read::poll_archive::{PollZipArchive, PollZipEntryReader};
 use crate::read::zip_options::ZipOptions;
 use crate::ZipError;
+use lzflow_core::extract_thread::FsCalls;
 
 /// A zip archive opened for reading through its central directory.
 #[derive(Debug)]
@@ -80,7 +81,10 @@ impl<R: Read + Seek> ZipArchive<R> {
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), ZipError> {
-        block_on(self.core.extract_to_with(dir.as_ref(), options))
+        block_on(
+            self.core
+                .extract_to_with(dir.as_ref(), options, FsCalls::Inline),
+        )
     }
 
     /// Gives back the reader.

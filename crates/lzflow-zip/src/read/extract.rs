@@ -7,11 +7,12 @@
 //! faces alike.
 
 use std::future::poll_fn;
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 use std::task::{Context, Poll};
 
-use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Extractor, OutputFile, Planned};
+use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Planned};
+use lzflow_core::extract_thread::{CallError, Close, ExtractThread, FsCalls};
 use lzflow_core::source::{PollRead, PollSource};
 
 use crate::read::central_directory::CentralEntry;
@@ -23,26 +24,45 @@ use crate::ZipError;
 /// walk's state).
 const COPY_CHUNK: usize = 16 << 10;
 
-/// Copies an entry's data (`read`) into its file, then moves the file
-/// into place; on a read or write error the file is discarded.
+/// Writes the current file's data from `read`, then ends the file.
 async fn write_file(
-    ex: &mut Extractor,
-    mut out: OutputFile,
+    ex: &mut ExtractThread,
     buf: &mut [u8],
     mut read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<io::Result<usize>>,
 ) -> Result<(), ZipError> {
-    loop {
-        let written = match poll_fn(|cx| read(cx, buf)).await {
-            Ok(0) => break,
-            Ok(n) => out.write_all(&buf[..n]),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = written {
-            ex.discard(out)?;
-            return Err(e.into());
+    let data = loop {
+        match poll_fn(|cx| read(cx, buf)).await {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                if let Err(e) = ex.write(&buf[..n]).await {
+                    break Err(e);
+                }
+            }
+            Err(e) => break Err(e),
         }
-    }
-    Ok(ex.commit(out)?)
+    };
+    ex.end_file(data).await.map_err(CallError::into_error)
+}
+
+/// Ends the extraction with the walk's `result`: a wrong or missing
+/// password removes everything written (it would be garbage or empty
+/// shells); any other error keeps what was completed.
+/// An error of an earlier step comes first (the extraction stopped there).
+async fn close(ex: ExtractThread, result: Result<(), ZipError>) -> Result<(), ZipError> {
+    let how = match &result {
+        Ok(()) => Close::Finish,
+        Err(ZipError::WrongPassword | ZipError::PasswordRequired) => Close::Rollback,
+        Err(_) => Close::Abandon,
+    };
+    ex.close(how)
+        .await
+        .map_err(CallError::into_error::<ZipError>)?;
+    result
+}
+
+/// The container's error for a failed step.
+fn step_error(e: CallError) -> ZipError {
+    e.into_error()
 }
 
 fn kind(entry: &CentralEntry<'_>) -> EntryKind {
@@ -63,44 +83,29 @@ fn attrs(entry: &CentralEntry<'_>) -> EntryAttrs {
 }
 
 impl<S: PollSource> PollZipArchive<S> {
-    /// Extracts every entry below `dir` (created if missing) under
-    /// `options`. Every path is checked first (absolute paths, `..`,
-    /// drive letters, duplicates, existing files unless the policy says
-    /// otherwise) and nothing is written if one fails; each file is written
-    /// under a temporary name and moved into place once its CRC (or
-    /// authentication code) has been verified; an entry whose data fails
-    /// leaves no file (unless `keep_broken`), the entries before it stay.
-    /// Symbolic links are written as regular files holding the target.
+    /// Extracts every entry below `dir` under `options`, the file-system
+    /// calls made as `calls` says: every path is planned first, then each
+    /// entry is written in directory order.
     pub async fn extract_to_with(
         &mut self,
         dir: &Path,
         options: &ExtractOptions,
+        calls: FsCalls,
     ) -> Result<(), ZipError> {
-        let mut ex = Extractor::new(dir, options.clone())?;
-        let plan = {
-            // Names borrowed from the directory where they are UTF-8.
-            let names: Vec<_> = self
-                .directory()
-                .iter()
-                .map(|e| (e.name(), kind(&e)))
-                .collect();
-            ex.plan(names.iter().map(|(n, k)| (n.as_ref(), *k)))?
-        };
+        let mut ex = ExtractThread::start(dir, options.clone(), calls).await?;
+        let names = self
+            .directory()
+            .iter()
+            .map(|e| (e.name().into_owned(), kind(&e)))
+            .collect();
+        let plan = ex.plan(names).await.map_err(step_error)?;
         let result = self.write_entries(&mut ex, plan).await;
-        match result {
-            Ok(()) => Ok(ex.finish()?),
-            Err(e @ (ZipError::WrongPassword | ZipError::PasswordRequired)) => {
-                // Everything written would be garbage or empty shells.
-                ex.rollback();
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
+        close(ex, result).await
     }
 
     async fn write_entries(
         &mut self,
-        ex: &mut Extractor,
+        ex: &mut ExtractThread,
         plan: Vec<Planned>,
     ) -> Result<(), ZipError> {
         let mut buf = [0u8; COPY_CHUNK];
@@ -111,50 +116,41 @@ impl<S: PollSource> PollZipArchive<S> {
             let entry = self.directory().get(i).ok_or(ZipError::NoSuchEntry)?;
             let (is_dir, attrs) = (entry.is_dir(), attrs(&entry));
             if is_dir {
-                ex.make_dir(&rel, attrs)?;
+                ex.make_dir(rel, attrs).await.map_err(step_error)?;
                 continue;
             }
-            let Some(out) = ex.create_file(&rel, attrs)? else {
+            if !ex.create_file(rel, attrs).await.map_err(step_error)? {
                 continue;
-            };
+            }
             let mut reader = match self.reader(i).await {
                 Ok(r) => r,
                 Err(e) => {
-                    ex.discard(out)?;
+                    // An earlier step's error, or the discard's, comes first.
+                    ex.discard_file().await.map_err(step_error)?;
                     return Err(e);
                 }
             };
-            write_file(ex, out, &mut buf, |cx, b| reader.poll_read(cx, b)).await?;
+            write_file(ex, &mut buf, |cx, b| reader.poll_read(cx, b)).await?;
         }
         Ok(())
     }
 }
 
 impl<S: PollRead> PollZipStream<S> {
-    /// Extracts every entry below `dir` as it arrives, under the rules of
-    /// [`PollZipArchive::extract_to_with`], except that each path is
-    /// checked when its entry arrives (the names of later entries are not
-    /// known yet), so the entries before a refused one stay written. The
-    /// local headers carry no Unix modes: files get the default mode (less
-    /// the umask) and symbolic links arrive as files holding their target.
+    /// Extracts every entry below `dir` as it arrives, under `options`,
+    /// the file-system calls made as `calls` says.
     pub async fn extract_to_with(
         &mut self,
         dir: &Path,
         options: &ExtractOptions,
+        calls: FsCalls,
     ) -> Result<(), ZipError> {
-        let mut ex = Extractor::new(dir, options.clone())?;
+        let mut ex = ExtractThread::start(dir, options.clone(), calls).await?;
         let result = self.write_stream_entries(&mut ex).await;
-        match result {
-            Ok(()) => Ok(ex.finish()?),
-            Err(e @ (ZipError::WrongPassword | ZipError::PasswordRequired)) => {
-                ex.rollback();
-                Err(e)
-            }
-            Err(e) => Err(e),
-        }
+        close(ex, result).await
     }
 
-    async fn write_stream_entries(&mut self, ex: &mut Extractor) -> Result<(), ZipError> {
+    async fn write_stream_entries(&mut self, ex: &mut ExtractThread) -> Result<(), ZipError> {
         let mut buf = [0u8; COPY_CHUNK];
         while let Some(entry) = self.next_entry().await? {
             let kind = if entry.is_dir() {
@@ -167,17 +163,18 @@ impl<S: PollRead> PollZipStream<S> {
                 readonly: false,
                 mtime: entry.mtime(),
             };
-            let Planned::Write(rel) = ex.plan_one(&entry.name(), kind)? else {
+            let planned = ex.plan_one(&entry.name(), kind).await;
+            let Planned::Write(rel) = planned.map_err(step_error)? else {
                 continue;
             };
             if kind == EntryKind::Directory {
-                ex.make_dir(&rel, attrs)?;
+                ex.make_dir(rel, attrs).await.map_err(step_error)?;
                 continue;
             }
-            let Some(out) = ex.create_file(&rel, attrs)? else {
+            if !ex.create_file(rel, attrs).await.map_err(step_error)? {
                 continue;
-            };
-            write_file(ex, out, &mut buf, |cx, b| self.poll_read(cx, b)).await?;
+            }
+            write_file(ex, &mut buf, |cx, b| self.poll_read(cx, b)).await?;
         }
         Ok(())
     }

@@ -11,6 +11,7 @@ use lzflow_core::source::{block_on, block_on_poll, Blocking};
 use crate::read::poll_stream::{LocalEntry, PollZipStream};
 use crate::read::zip_options::ZipOptions;
 use crate::ZipError;
+use lzflow_core::extract_thread::FsCalls;
 
 /// A zip archive read forward-only, entry by entry, from its first byte:
 /// [`next_entry`](Self::next_entry), then read that entry.
@@ -61,7 +62,10 @@ impl<R: Read> ZipStreamReader<R> {
         dir: impl AsRef<Path>,
         options: &ExtractOptions,
     ) -> Result<(), ZipError> {
-        block_on(self.core.extract_to_with(dir.as_ref(), options))
+        block_on(
+            self.core
+                .extract_to_with(dir.as_ref(), options, FsCalls::Inline),
+        )
     }
 
     /// Bytes of the input used so far.
