@@ -10,13 +10,15 @@
 //! every call completes at once on the calling thread.
 //!
 //! On the thread, calls are queued without waiting for them, up to a
-//! [`QUEUE_LOAD`] (file data goes in [`WRITE_BATCH`]-byte writes, so at
-//! most 512 KiB of it is queued); the task waits (`Pending`, woken through
-//! a [`Readiness`]) only when the queue is full, until it is half empty,
-//! or when it needs an answer: the plan, and the end of the extraction. So a call's error comes with a later call. The thread makes
-//! no call after one failed, except to remove the file that was being
-//! written, so what is on disk is what the calls made one by one would
-//! leave; and the error returned is the first, as then.
+//! [`QUEUE_LOAD`] (file data goes in writes of up to [`WRITE_BATCH`]
+//! bytes, at most 512 KiB of it queued, and a small file is one call); the
+//! task waits (`Pending`, woken through a [`Readiness`]) only when the
+//! queue is full, until it is half empty, or when it needs an answer: the
+//! plan, a discarded file, the end of the extraction. So a call's error
+//! comes with a later call. The thread makes no call after one failed,
+//! except to settle the file that was being written, so what is on disk is
+//! what the calls made one by one would leave, and the error returned is
+//! the first, as then.
 //!
 //! Dropped before [`close`](ExtractThread::close) (a cancelled
 //! extraction), the handle lets the thread finish its current call and
