@@ -194,3 +194,24 @@ async fn the_stream_reader_future_is_send() {
     _assert_send(&fut);
     assert!(fut.await.is_err());
 }
+
+/// The extraction futures can be spawned: what they hold across awaits
+/// (the archive, the extraction's thread handle) is `Send`. Type-checked
+/// only.
+#[allow(dead_code)]
+fn extraction_futures_are_send(
+    zip: &mut lzflow::zip::AsyncZipArchive<tokio::fs::File>,
+    stream: &mut lzflow::zip::AsyncZipStreamReader<tokio::net::TcpStream>,
+    sevenz: &mut lzflow::sevenz::AsyncArchive<tokio::fs::File>,
+    futures_7z: &mut lzflow::sevenz::futures::AsyncArchive<futures::io::Cursor<Vec<u8>>>,
+) {
+    fn send<T: Send>(_: T) {}
+    let (zo, so) = (
+        lzflow::zip::ExtractOptions::default(),
+        lzflow::sevenz::ExtractOptions::default(),
+    );
+    send(zip.extract_to_with("out", &zo));
+    send(stream.extract_to_with("out", &zo));
+    send(sevenz.extract_to_with("out", &so));
+    send(futures_7z.extract_to_with("out", &so));
+}

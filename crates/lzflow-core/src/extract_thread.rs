@@ -267,18 +267,21 @@ impl Remote {
 
     /// The thread's next answer.
     async fn reply(&mut self) -> Result<Reply, ExtractError> {
-        let got = poll_fn(|cx| loop {
-            let generation = self.readiness.generation();
-            match self.replies.try_recv() {
+        // The receiver is held by `&mut` across the wait: it is `Send`,
+        // not `Sync`, and the future must stay `Send`.
+        let (replies, readiness, shared) = (&mut self.replies, &self.readiness, &self.shared);
+        let got = poll_fn(move |cx| loop {
+            let generation = readiness.generation();
+            match replies.try_recv() {
                 Ok(reply) => return Poll::Ready(Some(reply)),
                 Err(TryRecvError::Disconnected) => return Poll::Ready(None),
-                Err(TryRecvError::Empty) if self.shared.gone.load(Ordering::Acquire) => {
+                Err(TryRecvError::Empty) if shared.gone.load(Ordering::Acquire) => {
                     // Answers sent before it ended are in the queue.
-                    return Poll::Ready(self.replies.try_recv().ok());
+                    return Poll::Ready(replies.try_recv().ok());
                 }
                 Err(TryRecvError::Empty) => {
-                    self.readiness.wait_from(generation);
-                    if self.readiness.poll_ready(cx).is_pending() {
+                    readiness.wait_from(generation);
+                    if readiness.poll_ready(cx).is_pending() {
                         return Poll::Pending;
                     }
                 }
