@@ -338,3 +338,57 @@ async fn a_cancelled_async_extraction_leaves_complete_files_only() {
     assert!(fs::read(out.join("a.bin")).unwrap() == a);
     let _ = fs::remove_dir_all(out);
 }
+
+/// Through the extraction's thread as inline: an entry whose data fails
+/// leaves no file (nor a temporary one) and stops the extraction, the
+/// entries before it stay; with `keep_broken` its damaged bytes are kept,
+/// every one of them.
+#[tokio::test]
+async fn async_extraction_of_a_failed_entry_leaves_no_file_unless_kept() {
+    let options = WriterOptions::default()
+        .with_method(lzflow::sevenz_writer::Method::Copy)
+        .with_solid(lzflow::sevenz_writer::Solid::None)
+        .with_compress_header(false);
+    let mut w = Writer::with_options(Cursor::new(Vec::new()), options).unwrap();
+    let second = vec![b's'; 300_000];
+    w.add_file("one", &b"first"[..], EntryMeta::default())
+        .unwrap();
+    w.add_file("two", &second[..], EntryMeta::default())
+        .unwrap();
+    w.add_file("three", &b"third"[..], EntryMeta::default())
+        .unwrap();
+    let mut bytes = w.finish().unwrap().into_inner();
+    // Stored: "two" starts right after "first"; damage its last byte.
+    let at = 32 + 5 + second.len() - 1;
+    assert_eq!(bytes[at], b's');
+    bytes[at] ^= 0x01;
+    let out = scratch("failed");
+    let open = || lzflow::sevenz::AsyncArchive::open(Cursor::new(bytes.clone()));
+    let err = open().await.unwrap().extract_to(&out).await.unwrap_err();
+    assert!(
+        matches!(&err, SevenZError::DataCrc { entry } if entry == "two"),
+        "{err:?}"
+    );
+    let names: Vec<_> = tree(&out).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["one"], "no file for two, no temporary file");
+    let _ = fs::remove_dir_all(&out);
+    let keep = ExtractOptions::default().with_keep_broken(true);
+    let err = open()
+        .await
+        .unwrap()
+        .extract_to_with(&out, &keep)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, SevenZError::DataCrc { .. }), "{err:?}");
+    let mut damaged = second;
+    let last = damaged.len() - 1;
+    damaged[last] ^= 0x01;
+    assert_eq!(
+        tree(&out),
+        [
+            ("one".to_string(), Some(b"first".to_vec())),
+            ("two".to_string(), Some(damaged))
+        ]
+    );
+    let _ = fs::remove_dir_all(out);
+}
