@@ -745,20 +745,27 @@ mod tests {
         }
     }
 
+    /// An extraction on its thread below `root`, its one file `name`
+    /// created and waiting for data.
+    async fn one_file(root: &Path, name: &str) -> ExtractThread {
+        let mut x = ExtractThread::start(root, ExtractOptions::default(), FsCalls::Thread)
+            .await
+            .unwrap();
+        let plan = x.plan(vec![(name.into(), EntryKind::File)]).await.unwrap();
+        let Planned::Write(rel) = plan[0].clone() else {
+            panic!("{plan:?}")
+        };
+        assert!(x.create_file(rel, EntryAttrs::default()).await.unwrap());
+        x
+    }
+
     /// A rollback removes what the extraction made; a dropped handle
     /// (cancelled extraction) leaves no partial file once its thread ends.
     #[test]
     fn rollback_and_drop_leave_nothing() {
         let root = scratch("rollback");
         run(async {
-            let mut x = ExtractThread::start(&root, ExtractOptions::default(), FsCalls::Thread)
-                .await
-                .unwrap();
-            let plan = x.plan(vec![("f".into(), EntryKind::File)]).await.unwrap();
-            let Planned::Write(rel) = plan[0].clone() else {
-                panic!()
-            };
-            assert!(x.create_file(rel, EntryAttrs::default()).await.unwrap());
+            let mut x = one_file(&root, "f").await;
             x.write(b"data").await.unwrap();
             x.end_file(Ok(())).await.unwrap();
             // Answered after every call before it: the file is in place.
@@ -769,14 +776,7 @@ mod tests {
         assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
 
         run(async {
-            let mut x = ExtractThread::start(&root, ExtractOptions::default(), FsCalls::Thread)
-                .await
-                .unwrap();
-            let plan = x.plan(vec![("g".into(), EntryKind::File)]).await.unwrap();
-            let Planned::Write(rel) = plan[0].clone() else {
-                panic!()
-            };
-            assert!(x.create_file(rel, EntryAttrs::default()).await.unwrap());
+            let mut x = one_file(&root, "g").await;
             x.write(&[1; 300 << 10]).await.unwrap();
             drop(x);
         });
@@ -862,14 +862,7 @@ mod tests {
         {
             use std::task::{Context, Waker};
             let mut f = std::pin::pin!(async {
-                let mut x = ExtractThread::start(&root, ExtractOptions::default(), FsCalls::Thread)
-                    .await
-                    .unwrap();
-                let plan = x.plan(vec![("f".into(), EntryKind::File)]).await.unwrap();
-                let Planned::Write(rel) = plan[0].clone() else {
-                    panic!()
-                };
-                assert!(x.create_file(rel, EntryAttrs::default()).await.unwrap());
+                let mut x = one_file(&root, "f").await;
                 for _ in 0..64 {
                     x.write(&[7; WRITE_BATCH]).await.unwrap();
                 }
