@@ -608,8 +608,6 @@ impl Serving {
                 }
                 // Nothing more is made after a failure, but the file
                 // being written is settled.
-                // Nothing more is made after a failure, but the file
-                // being written is settled.
                 Command::File { create, data, end } => {
                     if let (Some((rel, attrs)), false) = (create, failed) {
                         if let Err(e) = calls.create_file(&rel, attrs) {
