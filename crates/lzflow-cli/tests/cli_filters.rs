@@ -502,6 +502,7 @@ fn l_slt_gives_7zip_s_technical_listing() {
             "Attributes",
             "CRC",
             "Encrypted",
+            "Method",
             "Block",
         ][..],
     ));

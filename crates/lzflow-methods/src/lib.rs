@@ -73,5 +73,5 @@ pub use encoders::{
 pub use encoders::{new_ppmd_encoder, new_zip_ppmd_encoder, zip_ppmd_encoder_memory};
 pub use error::MethodError;
 pub use memory::{check_decoder_memory, window_size};
-pub use method::{describe_7z, listing_name_7z, Method};
+pub use method::{archive_listing_7z, describe_7z, listing_name_7z, size_text, Method};
 pub use properties::Properties;

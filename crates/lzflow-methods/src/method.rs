@@ -38,8 +38,11 @@ pub enum Method {
 /// One row of the table.
 struct Row {
     method: Method,
-    /// The name 7-Zip's listings use.
+    /// The name lzflow's messages and listings use.
     name: &'static str,
+    /// The coder's name in 7-Zip's technical listing of a 7z archive
+    /// (`7zz l -slt`), before its properties: `BCJ`, `PPMD`, `ARMT`.
+    listing: &'static str,
     /// 7z method IDs: the first is the one written, the rest are aliases
     /// read as well.
     sevenz: &'static [&'static [u8]],
@@ -52,6 +55,7 @@ struct Row {
 const fn row(
     method: Method,
     name: &'static str,
+    listing: &'static str,
     sevenz: &'static [&'static [u8]],
     xz: Option<u64>,
     zip: Option<u16>,
@@ -59,6 +63,7 @@ const fn row(
     Row {
         method,
         name,
+        listing,
         sevenz,
         xz,
         zip,
@@ -72,13 +77,28 @@ use Method as M;
 /// aliases are the XZ IDs, which 7-Zip also reads); XZ IDs from
 /// xz-file-format 5.3; zip methods from APPNOTE 4.4.5.
 static TABLE: &[Row] = &[
-    row(M::Copy, "Copy", &[&[0x00]], None, Some(0)),
-    row(M::Lzma, "LZMA", &[&[0x03, 0x01, 0x01]], None, Some(14)),
-    row(M::Lzma2, "LZMA2", &[&[0x21]], Some(0x21), None),
-    row(M::Filter(F::Delta), "Delta", &[&[0x03]], Some(0x03), None),
+    row(M::Copy, "Copy", "Copy", &[&[0x00]], None, Some(0)),
+    row(
+        M::Lzma,
+        "LZMA",
+        "LZMA",
+        &[&[0x03, 0x01, 0x01]],
+        None,
+        Some(14),
+    ),
+    row(M::Lzma2, "LZMA2", "LZMA2", &[&[0x21]], Some(0x21), None),
+    row(
+        M::Filter(F::Delta),
+        "Delta",
+        "Delta",
+        &[&[0x03]],
+        Some(0x03),
+        None,
+    ),
     row(
         M::Filter(F::X86),
         "BCJ x86",
+        "BCJ",
         &[&[0x03, 0x03, 0x01, 0x03], &[0x04]],
         Some(0x04),
         None,
@@ -86,6 +106,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::PowerPc),
         "BCJ PowerPC",
+        "PPC",
         &[&[0x03, 0x03, 0x02, 0x05], &[0x05]],
         Some(0x05),
         None,
@@ -93,6 +114,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::Ia64),
         "BCJ IA-64",
+        "IA64",
         &[&[0x03, 0x03, 0x04, 0x01], &[0x06]],
         Some(0x06),
         None,
@@ -100,6 +122,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::Arm),
         "BCJ ARM",
+        "ARM",
         &[&[0x03, 0x03, 0x05, 0x01], &[0x07]],
         Some(0x07),
         None,
@@ -107,6 +130,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::ArmThumb),
         "BCJ ARM-Thumb",
+        "ARMT",
         &[&[0x03, 0x03, 0x07, 0x01], &[0x08]],
         Some(0x08),
         None,
@@ -114,6 +138,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::Sparc),
         "BCJ SPARC",
+        "SPARC",
         &[&[0x03, 0x03, 0x08, 0x05], &[0x09]],
         Some(0x09),
         None,
@@ -121,6 +146,7 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::Arm64),
         "BCJ ARM64",
+        "ARM64",
         &[&[0x0A]],
         Some(0x0A),
         None,
@@ -128,31 +154,69 @@ static TABLE: &[Row] = &[
     row(
         M::Filter(F::RiscV),
         "BCJ RISC-V",
+        "RISCV",
         &[&[0x0B]],
         Some(0x0B),
         None,
     ),
-    row(M::Bcj2, "BCJ2", &[&[0x03, 0x03, 0x01, 0x1B]], None, None),
-    row(M::Deflate, "Deflate", &[&[0x04, 0x01, 0x08]], None, Some(8)),
+    row(
+        M::Bcj2,
+        "BCJ2",
+        "BCJ2",
+        &[&[0x03, 0x03, 0x01, 0x1B]],
+        None,
+        None,
+    ),
+    row(
+        M::Deflate,
+        "Deflate",
+        "Deflate",
+        &[&[0x04, 0x01, 0x08]],
+        None,
+        Some(8),
+    ),
     row(
         M::Deflate64,
+        "Deflate64",
         "Deflate64",
         &[&[0x04, 0x01, 0x09]],
         None,
         Some(9),
     ),
-    row(M::BZip2, "BZip2", &[&[0x04, 0x02, 0x02]], None, Some(12)),
-    row(M::Ppmd, "PPMd", &[&[0x03, 0x04, 0x01]], None, Some(98)),
+    row(
+        M::BZip2,
+        "BZip2",
+        "BZip2",
+        &[&[0x04, 0x02, 0x02]],
+        None,
+        Some(12),
+    ),
+    row(
+        M::Ppmd,
+        "PPMd",
+        "PPMD",
+        &[&[0x03, 0x04, 0x01]],
+        None,
+        Some(98),
+    ),
     row(
         M::Zstd,
         "Zstandard",
+        "ZSTD",
         &[&[0x04, 0xF7, 0x11, 0x01]],
         None,
         Some(93),
     ),
-    row(M::Xz, "XZ", &[], None, Some(95)),
-    row(M::Aes7z, "7zAES", &[&[0x06, 0xF1, 0x07, 0x01]], None, None),
-    row(M::WinZipAes, "AES", &[], None, Some(99)),
+    row(M::Xz, "XZ", "XZ", &[], None, Some(95)),
+    row(
+        M::Aes7z,
+        "7zAES",
+        "7zAES",
+        &[&[0x06, 0xF1, 0x07, 0x01]],
+        None,
+        None,
+    ),
+    row(M::WinZipAes, "AES", "AES", &[], None, Some(99)),
 ];
 
 impl Method {
@@ -239,23 +303,86 @@ pub fn describe_7z(id: &[u8]) -> String {
     }
 }
 
-/// A 7z coder's name for listings, `LZMA2:96k` style: the method's name
-/// (or the hex ID when unknown) and, for LZMA and LZMA2, the dictionary
-/// size.
+/// A 7z coder as 7-Zip's technical listing shows it (`7zz l -slt`):
+/// its name and the properties that matter, e.g. `LZMA2:24`,
+/// `LZMA:192k:lc0:lp2`, `PPMD:o6:mem24`, `Delta:4`, `7zAES:19`, `BCJ`
+/// (sizes by [`size_text`]; LZMA's lc, lp and pb only where they are not
+/// 3, 0 and 2). An unknown ID shows in hex.
 pub fn listing_name_7z(id: &[u8], props: &[u8]) -> String {
     let Some(method) = Method::from_7z_id(id) else {
         return describe_7z(id);
     };
-    let dict = crate::Properties::from_7z(method, props)
-        .ok()
-        .and_then(|p| p.dict_size())
-        .map(u64::from);
-    let name = method.name();
-    match dict {
-        Some(d) if d >= 1 << 20 && d % (1 << 20) == 0 => format!("{name}:{}m", d >> 20),
-        Some(d) if d >= 1 << 10 && d % (1 << 10) == 0 => format!("{name}:{}k", d >> 10),
-        Some(d) => format!("{name}:{d}"),
-        None => name.to_string(),
+    let name = method.row().listing;
+    match crate::Properties::from_7z(method, props) {
+        Ok(crate::Properties::Lzma {
+            props: p,
+            dict_size,
+        }) => {
+            let mut s = format!("{name}:{}", size_text(dict_size.into()));
+            for (key, value, default) in [("lc", p.lc, 3), ("lp", p.lp, 0), ("pb", p.pb, 2)] {
+                if value != default {
+                    s += &format!(":{key}{value}");
+                }
+            }
+            s
+        }
+        Ok(crate::Properties::Lzma2 { dict_size }) => {
+            format!("{name}:{}", size_text(dict_size.into()))
+        }
+        Ok(crate::Properties::Ppmd { order, mem_size }) => {
+            format!("{name}:o{order}:mem{}", size_text(mem_size.into()))
+        }
+        Ok(crate::Properties::Filter(cfg)) if cfg.kind == lzflow_filters::FilterKind::Delta => {
+            format!("{name}:{}", cfg.distance)
+        }
+        // The number of SHA-256 rounds, as a power of two (the low six
+        // bits of the first property byte).
+        _ if method == Method::Aes7z && !props.is_empty() => {
+            format!("{name}:{}", props[0] & 0x3F)
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// A 7z archive's methods as 7-Zip's technical listing sums them up (its
+/// `Method` line): each method once, by ascending ID, LZMA and LZMA2 with
+/// the largest dictionary any of their coders declares, the others by
+/// name alone, e.g. `LZMA2:24 BCJ 7zAES`. `coders` are every folder's
+/// (ID, properties).
+pub fn archive_listing_7z<'a>(coders: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> String {
+    // By the ID read as a big-endian number, as 7-Zip orders them.
+    let key = |id: &[u8]| id.iter().fold(0u128, |k, &b| k << 8 | u128::from(b));
+    let mut methods: Vec<(u128, &[u8], Option<u32>)> = Vec::new();
+    for (id, props) in coders {
+        let dict = Method::from_7z_id(id)
+            .and_then(|m| crate::Properties::from_7z(m, props).ok())
+            .and_then(|p| p.dict_size());
+        match methods.iter_mut().find(|(_, known, _)| *known == id) {
+            Some((_, _, max)) => *max = (*max).max(dict),
+            None => methods.push((key(id), id, dict)),
+        }
+    }
+    methods.sort_by_key(|&(k, id, _)| (k, id.len()));
+    methods
+        .iter()
+        .map(|&(_, id, dict)| match (Method::from_7z_id(id), dict) {
+            (Some(m), Some(d)) => format!("{}:{}", m.row().listing, size_text(d.into())),
+            (Some(m), None) => m.row().listing.to_string(),
+            (None, _) => describe_7z(id),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A dictionary or model size as 7-Zip's listings write it: the power of
+/// two's exponent (`24` for 16 MiB), else whole MiB (`3m`), whole KiB
+/// (`192k`) or bytes.
+pub fn size_text(size: u64) -> String {
+    match size {
+        s if s.is_power_of_two() => s.trailing_zeros().to_string(),
+        s if s % (1 << 20) == 0 => format!("{}m", s >> 20),
+        s if s % (1 << 10) == 0 => format!("{}k", s >> 10),
+        s => s.to_string(),
     }
 }
 
@@ -265,15 +392,48 @@ mod tests {
 
     #[test]
     fn listing_names() {
-        assert_eq!(listing_name_7z(&[0x21], &[16]), "LZMA2:1m");
+        // What `7zz l -slt` prints for the same coders.
+        assert_eq!(listing_name_7z(&[0x21], &[16]), "LZMA2:20");
         assert_eq!(listing_name_7z(&[0x21], &[17]), "LZMA2:1536k");
         assert_eq!(listing_name_7z(&[0x21], &[40]), "LZMA2:4294967295");
         assert_eq!(
             listing_name_7z(&[0x03, 0x01, 0x01], &[0x5D, 0, 0x80, 1, 0]),
             "LZMA:96k"
         );
+        // lc0 lp2 pb2 (BCJ2's call and jump streams): 2 × 45 + 2 × 9.
+        assert_eq!(
+            listing_name_7z(&[0x03, 0x01, 0x01], &[108, 0, 0, 3, 0]),
+            "LZMA:192k:lc0:lp2"
+        );
+        assert_eq!(
+            listing_name_7z(&[0x03, 0x04, 0x01], &[6, 0, 0, 0, 1]),
+            "PPMD:o6:mem24"
+        );
+        assert_eq!(
+            listing_name_7z(&[0x03, 0x04, 0x01], &[4, 0, 0, 0x30, 0]),
+            "PPMD:o4:mem3m"
+        );
+        assert_eq!(listing_name_7z(&[0x03], &[3]), "Delta:4");
+        assert_eq!(listing_name_7z(&[0x03, 0x03, 0x01, 0x03], &[]), "BCJ");
+        assert_eq!(listing_name_7z(&[0x03, 0x03, 0x07, 0x01], &[]), "ARMT");
+        assert_eq!(
+            listing_name_7z(&[0x06, 0xF1, 0x07, 0x01], &[0xD3, 0x0F]),
+            "7zAES:19"
+        );
         assert_eq!(listing_name_7z(&[0x06, 0xF1, 0x07, 0x01], &[]), "7zAES");
         assert_eq!(listing_name_7z(&[0x7F], &[]), "7F");
+        assert_eq!(
+            archive_listing_7z([
+                (&[0x06, 0xF1, 0x07, 0x01][..], &[0xD3, 0x0F][..]),
+                (&[0x21][..], &[8][..]),
+                (&[0x03, 0x03, 0x01, 0x03][..], &[][..]),
+                (&[0x21][..], &[16][..]),
+            ]),
+            "LZMA2:20 BCJ 7zAES"
+        );
+        assert_eq!(size_text(192 << 10), "192k");
+        assert_eq!(size_text(3 << 20), "3m");
+        assert_eq!(size_text(4095), "4095");
     }
 
     #[test]

@@ -480,17 +480,39 @@ impl ArchiveIndex {
             .map_or(0, |f| f.unpack_size())
     }
 
-    /// The coders of `folder` for display, in stored order, e.g.
-    /// `LZMA2:96k 7zAES` (dictionary sizes after a colon).
+    /// The coders of `folder` as 7-Zip's technical listing shows them:
+    /// last stored first, each with its properties, e.g.
+    /// `BCJ LZMA2:24 7zAES:19`
+    /// ([`listing_name_7z`](lzflow_methods::listing_name_7z)).
     pub fn folder_method(&self, folder: usize) -> String {
         let Some(f) = self.streams.folders.get(folder) else {
             return String::new();
         };
         f.coders
             .iter()
+            .rev()
             .map(|c| lzflow_methods::listing_name_7z(&c.method, &c.properties))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// Every method of the archive's data as 7-Zip's technical listing
+    /// sums them up, e.g. `LZMA2:24 BCJ 7zAES`
+    /// ([`archive_listing_7z`](lzflow_methods::archive_listing_7z)); empty
+    /// without data.
+    pub fn archive_method(&self) -> String {
+        lzflow_methods::archive_listing_7z(
+            self.streams
+                .folders
+                .iter()
+                .flat_map(|f| &f.coders)
+                .map(|c| (&c.method[..], &c.properties[..])),
+        )
+    }
+
+    /// Bytes of the archive's data streams: all but its headers.
+    pub fn packed_size(&self) -> u64 {
+        (0..self.folder_count()).fold(0u64, |a, f| a.saturating_add(self.folder_packed_size(f)))
     }
 
     /// True when `folder`'s data is encrypted.

@@ -412,6 +412,15 @@ pub fn list_technical(
     outln!("Type = 7z");
     if let Ok(m) = std::fs::metadata(path) {
         outln!("Physical Size = {}", m.len());
+        // What is not data: the signature header and the headers.
+        outln!(
+            "Headers Size = {}",
+            m.len().saturating_sub(index.packed_size())
+        );
+    }
+    let method = index.archive_method();
+    if !method.is_empty() {
+        outln!("Method = {method}");
     }
     outln!("Solid = {}", if solid { "+" } else { "-" });
     outln!("Blocks = {folders}");
