@@ -9,10 +9,10 @@
 
 use std::fs;
 use std::io::Cursor;
-use std::os::unix::fs::{symlink, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
+use lzflow_fuzz::extract::{extract_and_check, park_on, Outcome};
 use lzflow_core::extract_thread::FsCalls;
 use lzflow_core::source::Blocking;
 use lzflow_zip::{
@@ -97,123 +97,33 @@ fn stored_zip(entries: &[(Vec<u8>, bool, u32, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-/// Every path below `dir` (not following links), with its metadata.
-fn tree(dir: &Path, out: &mut Vec<(PathBuf, fs::Metadata)>) {
-    let Ok(list) = fs::read_dir(dir) else { return };
-    for e in list.flatten() {
-        let path = e.path();
-        let Ok(m) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if m.is_dir() {
-            tree(&path, out);
-        }
-        out.push((path, m));
-    }
-}
-
-/// What one extraction left: its result, and every path below the target
-/// (relative, sorted) with its kind, permission bits and contents.
-type Outcome = (String, Vec<(String, char, u32, Vec<u8>)>);
-
-/// Polls `f` to its end, parking while it is pending (the extraction's
-/// thread wakes it).
-fn park_on<T>(f: impl std::future::Future<Output = T>) -> T {
-    struct Unpark(std::thread::Thread);
-    impl std::task::Wake for Unpark {
-        fn wake(self: std::sync::Arc<Self>) {
-            self.0.unpark();
-        }
-    }
-    let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
-    let mut cx = std::task::Context::from_waker(&waker);
-    let mut f = std::pin::pin!(f);
-    loop {
-        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-        std::thread::park();
-    }
-}
-
 /// Extracts `zip` below `base/t` (forward-only or not, the file-system
-/// calls made as `calls` says) beside a file and links out of the
-/// target, checks the rules, and says what was left.
-fn extract(base: &Path, zip: &[u8], options: &ExtractOptions, forward: bool, calls: FsCalls) -> Outcome {
-    let _ = fs::remove_dir_all(base);
-    let (target, outside) = (base.join("t"), base.join("outside"));
-    fs::create_dir_all(&target).unwrap();
-    fs::create_dir_all(&outside).unwrap();
-    fs::write(target.join("pre.txt"), "kept").unwrap();
-    symlink("../outside", target.join("link")).unwrap();
-    symlink(&outside, target.join("abs")).unwrap();
-    symlink("../outside/new", target.join("dangling")).unwrap();
-    let result = match (forward, calls) {
-        (true, FsCalls::Inline) => ZipStreamReader::new(zip).extract_to_with(&target, options),
+/// calls made as `calls` says) and says what was left.
+fn extract(
+    base: &Path,
+    zip: &[u8],
+    options: &ExtractOptions,
+    forward: bool,
+    calls: FsCalls,
+) -> Outcome {
+    let overwrites = options.overwrite == Overwrite::Always;
+    extract_and_check(base, overwrites, |target| match (forward, calls) {
+        (true, FsCalls::Inline) => ZipStreamReader::new(zip).extract_to_with(target, options),
         (false, FsCalls::Inline) => match ZipArchive::open(Cursor::new(zip)) {
-            Ok(mut a) => a.extract_to_with(&target, options),
+            Ok(mut a) => a.extract_to_with(target, options),
             Err(_) => Ok(()),
         },
         (true, FsCalls::Thread) => park_on(
             PollZipStream::new(Blocking(zip), ZipOptions::new())
-                .extract_to_with(&target, options, FsCalls::Thread),
+                .extract_to_with(target, options, FsCalls::Thread),
         ),
         (false, FsCalls::Thread) => {
             match park_on(PollZipArchive::open(Blocking(Cursor::new(zip)), ZipOptions::new())) {
-                Ok(mut a) => park_on(a.extract_to_with(&target, options, FsCalls::Thread)),
+                Ok(mut a) => park_on(a.extract_to_with(target, options, FsCalls::Thread)),
                 Err(_) => Ok(()),
             }
         }
-    };
-    let mut out = Vec::new();
-    tree(&outside, &mut out);
-    assert!(out.is_empty(), "written outside the target: {out:?}");
-    let top: Vec<_> = fs::read_dir(base)
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    assert_eq!(top.len(), 2, "beside the target: {top:?}");
-    let mut inside = Vec::new();
-    tree(&target, &mut inside);
-    let mut seen = Vec::new();
-    for (path, m) in &inside {
-        let name = path.file_name().unwrap().to_string_lossy();
-        // The extractor's own: `.lzflow-PID-N.partial`.
-        let ours = format!(".lzflow-{}-", std::process::id());
-        assert!(
-            !(name.starts_with(&ours) && name.ends_with(".partial")),
-            "a temporary file left: {path:?}"
-        );
-        assert_eq!(
-            m.permissions().mode() & 0o7000,
-            0,
-            "special bits on {path:?}"
-        );
-        let kind = if m.file_type().is_symlink() {
-            'l'
-        } else if m.is_dir() {
-            'd'
-        } else {
-            'f'
-        };
-        let data = if kind == 'f' { fs::read(path).unwrap() } else { Vec::new() };
-        let rel = path.strip_prefix(&target).unwrap().to_string_lossy().into_owned();
-        seen.push((rel, kind, m.permissions().mode() & 0o7777, data));
-    }
-    if options.overwrite != Overwrite::Always {
-        assert_eq!(fs::read(target.join("pre.txt")).unwrap(), b"kept");
-        for link in ["link", "abs", "dangling"] {
-            let m = fs::symlink_metadata(target.join(link)).unwrap();
-            assert!(m.file_type().is_symlink(), "{link} replaced without Always");
-        }
-    }
-    seen.sort();
-    let result = match result {
-        Ok(()) => "ok".to_string(),
-        Err(e) => format!("{e:?}"),
-    };
-    (result, seen)
+    })
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -2,6 +2,8 @@
 //! and output slices of chosen sizes, checking the `Decode` contract.
 #![forbid(unsafe_code)]
 
+pub mod extract;
+
 use lzflow_core::{CoderError, Culprit, Decode, InBuf, Limits, OutBuf, Progress};
 
 /// Limits every target decodes under, so that a hostile header cannot make
