@@ -10,30 +10,16 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use lzflow_7z::{Archive, ArchiveOptions, ExtractOptions, Overwrite, PathPolicy, PollArchive};
+use lzflow_7z::{Archive, ArchiveOptions, Overwrite, PollArchive};
 use lzflow_core::extract_thread::FsCalls;
 use lzflow_core::source::Blocking;
-use lzflow_fuzz::extract::{extract_and_check, park_on};
+use lzflow_fuzz::extract::{extract_and_check, options, park_on};
 use lzflow_fuzz::LIMITS;
 
 fuzz_target!(|data: &[u8]| {
     let opts = data.last().copied().unwrap_or(0);
-    let overwrite = [
-        Overwrite::Never,
-        Overwrite::Skip,
-        Overwrite::Always,
-        Overwrite::Rename,
-    ][usize::from(opts & 3)];
-    let mut options = ExtractOptions::default()
-        .with_overwrite(overwrite)
-        .with_preserve_permissions(opts & 8 == 0)
-        .with_keep_broken(opts & 32 != 0);
-    if opts & 4 != 0 {
-        options = options.with_paths(PathPolicy::Skip);
-    }
-    if opts & 16 != 0 {
-        options = options.with_select(|name| !name.contains('x'));
-    }
+    let options = options(opts);
+    let overwrites = options.overwrite == Overwrite::Always;
     let archive_options = || {
         ArchiveOptions::default()
             .with_password("fixture-pass")
@@ -42,7 +28,6 @@ fuzz_target!(|data: &[u8]| {
             .with_max_header_size(1 << 20)
     };
     let base = std::env::temp_dir().join(format!("lzflow-fuzz-7z-extract-{}", std::process::id()));
-    let overwrites = overwrite == Overwrite::Always;
     let inline = extract_and_check(&base, overwrites, |target| {
         match Archive::open_with(Cursor::new(data), archive_options()) {
             Ok(mut a) => a.extract_to_with(target, &options),

@@ -12,11 +12,11 @@ use std::io::Cursor;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use lzflow_fuzz::extract::{extract_and_check, park_on, Outcome};
 use lzflow_core::extract_thread::FsCalls;
 use lzflow_core::source::Blocking;
+use lzflow_fuzz::extract::{extract_and_check, options, park_on, Outcome};
 use lzflow_zip::{
-    ExtractOptions, Overwrite, PathPolicy, PollZipArchive, PollZipStream, ZipArchive, ZipOptions,
+    ExtractOptions, Overwrite, PollZipArchive, PollZipStream, ZipArchive, ZipOptions,
     ZipStreamReader,
 };
 
@@ -114,11 +114,17 @@ fn extract(
             Err(_) => Ok(()),
         },
         (true, FsCalls::Thread) => park_on(
-            PollZipStream::new(Blocking(zip), ZipOptions::new())
-                .extract_to_with(target, options, FsCalls::Thread),
+            PollZipStream::new(Blocking(zip), ZipOptions::new()).extract_to_with(
+                target,
+                options,
+                FsCalls::Thread,
+            ),
         ),
         (false, FsCalls::Thread) => {
-            match park_on(PollZipArchive::open(Blocking(Cursor::new(zip)), ZipOptions::new())) {
+            match park_on(PollZipArchive::open(
+                Blocking(Cursor::new(zip)),
+                ZipOptions::new(),
+            )) {
                 Ok(mut a) => park_on(a.extract_to_with(target, options, FsCalls::Thread)),
                 Err(_) => Ok(()),
             }
@@ -131,21 +137,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let zip = stored_zip(&entries(rest));
-    let overwrite = [
-        Overwrite::Never,
-        Overwrite::Skip,
-        Overwrite::Always,
-        Overwrite::Rename,
-    ][usize::from(opts & 3)];
-    let mut options = ExtractOptions::default()
-        .with_overwrite(overwrite)
-        .with_preserve_permissions(opts & 8 == 0);
-    if opts & 4 != 0 {
-        options = options.with_paths(PathPolicy::Skip);
-    }
-    if opts & 16 != 0 {
-        options = options.with_select(|name| !name.contains('x'));
-    }
+    let options = options(opts);
     let base = std::env::temp_dir().join(format!("lzflow-fuzz-extract-{}", std::process::id()));
     for forward in [false, true] {
         // Through the extraction thread (the async faces' way) exactly as

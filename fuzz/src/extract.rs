@@ -7,6 +7,31 @@ use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use lzflow_core::extract::{ExtractOptions, Overwrite, PathPolicy};
+
+/// The options one input byte picks: the overwrite policy (bits 0–1),
+/// unsafe paths skipped (2), modes not applied (3), a selection of the
+/// names without an `x` (4), broken files kept (5).
+pub fn options(byte: u8) -> ExtractOptions {
+    let overwrite = [
+        Overwrite::Never,
+        Overwrite::Skip,
+        Overwrite::Always,
+        Overwrite::Rename,
+    ][usize::from(byte & 3)];
+    let mut options = ExtractOptions::default()
+        .with_overwrite(overwrite)
+        .with_preserve_permissions(byte & 8 == 0)
+        .with_keep_broken(byte & 32 != 0);
+    if byte & 4 != 0 {
+        options = options.with_paths(PathPolicy::Skip);
+    }
+    if byte & 16 != 0 {
+        options = options.with_select(|name| !name.contains('x'));
+    }
+    options
+}
+
 /// What one extraction left: its result, and every path below the target
 /// (relative, sorted) with its kind, permission bits and contents.
 pub type Outcome = (String, Vec<(String, char, u32, Vec<u8>)>);
@@ -102,7 +127,11 @@ pub fn extract_and_check<E: std::fmt::Debug>(
         } else {
             Vec::new()
         };
-        let rel = path.strip_prefix(&target).unwrap().to_string_lossy().into_owned();
+        let rel = path
+            .strip_prefix(&target)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         seen.push((rel, kind, m.permissions().mode() & 0o7777, data));
     }
     if !overwrites {
