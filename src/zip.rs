@@ -63,12 +63,12 @@
 //! ```
 
 pub use lzflow_zip::{
-    set_idle_decompressors, AesStrength, CentralDirectory, CentralDirectoryLocation,
-    CentralDirectoryReader, CentralEntry, DirectoryLocator, Encryption, EntryKind, EntryOptions,
-    ExtractOptions, LocalEntry, PollCentralDirectoryReader, PollZipArchive, PollZipEntryReader,
-    PollZipStream, PollZipWriter, WriteMethod, ZipArchive, ZipEntryReader, ZipError, ZipOptions,
-    ZipStreamEntry, ZipStreamReader, ZipWriter, ZipWriterOptions, DEFAULT_IDLE_DECOMPRESSORS, HOLD,
-    MAX_LOOK_AHEAD, STORE_CHECK_LIMIT,
+    set_idle_decompressors, AesExtra, AesStrength, AesVendorVersion, CentralDirectory,
+    CentralDirectoryLocation, CentralDirectoryReader, CentralEntry, DirectoryLocator, Encryption,
+    EntryKind, EntryOptions, ExtractOptions, LocalEntry, PollCentralDirectoryReader,
+    PollZipArchive, PollZipEntryReader, PollZipStream, PollZipWriter, WriteMethod, ZipArchive,
+    ZipEntryReader, ZipError, ZipOptions, ZipStreamEntry, ZipStreamReader, ZipWriter,
+    ZipWriterOptions, DEFAULT_IDLE_DECOMPRESSORS, HOLD, MAX_LOOK_AHEAD, STORE_CHECK_LIMIT,
 };
 
 #[cfg(any(feature = "tokio", feature = "futures-io"))]

@@ -526,13 +526,22 @@ fn l_slt_gives_7zip_s_technical_listing() {
                 "Attributes",
                 "Encrypted",
                 "CRC",
+                "Method",
                 "Host OS",
                 "Offset",
             ][..],
         ));
         // Forward-only from standard input: what the local headers give
         // (Info-ZIP writes sizes and CRCs there, not in descriptors).
-        let keys = ["Path", "Folder", "Size", "Packed Size", "CRC", "Offset"];
+        let keys = [
+            "Path",
+            "Folder",
+            "Size",
+            "Packed Size",
+            "CRC",
+            "Method",
+            "Offset",
+        ];
         let file = bin().arg("l").arg(&zip).arg("-slt").output().unwrap();
         let piped = support::with_stdin(
             {

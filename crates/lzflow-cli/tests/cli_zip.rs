@@ -369,3 +369,64 @@ fn lzflow_a_stores_zip_entries_that_do_not_shrink() {
         assert!(out.status.success(), "{level}: {out:?}");
     }
 }
+
+/// `l -slt` writes each entry's method as 7-Zip does, from the central
+/// directory and forward-only alike: the encryption first (`AES-256
+/// Deflate`, `ZipCrypto Store`), 7-Zip's names (`Store`, `xz`), and what
+/// the flags' bits 1 and 2 say (`Deflate:Maximum`, `LZMA:eos`, `Store:v1`).
+#[test]
+fn l_slt_writes_zip_methods_as_7_zip_does() {
+    if !support::has_7zz() {
+        eprintln!("SKIPPED: 7zz is not installed");
+        return;
+    }
+    let methods = |text: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(text)
+            .lines()
+            .filter(|l| l.starts_with("Method = "))
+            .map(str::to_string)
+            .collect()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for name in [
+        "7zz/7z-aes256.zip",
+        "7zz/7z-zipcrypto.zip",
+        "7zz/7z-lzma.zip",
+        "7zz/7z-ppmd.zip",
+        "7zz/7z-bzip2.zip",
+        "7zz/7z-deflate64.zip",
+        "infozip/iz-level1.zip",
+        "infozip/iz-level9.zip",
+        "infozip/iz-level0.zip",
+        "python/py-lzma.zip",
+    ] {
+        let path = fixture(name);
+        let theirs = Command::new("7zz")
+            .args(["l", "-slt", "-pfixture-pass", &path])
+            .output()
+            .unwrap();
+        let want = methods(&theirs.stdout);
+        assert!(!want.is_empty(), "{name}");
+        let ours = bin()
+            .args(["l", "-slt", "-pfixture-pass", &path])
+            .output()
+            .unwrap();
+        assert!(ours.status.success(), "{name}");
+        assert_eq!(methods(&ours.stdout), want, "{name}");
+        let piped = with_stdin(
+            &["l", "-slt", "-pfixture-pass", "-"],
+            &std::fs::read(&path).unwrap(),
+        );
+        assert_eq!(methods(&piped.stdout), want, "{name} from standard input");
+        seen.extend(want);
+    }
+    for m in [
+        "AES-256 Deflate",
+        "ZipCrypto ",
+        "LZMA:eos",
+        "Deflate:Maximum",
+        "Store:v1",
+    ] {
+        assert!(seen.iter().any(|s| s.contains(m)), "{m} is among {seen:?}");
+    }
+}

@@ -244,7 +244,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
             "CRC = {}",
             b.crc.map(|c| format!("{c:08X}")).unwrap_or_default()
         );
-        outln!("Method = {}", method_name(b.method));
+        outln!("Method = {}", b.method);
         outln!("Host OS = {}", b.host);
         outln!("Offset = {}", b.offset);
         outln!();
@@ -269,7 +269,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     comment: &e.comment(),
                     // A directory has no data to check.
                     crc: (!is_dir).then(|| e.crc32()),
-                    method: e.aes().map_or(e.method(), |aes| aes.method),
+                    method: sevenzip_method(e.method(), e.flags(), e.aes()),
                     host: host_os(e.version_made_by() >> 8),
                     offset: e.local_header_offset(),
                 });
@@ -301,7 +301,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     comment: "",
                     // In the local header unless a descriptor follows.
                     crc: (!is_dir && !header.has_data_descriptor()).then_some(header.crc32),
-                    method: local.method(),
+                    method: sevenzip_method(header.method, header.flags, local.aes()),
                     host: String::new(),
                     offset: local.offset(),
                 });
@@ -329,7 +329,8 @@ struct Block<'a> {
     encrypted: bool,
     comment: &'a str,
     crc: Option<u32>,
-    method: u16,
+    /// As 7-Zip shows it ([`sevenzip_method`]).
+    method: String,
     host: String,
     offset: u64,
 }
@@ -357,6 +358,60 @@ fn host_os(id: u16) -> String {
         19 => "OS X".into(),
         n => n.to_string(),
     }
+}
+
+/// An entry's method as 7-Zip's technical listing writes it: the
+/// encryption first (`AES-256 `, `ZipCrypto `), then the method's name in
+/// 7-Zip's zip table (its number when it has none), then what the general
+/// purpose flags' bits 1 and 2 say: for Deflate the compression option
+/// (`:Maximum`, `:Fast`, `:Fastest`), for LZMA the end marker (`:eos`),
+/// for any other value `:vN`.
+fn sevenzip_method(stored: u16, flags: u16, aes: Option<lzflow::zip::AesExtra>) -> String {
+    // APPNOTE 4.4.5's methods under 7-Zip's names.
+    const NAMES: [(u16, &str); 15] = [
+        (0, "Store"),
+        (1, "Shrink"),
+        (2, "Reduce1"),
+        (3, "Reduce2"),
+        (4, "Reduce3"),
+        (5, "Reduce4"),
+        (6, "Implode"),
+        (8, "Deflate"),
+        (9, "Deflate64"),
+        (10, "PKImploding"),
+        (12, "BZip2"),
+        (14, "LZMA"),
+        (95, "xz"),
+        (98, "PPMd"),
+        (99, "WzAES"),
+    ];
+    let mut text = String::new();
+    let mut method = stored;
+    if flags & 1 != 0 {
+        match aes {
+            Some(aes) if stored == 99 => {
+                text += &format!("AES-{} ", (u32::from(aes.strength) + 1) * 64);
+                method = aes.method;
+            }
+            _ if stored == 99 => text += "AES ",
+            _ => text += "ZipCrypto ",
+        }
+    }
+    match NAMES.iter().find(|(id, _)| *id == method) {
+        Some((_, name)) => text += name,
+        None => text += &method.to_string(),
+    }
+    let mut option = (flags >> 1) & 3;
+    if method == 14 && option & 1 != 0 {
+        text += ":eos";
+        option &= !1;
+    }
+    if method == 8 && option != 0 {
+        text += [":Maximum", ":Fast", ":Fastest"][usize::from(option) - 1];
+    } else if option != 0 {
+        text += &format!(":v{option}");
+    }
+    text
 }
 
 /// The method's name (the registry's), or its number when unknown.
