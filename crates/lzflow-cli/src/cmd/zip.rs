@@ -267,8 +267,9 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     attributes: zip_attributes(e.external_attributes(), e.unix_mode(), is_dir),
                     encrypted: e.is_encrypted(),
                     comment: &e.comment(),
-                    // A directory has no data to check.
-                    crc: (!is_dir).then(|| e.crc32()),
+                    // A directory has no data to check, an AE-2 entry no
+                    // CRC (its MAC authenticates the data).
+                    crc: (!is_dir && !is_ae2(e.aes())).then(|| e.crc32()),
                     method: sevenzip_method(e.method(), e.flags(), e.aes()),
                     host: host_os(e.version_made_by() >> 8),
                     offset: e.local_header_offset(),
@@ -300,7 +301,8 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     encrypted: local.is_encrypted(),
                     comment: "",
                     // In the local header unless a descriptor follows.
-                    crc: (!is_dir && !header.has_data_descriptor()).then_some(header.crc32),
+                    crc: (!is_dir && !header.has_data_descriptor() && !is_ae2(local.aes()))
+                        .then_some(header.crc32),
                     method: sevenzip_method(header.method, header.flags, local.aes()),
                     host: String::new(),
                     offset: local.offset(),
@@ -358,6 +360,11 @@ fn host_os(id: u16) -> String {
         19 => "OS X".into(),
         n => n.to_string(),
     }
+}
+
+/// Whether WinZip AES `aes` is AE-2, whose entries store no CRC-32.
+fn is_ae2(aes: Option<lzflow::zip::AesExtra>) -> bool {
+    aes.is_some_and(|a| a.version == lzflow::zip::AesVendorVersion::Ae2)
 }
 
 /// An entry's method as 7-Zip's technical listing writes it: the
