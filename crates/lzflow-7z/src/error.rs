@@ -4,6 +4,7 @@ use std::fmt;
 use std::io;
 
 use lzflow_core::extract::ExtractError;
+use lzflow_core::extract_thread::CallError;
 use lzflow_core::{into_io_error, CoderError, Culprit, LimitExceeded};
 
 /// Everything that can go wrong reading a 7z archive.
@@ -218,6 +219,14 @@ impl From<lzflow_methods::MethodError> for SevenZError {
 impl From<ExtractError> for SevenZError {
     fn from(e: ExtractError) -> Self {
         SevenZError::Extract(e)
+    }
+}
+
+impl From<CallError> for SevenZError {
+    /// An extraction step's error: the entry's data (read or written) or
+    /// the extractor's.
+    fn from(e: CallError) -> Self {
+        e.into_error()
     }
 }
 

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use crate::extract::{
     EntryAttrs, EntryKind, ExtractError, ExtractOptions, Extractor, OutputFile, Planned,
@@ -213,11 +213,16 @@ impl Drop for Ending<'_> {
 }
 
 impl Shared {
-    fn take_error(&self) -> Option<CallError> {
+    /// The first error of the calls made so far, unless the task was
+    /// given it already.
+    fn first_error(&self) -> Result<(), CallError> {
         if !self.failed.load(Ordering::Acquire) {
-            return None;
+            return Ok(());
         }
-        self.error.lock().unwrap_or_else(|e| e.into_inner()).take()
+        match self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -294,7 +299,7 @@ impl Remote {
     /// The first error of the calls made so far, if the task has not
     /// been given it yet.
     fn check(&self) -> Result<(), CallError> {
-        self.shared.take_error().map_or(Ok(()), Err)
+        self.shared.first_error()
     }
 
     /// Sends the current file's step: its creation if not asked for
@@ -500,6 +505,29 @@ impl ExtractThread {
         }
     }
 
+    /// Writes the current file's data, read by `read` into `buf` until it
+    /// gives 0 bytes, then ends the file ([`end_file`](Self::end_file),
+    /// with the read's or the write's error if one fails): every
+    /// container's copy of an entry to its file.
+    pub async fn copy_file(
+        &mut self,
+        buf: &mut [u8],
+        mut read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<io::Result<usize>>,
+    ) -> Result<(), CallError> {
+        let data = loop {
+            match poll_fn(|cx| read(cx, buf)).await {
+                Ok(0) => break Ok(()),
+                Ok(n) => {
+                    if let Err(e) = self.write(&buf[..n]).await {
+                        break Err(e);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        self.end_file(data).await
+    }
+
     /// Discards the current file, whose data failed for a reason the
     /// caller reports: removed, or kept under
     /// [`ExtractOptions::keep_broken`] with what was written. Waits for
@@ -533,6 +561,25 @@ impl ExtractThread {
             }
         }
     }
+
+    /// Ends the extraction after the walk's `result`: finished when it is
+    /// `Ok`, rolled back when `rolls_back` says the error makes all that
+    /// was written worthless (a wrong password), else abandoned with what
+    /// was completed kept ([`close`](Self::close)). An earlier step's
+    /// error comes first: the extraction stopped there.
+    pub async fn close_after<E: From<CallError>>(
+        self,
+        result: Result<(), E>,
+        rolls_back: impl FnOnce(&E) -> bool,
+    ) -> Result<(), E> {
+        let how = match &result {
+            Ok(()) => Close::Finish,
+            Err(e) if rolls_back(e) => Close::Rollback,
+            Err(_) => Close::Abandon,
+        };
+        self.close(how).await?;
+        result
+    }
 }
 
 /// What the thread is given.
@@ -540,7 +587,7 @@ struct Serving {
     root: PathBuf,
     options: ExtractOptions,
     inbox: Receiver<Command>,
-    outbox: mpsc::Sender<Reply>,
+    outbox: Sender<Reply>,
     readiness: Readiness,
     shared: Arc<Shared>,
 }
@@ -590,7 +637,7 @@ impl Serving {
                 Command::Close(how) => {
                     let r = match failed {
                         // The first error, unless the task took it.
-                        true => self.shared.take_error().map_or(Ok(()), Err),
+                        true => self.shared.first_error(),
                         false => calls.close(how).map_err(CallError::Extract),
                     };
                     return answer(Reply::Closed(r));

@@ -4,6 +4,7 @@ use std::fmt;
 use std::io;
 
 use lzflow_core::extract::ExtractError;
+use lzflow_core::extract_thread::CallError;
 use lzflow_core::{into_io_error, CoderError, Culprit, LimitExceeded};
 
 /// Everything that can go wrong reading a zip archive.
@@ -163,6 +164,14 @@ impl From<lzflow_xz::XzError> for ZipError {
 impl From<ExtractError> for ZipError {
     fn from(e: ExtractError) -> Self {
         ZipError::Extract(e)
+    }
+}
+
+impl From<CallError> for ZipError {
+    /// An extraction step's error: the entry's data (read or written) or
+    /// the extractor's.
+    fn from(e: CallError) -> Self {
+        e.into_error()
     }
 }
 

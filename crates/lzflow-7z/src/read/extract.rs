@@ -8,12 +8,12 @@
 //! [`PollArchive::extract_to_with`] the one walk that drives it, for the
 //! std face and the async faces alike.
 
-use std::future::poll_fn;
 use std::io::{Read, Seek};
 use std::path::Path;
+use std::task::{Context, Poll};
 
 use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Planned};
-use lzflow_core::extract_thread::{CallError, Close, ExtractThread, FsCalls};
+use lzflow_core::extract_thread::{ExtractThread, FsCalls};
 use lzflow_core::source::{block_on, PollSource};
 
 use crate::read::archive::Archive;
@@ -73,11 +73,7 @@ impl Extraction {
             .filter(|e| !e.is_anti)
             .map(|e| (e.name.clone(), kind(e)))
             .collect();
-        let planned = ex
-            .plan(named)
-            .await
-            .map_err(CallError::into_error::<SevenZError>)?;
-        let mut planned = planned.into_iter();
+        let mut planned = ex.plan(named).await?.into_iter();
         let steps = entries
             .iter()
             .map(|e| match e.is_anti {
@@ -104,29 +100,22 @@ impl Extraction {
             return Ok(false);
         };
         if entry.is_dir {
-            self.ex
-                .make_dir(rel, attrs(entry))
-                .await
-                .map_err(CallError::into_error::<SevenZError>)?;
+            self.ex.make_dir(rel, attrs(entry)).await?;
             return Ok(false);
         }
-        self.ex
-            .create_file(rel, attrs(entry))
-            .await
-            .map_err(CallError::into_error)
+        Ok(self.ex.create_file(rel, attrs(entry)).await?)
     }
 
-    /// Writes the next bytes of the current file's data; an error is a
-    /// failed write, to end the file with.
-    pub async fn write(&mut self, data: &[u8]) -> std::io::Result<()> {
-        self.ex.write(data).await
-    }
-
-    /// Ends the current file: with `data` `Ok` (all of it read and its CRC
-    /// verified) it is moved into place; otherwise it is removed (or kept,
-    /// with `keep_broken`) and the error returned.
-    pub async fn end_file(&mut self, data: std::io::Result<()>) -> Result<(), SevenZError> {
-        self.ex.end_file(data).await.map_err(CallError::into_error)
+    /// Copies the current file's data from `read` (into `buf`) and ends
+    /// the file: moved into place when all of it was read and its CRC
+    /// verified, else removed (or kept, with `keep_broken`) and the error
+    /// returned ([`ExtractThread::copy_file`]).
+    pub async fn copy_file(
+        &mut self,
+        buf: &mut [u8],
+        read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<std::io::Result<usize>>,
+    ) -> Result<(), SevenZError> {
+        Ok(self.ex.copy_file(buf, read).await?)
     }
 
     /// Ends the extraction with the walk's `result`: on success the
@@ -136,16 +125,13 @@ impl Extraction {
     /// An error of an earlier step comes first (the extraction stopped
     /// there).
     pub async fn finish(self, result: Result<(), SevenZError>) -> Result<(), SevenZError> {
-        let how = match &result {
-            Ok(()) => Close::Finish,
-            Err(SevenZError::WrongPassword | SevenZError::PasswordRequired) => Close::Rollback,
-            Err(_) => Close::Abandon,
+        let rolls_back = |e: &SevenZError| {
+            matches!(
+                e,
+                SevenZError::WrongPassword | SevenZError::PasswordRequired
+            )
         };
-        self.ex
-            .close(how)
-            .await
-            .map_err(CallError::into_error::<SevenZError>)?;
-        result
+        self.ex.close_after(result, rolls_back).await
     }
 }
 
@@ -206,18 +192,7 @@ impl<S: PollSource> PollArchive<S> {
             if !x.begin(i, &walk.entries()[i]).await? {
                 continue;
             }
-            let data = loop {
-                match poll_fn(|cx| walk.poll_read(cx, &mut buf)).await {
-                    Ok(0) => break Ok(()),
-                    Ok(n) => {
-                        if let Err(e) = x.write(&buf[..n]).await {
-                            break Err(e);
-                        }
-                    }
-                    Err(e) => break Err(e),
-                }
-            };
-            x.end_file(data).await?;
+            x.copy_file(&mut buf, |cx, b| walk.poll_read(cx, b)).await?;
         }
         Ok(())
     }

@@ -6,13 +6,10 @@
 //! ([`PollZipArchive::extract_to_with`]) for the std face and the async
 //! faces alike.
 
-use std::future::poll_fn;
-use std::io;
 use std::path::Path;
-use std::task::{Context, Poll};
 
 use lzflow_core::extract::{EntryAttrs, EntryKind, ExtractOptions, Planned};
-use lzflow_core::extract_thread::{CallError, Close, ExtractThread, FsCalls};
+use lzflow_core::extract_thread::{ExtractThread, FsCalls};
 use lzflow_core::source::{PollRead, PollSource};
 
 use crate::read::central_directory::CentralEntry;
@@ -24,45 +21,13 @@ use crate::ZipError;
 /// walk's state).
 const COPY_CHUNK: usize = 16 << 10;
 
-/// Writes the current file's data from `read`, then ends the file.
-async fn write_file(
-    ex: &mut ExtractThread,
-    buf: &mut [u8],
-    mut read: impl FnMut(&mut Context<'_>, &mut [u8]) -> Poll<io::Result<usize>>,
-) -> Result<(), ZipError> {
-    let data = loop {
-        match poll_fn(|cx| read(cx, buf)).await {
-            Ok(0) => break Ok(()),
-            Ok(n) => {
-                if let Err(e) = ex.write(&buf[..n]).await {
-                    break Err(e);
-                }
-            }
-            Err(e) => break Err(e),
-        }
-    };
-    ex.end_file(data).await.map_err(CallError::into_error)
-}
-
-/// Ends the extraction with the walk's `result`: a wrong or missing
+/// Ends the extraction after the walk's `result`: a wrong or missing
 /// password removes everything written (it would be garbage or empty
 /// shells); any other error keeps what was completed.
-/// An error of an earlier step comes first (the extraction stopped there).
 async fn close(ex: ExtractThread, result: Result<(), ZipError>) -> Result<(), ZipError> {
-    let how = match &result {
-        Ok(()) => Close::Finish,
-        Err(ZipError::WrongPassword | ZipError::PasswordRequired) => Close::Rollback,
-        Err(_) => Close::Abandon,
-    };
-    ex.close(how)
-        .await
-        .map_err(CallError::into_error::<ZipError>)?;
-    result
-}
-
-/// The container's error for a failed step.
-fn step_error(e: CallError) -> ZipError {
-    e.into_error()
+    let rolls_back =
+        |e: &ZipError| matches!(e, ZipError::WrongPassword | ZipError::PasswordRequired);
+    ex.close_after(result, rolls_back).await
 }
 
 fn kind(entry: &CentralEntry<'_>) -> EntryKind {
@@ -83,9 +48,15 @@ fn attrs(entry: &CentralEntry<'_>) -> EntryAttrs {
 }
 
 impl<S: PollSource> PollZipArchive<S> {
-    /// Extracts every entry below `dir` under `options`, the file-system
-    /// calls made as `calls` says: every path is planned first, then each
-    /// entry is written in directory order.
+    /// Extracts every entry below `dir` (created if missing) under
+    /// `options`, the file-system calls made as `calls` says. Every path is
+    /// checked first (absolute paths, `..`, drive letters, duplicates,
+    /// existing files unless the policy says otherwise) and nothing is
+    /// written if one fails; each file is written under a temporary name
+    /// and moved into place once its CRC (or authentication code) has been
+    /// verified; an entry whose data fails leaves no file (unless
+    /// `keep_broken`), the entries before it stay. Symbolic links are
+    /// written as regular files holding the target.
     pub async fn extract_to_with(
         &mut self,
         dir: &Path,
@@ -98,7 +69,7 @@ impl<S: PollSource> PollZipArchive<S> {
             .iter()
             .map(|e| (e.name().into_owned(), kind(&e)))
             .collect();
-        let plan = ex.plan(names).await.map_err(step_error)?;
+        let plan = ex.plan(names).await?;
         let result = self.write_entries(&mut ex, plan).await;
         close(ex, result).await
     }
@@ -116,29 +87,35 @@ impl<S: PollSource> PollZipArchive<S> {
             let entry = self.directory().get(i).ok_or(ZipError::NoSuchEntry)?;
             let (is_dir, attrs) = (entry.is_dir(), attrs(&entry));
             if is_dir {
-                ex.make_dir(rel, attrs).await.map_err(step_error)?;
+                ex.make_dir(rel, attrs).await?;
                 continue;
             }
-            if !ex.create_file(rel, attrs).await.map_err(step_error)? {
+            if !ex.create_file(rel, attrs).await? {
                 continue;
             }
             let mut reader = match self.reader(i).await {
                 Ok(r) => r,
                 Err(e) => {
                     // An earlier step's error, or the discard's, comes first.
-                    ex.discard_file().await.map_err(step_error)?;
+                    ex.discard_file().await?;
                     return Err(e);
                 }
             };
-            write_file(ex, &mut buf, |cx, b| reader.poll_read(cx, b)).await?;
+            ex.copy_file(&mut buf, |cx, b| reader.poll_read(cx, b))
+                .await?;
         }
         Ok(())
     }
 }
 
 impl<S: PollRead> PollZipStream<S> {
-    /// Extracts every entry below `dir` as it arrives, under `options`,
-    /// the file-system calls made as `calls` says.
+    /// Extracts every entry below `dir` as it arrives, under the rules of
+    /// [`PollZipArchive::extract_to_with`] (the file-system calls made as
+    /// `calls` says), except that each path is checked when its entry
+    /// arrives (the names of later entries are not known yet), so the
+    /// entries before a refused one stay written. The local headers carry
+    /// no Unix modes: files get the default mode (less the umask) and
+    /// symbolic links arrive as files holding their target.
     pub async fn extract_to_with(
         &mut self,
         dir: &Path,
@@ -164,17 +141,18 @@ impl<S: PollRead> PollZipStream<S> {
                 mtime: entry.mtime(),
             };
             let planned = ex.plan_one(&entry.name(), kind).await;
-            let Planned::Write(rel) = planned.map_err(step_error)? else {
+            let Planned::Write(rel) = planned? else {
                 continue;
             };
             if kind == EntryKind::Directory {
-                ex.make_dir(rel, attrs).await.map_err(step_error)?;
+                ex.make_dir(rel, attrs).await?;
                 continue;
             }
-            if !ex.create_file(rel, attrs).await.map_err(step_error)? {
+            if !ex.create_file(rel, attrs).await? {
                 continue;
             }
-            write_file(ex, &mut buf, |cx, b| self.poll_read(cx, b)).await?;
+            ex.copy_file(&mut buf, |cx, b| self.poll_read(cx, b))
+                .await?;
         }
         Ok(())
     }
