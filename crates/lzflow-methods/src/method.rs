@@ -280,7 +280,8 @@ impl Method {
         self.row().zip
     }
 
-    /// The name listings show (7-Zip's spelling).
+    /// The name lzflow's messages and listings use (7-Zip's listings of a
+    /// 7z archive use another, see [`listing_name_7z`]).
     pub fn name(self) -> &'static str {
         self.row().name
     }
@@ -350,22 +351,26 @@ pub fn listing_name_7z(id: &[u8], props: &[u8]) -> String {
 /// name alone, e.g. `LZMA2:24 BCJ 7zAES`. `coders` are every folder's
 /// (ID, properties).
 pub fn archive_listing_7z<'a>(coders: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> String {
-    // By the ID read as a big-endian number, as 7-Zip orders them.
-    let key = |id: &[u8]| id.iter().fold(0u128, |k, &b| k << 8 | u128::from(b));
-    let mut methods: Vec<(u128, &[u8], Option<u32>)> = Vec::new();
+    let mut methods: Vec<(&[u8], Option<u32>)> = Vec::new();
     for (id, props) in coders {
         let dict = Method::from_7z_id(id)
             .and_then(|m| crate::Properties::from_7z(m, props).ok())
             .and_then(|p| p.dict_size());
-        match methods.iter_mut().find(|(_, known, _)| *known == id) {
-            Some((_, _, max)) => *max = (*max).max(dict),
-            None => methods.push((key(id), id, dict)),
+        match methods.iter_mut().find(|(known, _)| *known == id) {
+            Some((_, max)) => *max = (*max).max(dict),
+            None => methods.push((id, dict)),
         }
     }
-    methods.sort_by_key(|&(k, id, _)| (k, id.len()));
+    // By the ID read as a big-endian number, as 7-Zip orders them.
+    methods.sort_by_key(|&(id, _)| {
+        (
+            id.iter().fold(0u128, |k, &b| k << 8 | u128::from(b)),
+            id.len(),
+        )
+    });
     methods
         .iter()
-        .map(|&(_, id, dict)| match (Method::from_7z_id(id), dict) {
+        .map(|&(id, dict)| match (Method::from_7z_id(id), dict) {
             (Some(m), Some(d)) => format!("{}:{}", m.row().listing, size_text(d.into())),
             (Some(m), None) => m.row().listing.to_string(),
             (None, _) => describe_7z(id),

@@ -257,7 +257,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                 if !selection.selects(&name) {
                     continue;
                 }
-                let is_dir = e.is_dir();
+                let (is_dir, aes) = (e.is_dir(), e.aes());
                 block(&Block {
                     name: &name,
                     is_dir,
@@ -269,8 +269,8 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     comment: &e.comment(),
                     // A directory has no data to check, an AE-2 entry no
                     // CRC (its MAC authenticates the data).
-                    crc: (!is_dir && !is_ae2(e.aes())).then(|| e.crc32()),
-                    method: sevenzip_method(e.method(), e.flags(), e.aes()),
+                    crc: (!is_dir && !is_ae2(aes)).then(|| e.crc32()),
+                    method: sevenzip_method(e.method(), e.flags(), aes),
                     host: host_os(e.version_made_by() >> 8),
                     offset: e.local_header_offset(),
                 });
@@ -284,7 +284,7 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                 }
                 let size = io::copy(&mut e, &mut io::sink())?;
                 let local = e.local();
-                let is_dir = local.is_dir();
+                let (is_dir, aes) = (local.is_dir(), local.aes());
                 let header = local.header();
                 block(&Block {
                     name: &name,
@@ -301,9 +301,9 @@ pub fn list_technical(path: &str, options: ZipOptions, selection: &Selection) ->
                     encrypted: local.is_encrypted(),
                     comment: "",
                     // In the local header unless a descriptor follows.
-                    crc: (!is_dir && !header.has_data_descriptor() && !is_ae2(local.aes()))
+                    crc: (!is_dir && !header.has_data_descriptor() && !is_ae2(aes))
                         .then_some(header.crc32),
-                    method: sevenzip_method(header.method, header.flags, local.aes()),
+                    method: sevenzip_method(header.method, header.flags, aes),
                     host: String::new(),
                     offset: local.offset(),
                 });
